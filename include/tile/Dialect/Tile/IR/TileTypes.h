@@ -1,0 +1,37 @@
+//===- TileTypes.h - tile dialect types, enums and attributes ---*- C++ -*-===//
+
+#ifndef TILE_DIALECT_TILE_IR_TILETYPES_H
+#define TILE_DIALECT_TILE_IR_TILETYPES_H
+
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/DialectImplementation.h"
+#include "mlir/IR/Types.h"
+
+#include "tile/Dialect/Tile/IR/TileEnums.h.inc"
+
+#define GET_ATTRDEF_CLASSES
+#include "tile/Dialect/Tile/IR/TileAttrs.h.inc"
+
+namespace mlir::tile {
+class OwnedType;
+} // namespace mlir::tile
+
+#define GET_TYPEDEF_CLASSES
+#include "tile/Dialect/Tile/IR/TileTypes.h.inc"
+
+namespace mlir::tile {
+
+/// The element count of a static shape (the product of its dims).
+int64_t getNumElements(llvm::ArrayRef<int64_t> shape);
+
+/// Checks that `type` is a valid tile: a statically shaped ranked tensor of
+/// rank >= 1 of a view element type, with at most
+/// TileDialect::kMaxTileElements elements. On failure, reports through
+/// `emitError` and returns failure.
+LogicalResult verifyTileType(function_ref<InFlightDiagnostic()> emitError,
+                             Type type);
+
+} // namespace mlir::tile
+
+#endif // TILE_DIALECT_TILE_IR_TILETYPES_H

@@ -1,0 +1,173 @@
+//===- TileTypes.td - tile dialect types -------------------*- tablegen -*-===//
+
+#ifndef TILE_DIALECT_TILE_IR_TILETYPES_TD
+#define TILE_DIALECT_TILE_IR_TILETYPES_TD
+
+include "tile/Dialect/Tile/IR/TileBase.td"
+include "tile/Dialect/Tile/IR/TileAttrs.td"
+include "mlir/IR/BuiltinTypeInterfaces.td"
+
+//===----------------------------------------------------------------------===//
+// ViewType
+//===----------------------------------------------------------------------===//
+
+def Tile_ViewType : Tile_Type<"View", "view"> {
+  let summary = "an ownership-typed view of global memory (kernel arguments only)";
+  let description = [{
+    A strided view of a region of global memory, passed to a kernel as an
+    argument. The type states how the kernel may access it:
+
+    * `in`: shared and read-only; loaded through a partition by any program.
+    * `out`: exclusively owned and write-only; written only through blocks
+      claimed with `tile.own`.
+    * `inout`: exclusively owned; read and written only through claimed
+      blocks.
+
+    Dims and strides are static or dynamic (`?`); dynamic values are known at
+    launch and become part of the kernel's launch contract. Strides are in
+    elements and positive. When `strides` is omitted the view is row-major
+    contiguous (innermost stride 1); it is printed only when it differs from
+    that.
+
+    An exclusively owned (`out`/`inout`) view with fully static dims and strides
+    must not overlap itself (no two indices address the same element): that is
+    what makes disjoint tiles disjoint memory. With dynamic strides the same
+    property is checked at launch.
+
+    Element types: `i1`, `i8`, `i16`, `i32`, `i64`, `f16`, `bf16`, `f32`,
+    `f64`.
+
+    Example:
+
+    ```mlir
+    !tile.view<in, ?x4096xbf16>
+    !tile.view<out, 4096x?xf32>                      // strides [?, 1]
+    !tile.view<inout, ?x8x128xf16, strides = [2048, 128, 1]>
+    ```
+  }];
+  let parameters = (ins
+    "::mlir::tile::OwnershipMode":$mode,
+    ArrayRefParameter<"int64_t", "dims; ShapedType::kDynamic for `?`">:$shape,
+    "::mlir::Type":$elementType,
+    ArrayRefParameter<"int64_t", "strides in elements">:$strides
+  );
+  let builders = [
+    TypeBuilderWithInferredContext<(ins "::mlir::tile::OwnershipMode":$mode,
+        "::llvm::ArrayRef<int64_t>":$shape, "::mlir::Type":$elementType), [{
+      return $_get(elementType.getContext(), mode, shape, elementType,
+                   getContiguousStrides(shape));
+    }]>
+  ];
+  let skipDefaultBuilders = 0;
+  let hasCustomAssemblyFormat = 1;
+  let genVerifyDecl = 1;
+  let extraClassDeclaration = [{
+    int64_t getRank() const { return getShape().size(); }
+    bool isDynamicDim(unsigned i) const {
+      return ::mlir::ShapedType::isDynamic(getShape()[i]);
+    }
+    bool hasStaticShape() const {
+      return !::llvm::any_of(getShape(), ::mlir::ShapedType::isDynamic);
+    }
+    bool hasStaticStrides() const {
+      return !::llvm::any_of(getStrides(), ::mlir::ShapedType::isDynamic);
+    }
+    /// True for `in` and `inout`.
+    bool isReadable() const { return getMode() != OwnershipMode::Out; }
+    /// True for `out` and `inout`: the view is exclusively owned.
+    bool isExclusive() const { return getMode() != OwnershipMode::In; }
+
+    /// Row-major contiguous strides for `shape`: innermost 1, and `?` outward
+    /// of the first dynamic dim.
+    static ::llvm::SmallVector<int64_t>
+    getContiguousStrides(::llvm::ArrayRef<int64_t> shape);
+    /// True when `type` may be the element type of a view or tile.
+    static bool isValidElementType(::mlir::Type type);
+  }];
+}
+
+//===----------------------------------------------------------------------===//
+// PartitionType
+//===----------------------------------------------------------------------===//
+
+def Tile_PartitionType : Tile_Type<"Partition", "partition"> {
+  let summary = "an aligned grid of non-overlapping tiles of a view";
+  let description = [{
+    A view split into tiles of a static shape. Tile `(i0, ..., in)` covers
+    elements `[i_k * tile_k, (i_k + 1) * tile_k)` along each dim `k`, so the
+    tiles of a partition never overlap. The index space along dim `k` is
+    `ceildiv(dim_k, tile_k)`: the last tile along a dim may be partial; its
+    missing elements read as the padding value of a load and are masked out of
+    a store.
+
+    The partition carries its view's mode: tiles of an `in` partition are
+    loaded, tiles of an `out`/`inout` partition are claimed with `tile.own`.
+    A tile holds at most 2^20 elements.
+
+    Example:
+
+    ```mlir
+    !tile.partition<in, ?x4096xf16, tile = [1, 4096]>
+    !tile.partition<out, ?x?xf16, strides = [?, 1], tile = [128, 256]>
+    ```
+  }];
+  let parameters = (ins
+    "::mlir::tile::ViewType":$view,
+    ArrayRefParameter<"int64_t", "static tile shape">:$tileShape
+  );
+  let builders = [
+    TypeBuilderWithInferredContext<(ins "::mlir::tile::ViewType":$view,
+        "::llvm::ArrayRef<int64_t>":$tileShape), [{
+      return $_get(view.getContext(), view, tileShape);
+    }]>
+  ];
+  let hasCustomAssemblyFormat = 1;
+  let genVerifyDecl = 1;
+  let extraClassDeclaration = [{
+    ::mlir::tile::OwnershipMode getMode() const { return getView().getMode(); }
+    ::mlir::Type getElementType() const { return getView().getElementType(); }
+    int64_t getRank() const { return getTileShape().size(); }
+    /// The number of tiles along each dim (ceil-div); `?` where the view's
+    /// dim is dynamic.
+    ::llvm::SmallVector<int64_t> getGridShape() const;
+    /// The tensor type of one tile.
+    ::mlir::RankedTensorType getTileType() const;
+    /// The type of the handle `tile.own` returns for one tile.
+    ::mlir::tile::OwnedType getOwnedType() const;
+  }];
+}
+
+//===----------------------------------------------------------------------===//
+// OwnedType
+//===----------------------------------------------------------------------===//
+
+def Tile_OwnedType : Tile_Type<"Owned", "owned"> {
+  let summary = "a block of an out/inout partition owned by the current program";
+  let description = [{
+    The handle `tile.own` returns: the one tile of an exclusively owned
+    partition that the current program has claimed. `tile.store` writes only
+    through such handles (whole block or aligned sub-tiles of it); for an
+    `inout` view, `tile.load` reads the block back through the same handle.
+
+    Example:
+
+    ```mlir
+    !tile.owned<out, 1x4096xf16>
+    ```
+  }];
+  let parameters = (ins
+    "::mlir::tile::OwnershipMode":$mode,
+    ArrayRefParameter<"int64_t", "static block shape">:$shape,
+    "::mlir::Type":$elementType
+  );
+  let hasCustomAssemblyFormat = 1;
+  let genVerifyDecl = 1;
+  let extraClassDeclaration = [{
+    int64_t getRank() const { return getShape().size(); }
+    ::mlir::RankedTensorType getBlockType() const {
+      return ::mlir::RankedTensorType::get(getShape(), getElementType());
+    }
+  }];
+}
+
+#endif // TILE_DIALECT_TILE_IR_TILETYPES_TD

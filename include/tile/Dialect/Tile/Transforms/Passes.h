@@ -1,0 +1,23 @@
+//===- Passes.h - tile dialect passes ---------------------------*- C++ -*-===//
+
+#ifndef TILE_DIALECT_TILE_TRANSFORMS_PASSES_H
+#define TILE_DIALECT_TILE_TRANSFORMS_PASSES_H
+
+#include "mlir/Pass/Pass.h"
+#include "tile/Dialect/Tile/IR/TileOps.h"
+
+namespace mlir::tile {
+
+/// The attribute `tile-report-unchecked` sets on each kernel.
+inline constexpr llvm::StringLiteral kUncheckedRegionsAttrName =
+    "tile.unchecked_regions";
+
+#define GEN_PASS_DECL
+#include "tile/Dialect/Tile/Transforms/Passes.h.inc"
+
+#define GEN_PASS_REGISTRATION
+#include "tile/Dialect/Tile/Transforms/Passes.h.inc"
+
+} // namespace mlir::tile
+
+#endif // TILE_DIALECT_TILE_TRANSFORMS_PASSES_H

@@ -1,0 +1,462 @@
+//===- TileOps.cpp - tile dialect: kernels, views, memory access -----------===//
+//
+// Verifiers, parsers and folders of the structural and memory ops. Shape and
+// compute ops are in TileOpsShape.cpp.
+//
+//===----------------------------------------------------------------------===//
+
+#include "TileOpsCommon.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/Matchers.h"
+#include "mlir/IR/OpImplementation.h"
+#include "mlir/Interfaces/FunctionImplementation.h"
+
+using namespace mlir;
+using namespace mlir::tile;
+
+//===----------------------------------------------------------------------===//
+// Shared helpers
+//===----------------------------------------------------------------------===//
+
+std::string mlir::tile::detail::formatList(ArrayRef<int64_t> values) {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  os << "[";
+  llvm::interleaveComma(values, os, [&](int64_t v) {
+    if (ShapedType::isDynamic(v))
+      os << "?";
+    else
+      os << v;
+  });
+  os << "]";
+  return s;
+}
+
+LogicalResult mlir::tile::detail::verifyTileOperandsAndResults(Operation *op) {
+  auto check = [&](Type type) {
+    if (!isa<TensorType>(type))
+      return success();
+    return verifyTileType([&] { return op->emitOpError(); }, type);
+  };
+  for (Type t : op->getOperandTypes())
+    if (failed(check(t)))
+      return failure();
+  for (Type t : op->getResultTypes())
+    if (failed(check(t)))
+      return failure();
+  return success();
+}
+
+LogicalResult mlir::OpTrait::tile::impl::verifyInKernel(Operation *op) {
+  if (!op->getParentOfType<mlir::tile::KernelOp>())
+    return op->emitOpError("must be nested in a tile.kernel");
+  return success();
+}
+
+bool mlir::OpTrait::tile::impl::isInUncheckedRegion(Operation *op) {
+  return op->getParentOfType<mlir::tile::UncheckedOp>() != nullptr;
+}
+
+using mlir::OpTrait::tile::impl::isInUncheckedRegion;
+using mlir::tile::detail::formatList;
+
+/// Checks the tile indices addressing `partition`: one per dim, and constant
+/// ones inside the static extent of its index space.
+static LogicalResult verifyTileIndices(Operation *op, PartitionType partition,
+                                       ValueRange indices,
+                                       unsigned firstDim = 0) {
+  unsigned expected = partition.getRank() - firstDim;
+  if (indices.size() != expected)
+    return op->emitOpError("expects ")
+           << expected << " tile indices (one per partition dim"
+           << (firstDim ? " after the row dim" : "") << "), got "
+           << indices.size();
+  SmallVector<int64_t> grid = partition.getGridShape();
+  for (auto [k, index] : llvm::enumerate(indices)) {
+    unsigned dim = firstDim + k;
+    APInt value;
+    if (!matchPattern(index, m_ConstantInt(&value)))
+      continue;
+    int64_t v = value.getSExtValue();
+    if (v < 0 || (!ShapedType::isDynamic(grid[dim]) && v >= grid[dim]))
+      return op->emitOpError("tile index ")
+             << v << " along dim " << dim
+             << " is outside the partition's index space [0, "
+             << (ShapedType::isDynamic(grid[dim])
+                     ? std::string("?")
+                     : std::to_string(grid[dim]))
+             << ")";
+  }
+  return success();
+}
+
+/// Checks an access of an owned block: the whole block (no indices) or the
+/// aligned sub-tile of shape `tileType` at `indices`.
+static LogicalResult verifyBlockAccess(Operation *op, OwnedType block,
+                                       RankedTensorType tileType,
+                                       ValueRange indices, StringRef role) {
+  if (tileType.getElementType() != block.getElementType())
+    return op->emitOpError() << role << " element type "
+                             << tileType.getElementType()
+                             << " does not match the block's "
+                             << block.getElementType();
+  if (indices.empty()) {
+    if (tileType.getShape() != block.getShape())
+      return op->emitOpError()
+             << role << " " << tileType << " does not match the owned block "
+             << block.getBlockType()
+             << "; give sub-tile indices to access part of the block";
+    return success();
+  }
+  if (indices.size() != static_cast<size_t>(block.getRank()) ||
+      tileType.getRank() != block.getRank())
+    return op->emitOpError("expects ")
+           << block.getRank() << " sub-tile indices and a " << role
+           << " of rank " << block.getRank() << ", got " << indices.size()
+           << " indices and rank " << tileType.getRank();
+  for (auto [d, pair] : llvm::enumerate(
+           llvm::zip_equal(block.getShape(), tileType.getShape()))) {
+    auto [b, t] = pair;
+    if (b % t != 0)
+      return op->emitOpError("sub-tile ")
+             << tileType << " does not divide the owned block "
+             << block.getBlockType() << " along dim " << d;
+  }
+  for (auto [d, index] : llvm::enumerate(indices)) {
+    APInt value;
+    if (!matchPattern(index, m_ConstantInt(&value)))
+      continue;
+    int64_t v = value.getSExtValue();
+    int64_t count = block.getShape()[d] / tileType.getShape()[d];
+    if (v < 0 || v >= count)
+      return op->emitOpError("sub-tile index ")
+             << v << " along dim " << d << " is outside the block's [0, "
+             << count << ")";
+  }
+  return success();
+}
+
+static LogicalResult verifyPadding(Operation *op, std::optional<TypedAttr> pad,
+                                   Type elementType) {
+  if (pad && pad->getType() != elementType)
+    return op->emitOpError("padding value type ")
+           << pad->getType() << " does not match the element type "
+           << elementType;
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// KernelOp
+//===----------------------------------------------------------------------===//
+
+void KernelOp::build(OpBuilder &builder, OperationState &state, StringRef name,
+                     FunctionType type) {
+  state.addAttribute(SymbolTable::getSymbolAttrName(),
+                     builder.getStringAttr(name));
+  state.addAttribute(getFunctionTypeAttrName(state.name),
+                     TypeAttr::get(type));
+  Region *body = state.addRegion();
+  Block *entry = new Block();
+  body->push_back(entry);
+  for (Type t : type.getInputs())
+    entry->addArgument(t, state.location);
+}
+
+ParseResult KernelOp::parse(OpAsmParser &parser, OperationState &result) {
+  auto buildFuncType = [](Builder &builder, ArrayRef<Type> argTypes,
+                          ArrayRef<Type> results,
+                          function_interface_impl::VariadicFlag,
+                          std::string &) {
+    return builder.getFunctionType(argTypes, results);
+  };
+  return function_interface_impl::parseFunctionOp(
+      parser, result, /*allowVariadic=*/false,
+      getFunctionTypeAttrName(result.name), buildFuncType,
+      getArgAttrsAttrName(result.name), getResAttrsAttrName(result.name));
+}
+
+void KernelOp::print(OpAsmPrinter &p) {
+  function_interface_impl::printFunctionOp(
+      p, *this, /*isVariadic=*/false, getFunctionTypeAttrName(),
+      getArgAttrsAttrName(), getResAttrsAttrName());
+}
+
+static bool isScalarType(Type type) {
+  return type.isSignlessInteger() || isa<IndexType, FloatType>(type);
+}
+
+LogicalResult KernelOp::verify() {
+  if (getBody().empty())
+    return emitOpError("must have a body");
+  if (!getFunctionType().getResults().empty())
+    return emitOpError("returns no values: results leave a kernel only "
+                       "through stores into owned blocks");
+  for (auto [i, type] : llvm::enumerate(getFunctionType().getInputs()))
+    if (!isa<ViewType>(type) && !isScalarType(type))
+      return emitOpError("argument #")
+             << i << " has type " << type
+             << "; kernel arguments are views (!tile.view) or scalars";
+  return success();
+}
+
+/// The checks of the safe subset that hold for every value in a kernel body.
+static LogicalResult verifyKernelValue(Operation *op, Value value,
+                                       bool unchecked) {
+  Type type = value.getType();
+  auto emit = [&]() -> InFlightDiagnostic {
+    if (auto arg = dyn_cast<BlockArgument>(value))
+      return op->emitOpError() << "region argument #" << arg.getArgNumber()
+                               << ": ";
+    return op->emitOpError();
+  };
+  if (isa<TensorType>(type))
+    return verifyTileType(emit, type);
+  if (isa<ViewType>(type))
+    return emit() << "creates a view; views are kernel arguments only";
+  if (isa<PartitionType, OwnedType>(type)) {
+    // The ownership proof follows partitions and owned blocks back to the op
+    // that made them, so they may not flow through control flow.
+    auto result = dyn_cast<OpResult>(value);
+    bool madeHere = result && isa<PartitionOp, OwnOp>(result.getOwner());
+    if (!madeHere && !unchecked)
+      return emit() << "yields a " << type
+                    << " through control flow; create partitions and owned "
+                       "blocks with tile.partition and tile.own where they "
+                       "are used";
+    return success();
+  }
+  if (unchecked)
+    return success();
+  if (isa<BaseMemRefType>(type))
+    return emit() << "produces memref " << type
+                  << "; raw memory is reachable only inside tile.unchecked";
+  StringRef ns = type.getDialect().getNamespace();
+  if (ns == "llvm" || ns == "ptr")
+    return emit() << "produces pointer-like " << type
+                  << "; raw memory is reachable only inside tile.unchecked";
+  return success();
+}
+
+LogicalResult KernelOp::verifyRegions() {
+  WalkResult walk = getBody().walk([&](Operation *op) {
+    bool unchecked = isInUncheckedRegion(op);
+    for (Value result : op->getResults())
+      if (failed(verifyKernelValue(op, result, unchecked)))
+        return WalkResult::interrupt();
+    for (Region &region : op->getRegions())
+      for (Block &block : region)
+        for (Value arg : block.getArguments())
+          if (failed(verifyKernelValue(op, arg,
+                                       unchecked || isa<UncheckedOp>(op))))
+            return WalkResult::interrupt();
+    return WalkResult::advance();
+  });
+  return failure(walk.wasInterrupted());
+}
+
+//===----------------------------------------------------------------------===//
+// Program ids and grid
+//===----------------------------------------------------------------------===//
+
+/// CUDA's launch grid limits.
+static int64_t maxGridExtent(Dimension dim) {
+  return dim == Dimension::X ? (int64_t(1) << 31) - 1 : 65535;
+}
+
+static ConstantIntRanges indexRange(int64_t lo, int64_t hi) {
+  unsigned width = IndexType::kInternalStorageBitWidth;
+  return ConstantIntRanges::fromSigned(APInt(width, lo, /*isSigned=*/true),
+                                       APInt(width, hi, /*isSigned=*/true));
+}
+
+void ProgramIdOp::inferResultRanges(ArrayRef<ConstantIntRanges>,
+                                    SetIntRangeFn setResultRange) {
+  setResultRange(getResult(), indexRange(0, maxGridExtent(getDim()) - 1));
+}
+
+void NumProgramsOp::inferResultRanges(ArrayRef<ConstantIntRanges>,
+                                      SetIntRangeFn setResultRange) {
+  setResultRange(getResult(), indexRange(1, maxGridExtent(getDim())));
+}
+
+//===----------------------------------------------------------------------===//
+// UncheckedOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult UncheckedOp::verify() {
+  if (getReason().trim().empty())
+    return emitOpError("needs a non-empty reason");
+  auto yield = cast<YieldOp>(getBody().front().getTerminator());
+  if (yield.getValues().getTypes() != getResultTypes())
+    return emitOpError("yields ")
+           << yield.getValues().size()
+           << " values whose types do not match its results";
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// DimOp, NumTilesOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult DimOp::verify() {
+  int64_t rank = getView().getType().getRank();
+  auto index = static_cast<int64_t>(getIndex());
+  if (index < 0 || index >= rank)
+    return emitOpError("dim index ")
+           << index << " is out of range for a view of rank " << rank;
+  return success();
+}
+
+OpFoldResult DimOp::fold(FoldAdaptor) {
+  ViewType view = getView().getType();
+  int64_t d = view.getShape()[getIndex()];
+  if (ShapedType::isDynamic(d))
+    return {};
+  return IntegerAttr::get(IndexType::get(getContext()), d);
+}
+
+void DimOp::inferResultRanges(ArrayRef<ConstantIntRanges>,
+                              SetIntRangeFn setResultRange) {
+  int64_t d = getView().getType().getShape()[getIndex()];
+  if (ShapedType::isDynamic(d))
+    setResultRange(getResult(),
+                   indexRange(0, std::numeric_limits<int64_t>::max()));
+  else
+    setResultRange(getResult(), indexRange(d, d));
+}
+
+LogicalResult NumTilesOp::verify() {
+  int64_t rank = getPartition().getType().getRank();
+  auto index = static_cast<int64_t>(getIndex());
+  if (index < 0 || index >= rank)
+    return emitOpError("dim index ")
+           << index << " is out of range for a partition of rank "
+           << rank;
+  return success();
+}
+
+OpFoldResult NumTilesOp::fold(FoldAdaptor) {
+  int64_t n = getPartition().getType().getGridShape()[getIndex()];
+  if (ShapedType::isDynamic(n))
+    return {};
+  return IntegerAttr::get(IndexType::get(getContext()), n);
+}
+
+void NumTilesOp::inferResultRanges(ArrayRef<ConstantIntRanges>,
+                                   SetIntRangeFn setResultRange) {
+  int64_t n = getPartition().getType().getGridShape()[getIndex()];
+  if (ShapedType::isDynamic(n))
+    setResultRange(getResult(),
+                   indexRange(0, std::numeric_limits<int64_t>::max()));
+  else
+    setResultRange(getResult(), indexRange(n, n));
+}
+
+//===----------------------------------------------------------------------===//
+// OwnOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult OwnOp::verify() {
+  PartitionType partition = getPartition().getType();
+  if (partition.getMode() == OwnershipMode::In)
+    return emitOpError("cannot own a block of an 'in' partition: 'in' views "
+                       "are shared and read-only");
+  return verifyTileIndices(*this, partition, getIndices());
+}
+
+//===----------------------------------------------------------------------===//
+// LoadOp, StoreOp, GatherOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult LoadOp::verify() {
+  RankedTensorType result = getResult().getType();
+  if (failed(detail::verifyTileOperandsAndResults(*this)))
+    return failure();
+  if (auto block = dyn_cast<OwnedType>(getSource().getType())) {
+    if (block.getMode() == OwnershipMode::Out)
+      return emitOpError("cannot load from an owned 'out' block: 'out' views "
+                         "are write-only; declare the view 'inout' to read "
+                         "it back");
+    if (failed(verifyBlockAccess(*this, block, result, getIndices(), "result")))
+      return failure();
+    return verifyPadding(*this, getPadding(), block.getElementType());
+  }
+  auto partition = cast<PartitionType>(getSource().getType());
+  if (!isInUncheckedRegion(*this)) {
+    if (partition.getMode() == OwnershipMode::Out)
+      return emitOpError("cannot load from an 'out' partition: 'out' views "
+                         "are write-only, and their blocks belong to other "
+                         "programs");
+    if (partition.getMode() == OwnershipMode::InOut)
+      return emitOpError("cannot load from an 'inout' partition directly: "
+                         "read an inout view only through the block this "
+                         "program owns (tile.own)");
+  }
+  if (getIndices().empty())
+    return emitOpError("expects ")
+           << partition.getRank() << " tile indices to load a partition";
+  if (failed(verifyTileIndices(*this, partition, getIndices())))
+    return failure();
+  if (result != partition.getTileType())
+    return emitOpError("result type ")
+           << result << " does not match the partition's tile "
+           << partition.getTileType();
+  return verifyPadding(*this, getPadding(), partition.getElementType());
+}
+
+LogicalResult StoreOp::verify() {
+  RankedTensorType value = getValue().getType();
+  if (failed(detail::verifyTileOperandsAndResults(*this)))
+    return failure();
+  if (auto block = dyn_cast<OwnedType>(getDest().getType()))
+    return verifyBlockAccess(*this, block, value, getIndices(), "value");
+  auto partition = cast<PartitionType>(getDest().getType());
+  if (partition.getMode() == OwnershipMode::In)
+    return emitOpError("cannot store into an 'in' partition: 'in' views are "
+                       "shared and read-only");
+  if (!isInUncheckedRegion(*this))
+    return emitOpError("can only store into a block this program owns "
+                       "(tile.own); storing into a partition directly needs "
+                       "tile.unchecked");
+  if (failed(verifyTileIndices(*this, partition, getIndices())))
+    return failure();
+  if (value != partition.getTileType())
+    return emitOpError("value type ")
+           << value << " does not match the partition's tile "
+           << partition.getTileType();
+  return success();
+}
+
+LogicalResult GatherOp::verify() {
+  PartitionType partition = getSource().getType();
+  if (failed(detail::verifyTileOperandsAndResults(*this)))
+    return failure();
+  if (partition.getMode() != OwnershipMode::In && !isInUncheckedRegion(*this))
+    return emitOpError("gathers only from 'in' partitions; this one is '")
+           << stringifyOwnershipMode(partition.getMode()) << "'";
+  ArrayRef<int64_t> tile = partition.getTileShape();
+  if (tile[0] != 1)
+    return emitOpError("needs a partition whose tile is one row (tile dim 0 "
+                       "== 1), got tile ")
+           << formatList(tile);
+  if (failed(verifyTileIndices(*this, partition, getIndices(),
+                               /*firstDim=*/1)))
+    return failure();
+  SmallVector<int64_t> expected{getRows().getType().getDimSize(0)};
+  llvm::append_range(expected, tile.drop_front());
+  auto expectedType =
+      RankedTensorType::get(expected, partition.getElementType());
+  if (getResult().getType() != expectedType)
+    return emitOpError("result type ")
+           << getResult().getType() << " should be " << expectedType
+           << " (one partition tile per row index)";
+  return verifyPadding(*this, getPadding(), partition.getElementType());
+}
+
+//===----------------------------------------------------------------------===//
+// ODS-generated definitions
+//===----------------------------------------------------------------------===//
+
+#define GET_OP_CLASSES
+#include "tile/Dialect/Tile/IR/TileOps.cpp.inc"

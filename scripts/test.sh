@@ -1,0 +1,10 @@
+#!/usr/bin/env bash
+# Installs what is missing, builds into build/, and runs the whole CPU test
+# suite (lit regression tests and GoogleTest unit tests) through ctest.
+# Exits non-zero on any failure.
+source "$(dirname "${BASH_SOURCE[0]}")/setup.sh"
+
+tile_setup
+tile_log "testing"
+ctest --test-dir "$TILE_BUILD" --output-on-failure -j "$(nproc)"
+tile_log "all tests passed"
