@@ -13,8 +13,6 @@ using namespace mlir::tile;
 
 #include "tile/Dialect/Tile/IR/TileDialect.cpp.inc"
 #include "tile/Dialect/Tile/IR/TileEnums.cpp.inc"
-#define GET_ATTRDEF_CLASSES
-#include "tile/Dialect/Tile/IR/TileAttrs.cpp.inc"
 
 void TileDialect::initialize() {
   addOperations<
@@ -22,10 +20,6 @@ void TileDialect::initialize() {
 #include "tile/Dialect/Tile/IR/TileOps.cpp.inc"
       >();
   registerTypes();
-  addAttributes<
-#define GET_ATTRDEF_LIST
-#include "tile/Dialect/Tile/IR/TileAttrs.cpp.inc"
-      >();
 }
 
 Operation *TileDialect::materializeConstant(OpBuilder &builder,

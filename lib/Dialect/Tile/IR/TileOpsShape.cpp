@@ -196,8 +196,7 @@ LogicalResult ExtractOp::verify() {
 LogicalResult ReduceOp::verify() {
   if (failed(detail::verifyTileOperandsAndResults(*this)))
     return failure();
-  if (getInputs().empty())
-    return emitOpError("needs at least one input");
+  // SameOperandsShape has checked there is at least one input.
   if (getResults().size() != getInputs().size())
     return emitOpError("has ")
            << getInputs().size() << " inputs but " << getResults().size()

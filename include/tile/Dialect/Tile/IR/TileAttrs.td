@@ -22,9 +22,7 @@ def Tile_Dimension : I32EnumAttr<"Dimension", "a launch grid dimension", [
       I32EnumAttrCase<"Z", 2, "z">
     ]> {
   let cppNamespace = "::mlir::tile";
-  let genSpecializedAttr = 0;
 }
-def Tile_DimensionAttr : EnumAttr<Tile_Dialect, Tile_Dimension, "dim">;
 
 def Tile_RoundingMode : I32EnumAttr<"RoundingMode",
     "rounding of a narrowing floating-point conversion", [
@@ -32,9 +30,6 @@ def Tile_RoundingMode : I32EnumAttr<"RoundingMode",
       I32EnumAttrCase<"TowardZero", 1, "rtz">
     ]> {
   let cppNamespace = "::mlir::tile";
-  let genSpecializedAttr = 0;
 }
-def Tile_RoundingModeAttr : EnumAttr<Tile_Dialect, Tile_RoundingMode,
-                                     "rounding">;
 
 #endif // TILE_DIALECT_TILE_IR_TILEATTRS_TD

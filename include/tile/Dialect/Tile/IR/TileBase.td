@@ -40,7 +40,6 @@ def Tile_Dialect : Dialect {
     store). See `docs/safety.md`.
   }];
   let useDefaultTypePrinterParser = 1;
-  let useDefaultAttributePrinterParser = 1;
   let dependentDialects = ["::mlir::arith::ArithDialect"];
   let hasConstantMaterializer = 1;
   let extraClassDeclaration = [{

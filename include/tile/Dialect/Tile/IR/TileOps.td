@@ -46,8 +46,7 @@ def Tile_StoreDest : AnyTypeOf<[Tile_OwnedType, Tile_PartitionType],
 //===----------------------------------------------------------------------===//
 
 def Tile_KernelOp : Tile_Op<"kernel", [
-    AutomaticAllocationScope, FunctionOpInterface, IsolatedFromAbove,
-    OpAsmOpInterface]> {
+    AutomaticAllocationScope, FunctionOpInterface, IsolatedFromAbove]> {
   let summary = "a tile kernel: one program of a launch grid";
   let description = [{
     Defines a kernel. Its body runs once per program of the launch grid, with
@@ -96,8 +95,6 @@ def Tile_KernelOp : Tile_Op<"kernel", [
     ::llvm::ArrayRef<::mlir::Type> getResultTypes() {
       return getFunctionType().getResults();
     }
-    /// OpAsmOpInterface: ops in the body may drop the `tile.` prefix.
-    static ::llvm::StringRef getDefaultDialect() { return "tile"; }
   }];
   let hasCustomAssemblyFormat = 1;
   let hasVerifier = 1;
@@ -146,7 +143,7 @@ def Tile_ProgramIdOp : Tile_Op<"program_id", [Pure, Tile_InKernel,
     %pid = tile.program_id x
     ```
   }];
-  let arguments = (ins Tile_DimensionAttr:$dim);
+  let arguments = (ins Tile_Dimension:$dim);
   let results = (outs Index:$result);
   let assemblyFormat = "$dim attr-dict";
 }
@@ -162,7 +159,7 @@ def Tile_NumProgramsOp : Tile_Op<"num_programs", [Pure, Tile_InKernel,
     %n = tile.num_programs y
     ```
   }];
-  let arguments = (ins Tile_DimensionAttr:$dim);
+  let arguments = (ins Tile_Dimension:$dim);
   let results = (outs Index:$result);
   let assemblyFormat = "$dim attr-dict";
 }
@@ -575,7 +572,7 @@ def Tile_ConvertOp : Tile_Op<"convert", [Pure, Tile_InKernel]> {
     ```
   }];
   let arguments = (ins Tile_Tensor:$source,
-                       OptionalAttr<Tile_RoundingModeAttr>:$rounding);
+                       OptionalAttr<Tile_RoundingMode>:$rounding);
   let results = (outs Tile_Tensor:$result);
   let assemblyFormat = [{
     $source (`rounding` `=` $rounding^)? attr-dict `:` type($source) `->`

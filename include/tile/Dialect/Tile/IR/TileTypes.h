@@ -1,4 +1,4 @@
-//===- TileTypes.h - tile dialect types, enums and attributes ---*- C++ -*-===//
+//===- TileTypes.h - tile dialect types and enums ---*- C++ -*-===//
 
 #ifndef TILE_DIALECT_TILE_IR_TILETYPES_H
 #define TILE_DIALECT_TILE_IR_TILETYPES_H
@@ -9,9 +9,6 @@
 #include "mlir/IR/Types.h"
 
 #include "tile/Dialect/Tile/IR/TileEnums.h.inc"
-
-#define GET_ATTRDEF_CLASSES
-#include "tile/Dialect/Tile/IR/TileAttrs.h.inc"
 
 namespace mlir::tile {
 class OwnedType;
