@@ -14,7 +14,7 @@ LLVM_PREFIX=/usr/lib/llvm-22
 TILE_PACKAGES=(
   cmake ninja-build clang lld ccache python3
   llvm-22-dev llvm-22-tools libmlir-22-dev mlir-22-tools
-  libgtest-dev
+  libgtest-dev nlohmann-json3-dev
 )
 
 tile_log() { printf '\033[1m[tile]\033[0m %s\n' "$*"; }

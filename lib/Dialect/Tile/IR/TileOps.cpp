@@ -296,6 +296,88 @@ LogicalResult UncheckedOp::verify() {
 }
 
 //===----------------------------------------------------------------------===//
+// Host-computable values: GridOp, AssumeOp
+//===----------------------------------------------------------------------===//
+
+bool mlir::tile::isHostComputable(Value value, Value *culprit) {
+  SmallVector<Value> worklist{value};
+  llvm::SmallPtrSet<Value, 16> seen;
+  while (!worklist.empty()) {
+    Value v = worklist.pop_back_val();
+    if (!seen.insert(v).second)
+      continue;
+    auto fail = [&] {
+      if (culprit)
+        *culprit = v;
+      return false;
+    };
+    if (auto arg = dyn_cast<BlockArgument>(v)) {
+      // Scalar arguments of the kernel itself; not loop induction variables.
+      if (!isa<KernelOp>(arg.getOwner()->getParentOp()) ||
+          !isScalarType(arg.getType()))
+        return fail();
+      continue;
+    }
+    Operation *op = v.getDefiningOp();
+    if (isa<DimOp, NumTilesOp>(op))
+      continue;
+    bool integerArith =
+        op->getDialect() && op->getDialect()->getNamespace() == "arith" &&
+        op->getNumRegions() == 0 && isMemoryEffectFree(op) &&
+        llvm::all_of(op->getResultTypes(), [](Type t) {
+          return t.isSignlessInteger() || isa<IndexType>(t);
+        });
+    if (!integerArith)
+      return fail();
+    llvm::append_range(worklist, op->getOperands());
+  }
+  return true;
+}
+
+/// Checks that `value` (an operand of `op`) can be computed on the host.
+static LogicalResult verifyHostComputable(Operation *op, Value value,
+                                          StringRef role) {
+  Value culprit;
+  if (isHostComputable(value, &culprit))
+    return success();
+  InFlightDiagnostic diag = op->emitOpError()
+                            << role
+                            << " must be computable on the host from the "
+                               "launch arguments (constants, scalar arguments, "
+                               "tile.dim, tile.num_tiles, integer arith)";
+  if (Operation *def = culprit.getDefiningOp())
+    diag.attachNote(def->getLoc()) << "depends on this '" << def->getName()
+                                   << "'";
+  else
+    diag.attachNote(culprit.getLoc()) << "depends on this block argument";
+  return diag;
+}
+
+LogicalResult GridOp::verify() {
+  if (getExtents().empty() || getExtents().size() > 3)
+    return emitOpError("takes 1 to 3 extents (x, y, z), got ")
+           << getExtents().size();
+  auto kernel = (*this)->getParentOfType<KernelOp>();
+  unsigned count = 0;
+  kernel.getBody().front().walk([&](GridOp) { ++count; });
+  if (count > 1)
+    return emitOpError("appears ") << count << " times in kernel @"
+                                   << kernel.getSymName()
+                                   << "; a kernel has one launch grid";
+  for (auto [i, extent] : llvm::enumerate(getExtents()))
+    if (failed(verifyHostComputable(*this, extent,
+                                    "extent #" + std::to_string(i))))
+      return failure();
+  return success();
+}
+
+LogicalResult AssumeOp::verify() {
+  if (getMessage().trim().empty())
+    return emitOpError("needs a message saying what is assumed");
+  return verifyHostComputable(*this, getCondition(), "the condition");
+}
+
+//===----------------------------------------------------------------------===//
 // DimOp, NumTilesOp
 //===----------------------------------------------------------------------===//
 

@@ -173,3 +173,68 @@ tile.kernel @unchecked_yield_types(%s: f32) {
   }
   tile.return
 }
+
+// -----
+
+tile.kernel @grid_arity(%n: index) {
+  // expected-error @+1 {{'tile.grid' op takes 1 to 3 extents (x, y, z), got 4}}
+  tile.grid %n, %n, %n, %n
+  tile.return
+}
+
+// -----
+
+tile.kernel @two_grids(%n: index) {
+  // expected-error @+1 {{'tile.grid' op appears 2 times in kernel @two_grids; a kernel has one launch grid}}
+  tile.grid %n
+  tile.grid %n
+  tile.return
+}
+
+// -----
+
+tile.kernel @grid_from_program_id(%n: index) {
+  // expected-note @+1 {{depends on this 'tile.program_id'}}
+  %p = tile.program_id x
+  %g = arith.addi %p, %n : index
+  // expected-error @+1 {{'tile.grid' op extent #0 must be computable on the host from the launch arguments (constants, scalar arguments, tile.dim, tile.num_tiles, integer arith)}}
+  tile.grid %g
+  tile.return
+}
+
+// -----
+
+tile.kernel @grid_in_loop(%n: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  scf.for %i = %c0 to %n step %c1 {
+    // expected-error @+1 {{'tile.grid' op expects parent op 'tile.kernel'}}
+    tile.grid %i
+  }
+  tile.return
+}
+
+// -----
+
+tile.kernel @assume_on_device_data(%x: !tile.view<in, 4xi32>) {
+  %c0 = arith.constant 0 : index
+  %p = tile.partition %x : !tile.partition<in, 4xi32, tile = [4]>
+  %t = tile.load %p[%c0] : !tile.partition<in, 4xi32, tile = [4]> -> tensor<4xi32>
+  // expected-note @+1 {{depends on this 'tile.extract'}}
+  %v = tile.extract %t [0] : tensor<4xi32>
+  %c0i = arith.constant 0 : i32
+  %ok = arith.cmpi sge, %v, %c0i : i32
+  // expected-error @+1 {{'tile.assume' op the condition must be computable on the host from the launch arguments}}
+  tile.assume %ok, "data in device memory is not known at launch"
+  tile.return
+}
+
+// -----
+
+tile.kernel @assume_without_message(%n: index) {
+  %c0 = arith.constant 0 : index
+  %ok = arith.cmpi sge, %n, %c0 : index
+  // expected-error @+1 {{'tile.assume' op needs a message saying what is assumed}}
+  tile.assume %ok, ""
+  tile.return
+}

@@ -193,3 +193,21 @@ tile.kernel @element_types(%a: !tile.view<in, 4xi1>, %b: !tile.view<in, 4xi8>,
                            %i: index, %j: i64, %h: bf16) {
   tile.return
 }
+
+// CHECK-LABEL: tile.kernel @grid_and_assume
+tile.kernel @grid_and_assume(%x: !tile.view<in, ?x?xf16, strides = [?, 1]>, %pos: i32) {
+  %p = tile.partition %x : !tile.partition<in, ?x?xf16, strides = [?, 1], tile = [16, 64]>
+  %m = tile.num_tiles %p, 0 : !tile.partition<in, ?x?xf16, strides = [?, 1], tile = [16, 64]>
+  %n = tile.num_tiles %p, 1 : !tile.partition<in, ?x?xf16, strides = [?, 1], tile = [16, 64]>
+  %mn = arith.muli %m, %n : index
+  // CHECK: tile.grid %{{.*}}, %{{.*}}
+  tile.grid %mn, %n
+  %rows = tile.dim %x, 0 : !tile.view<in, ?x?xf16, strides = [?, 1]>
+  %posi = arith.index_cast %pos : i32 to index
+  %c4 = arith.constant 4 : index
+  %end = arith.addi %posi, %c4 : index
+  %fits = arith.cmpi ule, %end, %rows : index
+  // CHECK: tile.assume %{{.*}}, "pos + 4 <= rows"
+  tile.assume %fits, "pos + 4 <= rows"
+  tile.return
+}

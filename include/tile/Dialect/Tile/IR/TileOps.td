@@ -190,6 +190,55 @@ def Tile_UncheckedOp : Tile_Op<"unchecked", [Tile_InKernel,
   let hasVerifier = 1;
 }
 
+def Tile_GridOp : Tile_Op<"grid", [HasParent<"KernelOp">]> {
+  let summary = "declares the launch grid of the kernel";
+  let description = [{
+    States the grid the kernel must be launched with: one to three extents
+    (`x`, then `y`, `z`; missing ones are 1). The extents are computed on the
+    host from the launch arguments, so they may only use constants, scalar
+    kernel arguments, `tile.dim`, `tile.num_tiles` and integer `arith` ops
+    (never data in device memory). They become the grid rule of the launch
+    contract: the runtime derives the grid from them.
+
+    `tile-verify-ownership` proves its claims for exactly this grid: program
+    ids range over `[0, extent)`, and a claim outside its partition's index
+    space (an off-by-one grid) is an error. At most one per kernel, directly
+    in the kernel body.
+
+    ```mlir
+    %rows = tile.num_tiles %py, 0 : !tile.partition<out, ?x4096xf16, tile = [1, 4096]>
+    tile.grid %rows
+    ```
+  }];
+  let arguments = (ins Variadic<Index>:$extents);
+  let assemblyFormat = "$extents attr-dict";
+  let hasVerifier = 1;
+}
+
+def Tile_AssumeOp : Tile_Op<"assume", [HasParent<"KernelOp">]> {
+  let summary = "a condition on the launch arguments, checked at launch";
+  let description = [{
+    Declares a fact about the launch arguments (shape equalities,
+    divisibility, scalar bounds such as `pos + T <= dim(kv_cache, 0)`) that
+    the kernel relies on. Like `tile.grid`, the condition is computed on the
+    host from constants, scalar arguments, `tile.dim`, `tile.num_tiles` and
+    integer `arith` ops. It becomes a rule of the launch contract, which the
+    runtime checks before every launch (a violation is an error naming the
+    message, and nothing is launched), and `tile-verify-ownership` may use it
+    as a hypothesis.
+
+    ```mlir
+    %k_x = tile.dim %x, 1 : !tile.view<in, ?x?xf16, strides = [?, 1]>
+    %k_w = tile.dim %w, 1 : !tile.view<in, ?x?xf16, strides = [?, 1]>
+    %same = arith.cmpi eq, %k_x, %k_w : index
+    tile.assume %same, "x and w have the same K"
+    ```
+  }];
+  let arguments = (ins I1:$condition, StrAttr:$message);
+  let assemblyFormat = "$condition `,` $message attr-dict";
+  let hasVerifier = 1;
+}
+
 //===----------------------------------------------------------------------===//
 // Views and partitions
 //===----------------------------------------------------------------------===//

@@ -1,0 +1,163 @@
+//===- LaunchContract.h - what a launch must satisfy ------------*- C++ -*-===//
+//
+// A launch contract is what the compiler could not prove about a kernel
+// because it is only known at launch: shapes and strides of dynamic views,
+// scalar arguments, where the buffers are. The compiler (tile-verify-ownership)
+// writes one per kernel; the runtime evaluates it before every launch, and
+// launches nothing when a rule is violated.
+//
+// This header is shared by the compiler and the runtime and depends on
+// neither LLVM nor MLIR. The JSON form is documented in docs/contracts.md.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TILE_RUNTIME_LAUNCHCONTRACT_H
+#define TILE_RUNTIME_LAUNCHCONTRACT_H
+
+#include "tile/runtime/Status.h"
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace tile::runtime {
+
+/// The version of the JSON form written by toJson; fromJson accepts it only.
+inline constexpr int kLaunchContractVersion = 1;
+
+/// Most dims a view may have in a launch (views are small-rank tiles).
+inline constexpr int kMaxViewRank = 8;
+
+enum class DType : uint8_t { I1, I8, I16, I32, I64, F16, BF16, F32, F64 };
+/// Bytes per element in memory (i1 is stored as one byte).
+int64_t sizeInBytes(DType type);
+std::string_view toString(DType type);
+bool parseDType(std::string_view text, DType &type);
+
+enum class AccessMode : uint8_t { In, Out, InOut };
+std::string_view toString(AccessMode mode);
+inline bool isExclusive(AccessMode mode) { return mode != AccessMode::In; }
+
+/// An integer expression over the launch arguments, in postfix order: each
+/// node pops its operands from an evaluation stack and pushes its result.
+/// All arithmetic is on int64_t; comparisons and logic give 0 or 1.
+struct ContractExpr {
+  enum class Op : uint8_t {
+    // Leaves.
+    Const,  ///< value
+    Dim,    ///< dim `index` of view argument `arg`
+    Stride, ///< stride `index` (elements) of view argument `arg`
+    Scalar, ///< integer scalar argument `arg`
+    // Binary, signed unless marked u.
+    Add, Sub, Mul,
+    DivS,      ///< truncating, like arith.divsi
+    DivU,      ///< arith.divui
+    FloorDiv,  ///< arith.floordivsi
+    CeilDiv,   ///< arith.ceildivsi
+    RemS, RemU,
+    MinS, MaxS, MinU, MaxU,
+    Eq, Ne, Lt, Le, Gt, Ge, ULt, ULe, UGt, UGe,
+    And, Or, Xor,
+    // Ternary: cond ? a : b (operands pushed in that order).
+    Select,
+  };
+  struct Node {
+    Op op;
+    int64_t value = 0; ///< Const
+    int32_t arg = 0;   ///< Dim, Stride, Scalar
+    int32_t index = 0; ///< Dim, Stride
+  };
+  std::vector<Node> code;
+
+  static ContractExpr constant(int64_t value);
+  static ContractExpr dim(int arg, int index);
+  static ContractExpr stride(int arg, int index);
+  static ContractExpr scalar(int arg);
+  /// Combines operands (already in postfix) with `op`.
+  static ContractExpr apply(Op op, std::vector<ContractExpr> operands);
+
+  static int arity(Op op);
+  static std::string_view name(Op op);
+  static bool parseOpName(std::string_view text, Op &op);
+};
+
+/// A parameter of the kernel, as the compiler saw it.
+struct ContractParam {
+  enum class Kind : uint8_t { View, Scalar };
+  Kind kind = Kind::Scalar;
+  std::string name;
+  DType dtype = DType::I32;
+  AccessMode mode = AccessMode::In; ///< views
+  /// Views: dims and strides, -1 where dynamic.
+  std::vector<int64_t> shape, strides;
+};
+
+struct ContractRule {
+  enum class Kind : uint8_t {
+    /// The memory of exclusive view `a` does not overlap that of view `b`.
+    NoOverlap,
+    /// Exclusive view `a` does not overlap itself (distinct indices address
+    /// distinct elements); emitted when its layout is not static.
+    NonSelfOverlapping,
+    /// `expr` is non-zero (a tile.assume of the kernel).
+    Assume,
+  };
+  Kind kind = Kind::Assume;
+  int a = -1, b = -1;
+  ContractExpr expr;
+  std::string message;  ///< Assume: what is assumed
+  std::string location; ///< source location, file:line:col
+};
+
+struct LaunchContract {
+  std::string kernel;
+  std::vector<ContractParam> params;
+  /// The grid rule: 1 to 3 extents; empty when the launcher chooses.
+  std::vector<ContractExpr> grid;
+  std::vector<ContractRule> rules;
+
+  /// The documented JSON form (docs/contracts.md).
+  std::string toJson() const;
+  static Status fromJson(std::string_view text, LaunchContract &contract);
+
+  /// Human-readable form of an expression or rule, naming parameters.
+  std::string toString(const ContractExpr &expr) const;
+  std::string toString(const ContractRule &rule) const;
+};
+
+/// One launch argument, as the runtime passes it to check().
+struct LaunchArg {
+  bool isView = false;
+  // Views.
+  uint64_t address = 0;
+  DType dtype = DType::F32;
+  int32_t rank = 0;
+  std::array<int64_t, kMaxViewRank> shape{};
+  std::array<int64_t, kMaxViewRank> strides{};
+  // Integer scalars (sign-extended to 64 bits).
+  int64_t scalar = 0;
+
+  static LaunchArg view(const void *base, DType dtype,
+                        std::initializer_list<int64_t> shape,
+                        std::initializer_list<int64_t> strides);
+  static LaunchArg integer(int64_t value);
+};
+
+/// Checks `args` against `contract`: the argument kinds, dtypes, ranks,
+/// static dims and strides, then every rule. On success stores the grid in
+/// `grid` (1s where the contract has no grid rule; an extent may be 0 for
+/// an empty problem, which launches nothing). On failure the message
+/// names the kernel, the argument and the rule, e.g.
+///   "kernel rmsnorm: argument y (#2) overlaps argument x (#0) [no_overlap]".
+Status checkLaunch(const LaunchContract &contract, const LaunchArg *args,
+                   size_t numArgs, std::array<int64_t, 3> &grid);
+
+/// Evaluates `expr` over `args` (which must already match the parameters).
+Status evaluate(const ContractExpr &expr, const LaunchArg *args,
+                size_t numArgs, int64_t &result);
+
+} // namespace tile::runtime
+
+#endif // TILE_RUNTIME_LAUNCHCONTRACT_H
