@@ -10,6 +10,13 @@ tile.kernel @rmsnorm_f16(%x: !tile.view<in, ?x4096xf16>,
   %px = tile.partition %x : !tile.partition<in, ?x4096xf16, tile = [1, 4096]>
   %pw = tile.partition %w : !tile.partition<in, 4096xf16, tile = [4096]>
   %py = tile.partition %y : !tile.partition<out, ?x4096xf16, tile = [1, 4096]>
+  // One program per row of %y; x must have as many rows.
+  %rows = tile.num_tiles %py, 0 : !tile.partition<out, ?x4096xf16, tile = [1, 4096]>
+  tile.grid %rows
+  %rx = tile.dim %x, 0 : !tile.view<in, ?x4096xf16>
+  %ry = tile.dim %y, 0 : !tile.view<out, ?x4096xf16>
+  %same = arith.cmpi eq, %rx, %ry : index
+  tile.assume %same, "x and y have the same number of rows"
 
   %xt = tile.load %px[%row, %c0] : !tile.partition<in, ?x4096xf16, tile = [1, 4096]> -> tensor<1x4096xf16>
   %x32 = tile.convert %xt : tensor<1x4096xf16> -> tensor<1x4096xf32>

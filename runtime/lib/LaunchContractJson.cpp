@@ -42,7 +42,7 @@ static json exprToJson(const ContractExpr &expr) {
   return stack.empty() ? json() : stack.back();
 }
 
-std::string LaunchContract::toJson() const {
+std::string LaunchContract::toJson(int indent) const {
   json params = json::array();
   for (const ContractParam &p : this->params) {
     json j = {{"name", p.name},
@@ -88,7 +88,7 @@ std::string LaunchContract::toJson() const {
       g.push_back(exprToJson(e));
     root["grid"] = g;
   }
-  return root.dump(2, ' ', false, json::error_handler_t::replace);
+  return root.dump(indent, ' ', false, json::error_handler_t::replace);
 }
 
 namespace {

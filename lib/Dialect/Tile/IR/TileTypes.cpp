@@ -229,16 +229,18 @@ void ViewType::print(AsmPrinter &printer) const {
   printer << ">";
 }
 
-/// True when the static layout maps distinct indices to distinct elements.
-/// Sufficient condition (nested strides): ordering the dims of extent > 1 by
-/// stride, each stride is at least the previous stride times its extent.
+/// True when the layout maps distinct indices to distinct elements for every
+/// value of the dynamic dims (a sufficient condition: nested strides). Dims
+/// of extent 1 are ignored; an empty view holds no elements.
 static bool isNonOverlappingLayout(ArrayRef<int64_t> shape,
-                                   ArrayRef<int64_t> strides) {
+                                  ArrayRef<int64_t> strides) {
+  if (llvm::any_of(strides, ShapedType::isDynamic))
+    return false;
   SmallVector<unsigned> dims;
   for (unsigned i = 0; i < shape.size(); ++i) {
     if (shape[i] == 0)
-      return true; // An empty view holds no elements.
-    if (shape[i] > 1)
+      return true;
+    if (shape[i] != 1)
       dims.push_back(i);
   }
   llvm::sort(dims, [&](unsigned a, unsigned b) {
@@ -246,12 +248,18 @@ static bool isNonOverlappingLayout(ArrayRef<int64_t> shape,
   });
   for (unsigned k = 1; k < dims.size(); ++k) {
     unsigned prev = dims[k - 1];
-    // Overflow-safe: stride * extent > next stride.
-    if (strides[prev] > strides[dims[k]] / shape[prev] ||
-        strides[prev] * shape[prev] > strides[dims[k]])
+    // Only the dim with the largest stride may have an unknown extent.
+    if (ShapedType::isDynamic(shape[prev]))
+      return false;
+    // Overflow-safe form of: stride * extent <= next stride.
+    if (strides[prev] > strides[dims[k]] / shape[prev])
       return false;
   }
   return true;
+}
+
+bool ViewType::isProvablyNonOverlapping() const {
+  return isNonOverlappingLayout(getShape(), getStrides());
 }
 
 LogicalResult ViewType::verify(function_ref<InFlightDiagnostic()> emitError,

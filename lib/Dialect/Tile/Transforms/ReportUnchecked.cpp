@@ -15,7 +15,7 @@ using namespace mlir::tile;
 
 namespace {
 struct ReportUncheckedPass
-    : public tile::impl::TileReportUncheckedBase<ReportUncheckedPass> {
+    : public mlir::tile::impl::TileReportUncheckedBase<ReportUncheckedPass> {
   using Base::Base;
 
   void runOnOperation() override {

@@ -118,8 +118,9 @@ struct LaunchContract {
   std::vector<ContractExpr> grid;
   std::vector<ContractRule> rules;
 
-  /// The documented JSON form (docs/contracts.md).
-  std::string toJson() const;
+  /// The documented JSON form (docs/contracts.md); compact on one line
+  /// unless `indent` >= 0.
+  std::string toJson(int indent = -1) const;
   static Status fromJson(std::string_view text, LaunchContract &contract);
 
   /// Human-readable form of an expression or rule, naming parameters.

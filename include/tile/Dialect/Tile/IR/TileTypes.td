@@ -72,6 +72,11 @@ def Tile_ViewType : Tile_Type<"View", "view"> {
     bool hasStaticStrides() const {
       return !::llvm::any_of(getStrides(), ::mlir::ShapedType::isDynamic);
     }
+    /// True when distinct indices address distinct elements for every value
+    /// of the dynamic dims: strides are static and nested (sorted by stride,
+    /// each is at least the previous stride times its extent), and only the
+    /// outermost dim may be dynamic. Otherwise it is checked at launch.
+    bool isProvablyNonOverlapping() const;
     /// True for `in` and `inout`.
     bool isReadable() const { return getMode() != OwnershipMode::Out; }
     /// True for `out` and `inout`: the view is exclusively owned.

@@ -28,4 +28,40 @@ def TileReportUnchecked : Pass<"tile-report-unchecked", "::mlir::tile::KernelOp"
   ];
 }
 
+def TileVerifyOwnership : Pass<"tile-verify-ownership", "::mlir::tile::KernelOp"> {
+  let summary = "proves each kernel race-free and in bounds, and emits its launch contract";
+  let description = [{
+    The safety proof, first in every compile pipeline. For each kernel it
+    proves, with MLIR's Presburger library and integer range analysis:
+
+    * **disjoint writes**: no two distinct programs of the declared grid
+      (`tile.grid`) claim (`tile.own`) overlapping elements of a view, for
+      every loop iteration and every launch-time dim and scalar value allowed
+      by the kernel's `tile.assume` conditions;
+    * **claims inside the index space**: every claimed tile index lies in
+      `[0, ceildiv(dim, tile))`, so an off-by-one grid is rejected;
+    * **sub-tiles inside their block**: every dynamic sub-tile index of a
+      load or store through an owned block stays inside the block.
+
+    What cannot be proven is an error with a witness: the two program ids,
+    the overlapping region and the launch values that produce it. The rest of
+    the discipline (`in` views never written, `out` views never read, no raw
+    memory) is enforced by the op verifiers. Code inside `tile.unchecked` is
+    exempt and counted.
+
+    The kernel then gets its launch contract as JSON in the
+    `tile.launch_contract` attribute (docs/contracts.md): the grid rule, a
+    no-overlap rule between each exclusive view and every other view, a
+    layout rule for exclusive views with dynamic strides, and each
+    `tile.assume`. It also records `tile.unchecked_regions`.
+  }];
+  let options = [
+    Option<"printContract", "print-contract", "bool", /*default=*/"false",
+           "emit a remark per launch-contract item">,
+    Option<"report", "report", "bool", /*default=*/"false",
+           "emit a remark with where each obligation was discharged">
+  ];
+  let dependentDialects = ["::mlir::arith::ArithDialect"];
+}
+
 #endif // TILE_DIALECT_TILE_TRANSFORMS_PASSES_TD

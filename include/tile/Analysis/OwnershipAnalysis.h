@@ -1,0 +1,49 @@
+//===- OwnershipAnalysis.h - proving claims disjoint and in bounds -*- C++ -*-===//
+//
+// The proof behind tile-verify-ownership. For one kernel it shows, or
+// reports why it cannot:
+//
+//  * disjoint writes: no two distinct programs of the declared grid claim
+//    (tile.own) overlapping elements of a view, over all loop iterations and
+//    all launch-time values of dims and scalars allowed by tile.assume;
+//  * claims inside the index space: every claimed tile index lies in
+//    [0, ceildiv(dim, tile)) (so a grid with too many programs is rejected);
+//  * sub-tiles inside their block: every dynamic sub-tile index of a load or
+//    store through an owned block stays inside the block.
+//
+// Everything else the safety argument needs (in views never written, out
+// views never read, no raw memory) is enforced by the op verifiers.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TILE_ANALYSIS_OWNERSHIPANALYSIS_H
+#define TILE_ANALYSIS_OWNERSHIPANALYSIS_H
+
+#include "tile/Dialect/Tile/IR/TileOps.h"
+
+namespace mlir::tile {
+
+/// Where each obligation of a kernel was discharged.
+struct OwnershipStats {
+  unsigned claims = 0;
+  /// Pairs of claims (including a claim with itself) proven disjoint across
+  /// distinct programs.
+  unsigned disjointPairs = 0;
+  /// Claims proven inside their partition's index space.
+  unsigned claimsInBounds = 0;
+  /// Loads and stores at dynamic sub-tile indices proven inside their block.
+  unsigned subTilesInBounds = 0;
+  /// Obligations left to the launch contract (tile.assume, no-overlap and
+  /// layout rules).
+  unsigned launchChecks = 0;
+  unsigned uncheckedRegions = 0;
+};
+
+/// Runs the proof on `kernel`. Every failure is reported as an error at the
+/// offending op, with a witness (program ids, the overlapping region, and the
+/// launch values that produce it); returns failure if any was reported.
+LogicalResult verifyOwnership(KernelOp kernel, OwnershipStats &stats);
+
+} // namespace mlir::tile
+
+#endif // TILE_ANALYSIS_OWNERSHIPANALYSIS_H

@@ -1,0 +1,479 @@
+//===- IndexSystem.cpp - index values as Presburger constraints ------------===//
+
+#include "tile/Analysis/IndexSystem.h"
+
+#include "mlir/Analysis/DataFlow/IntegerRangeAnalysis.h"
+#include "mlir/Analysis/Presburger/IntegerRelation.h"
+#include "mlir/Analysis/Presburger/PresburgerSpace.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/Matchers.h"
+
+using namespace mlir;
+using namespace mlir::tile;
+
+//===----------------------------------------------------------------------===//
+// LinearExpr
+//===----------------------------------------------------------------------===//
+
+LinearExpr LinearExpr::operator+(const LinearExpr &o) const {
+  LinearExpr r = *this;
+  for (auto [v, c] : o.coeffs) {
+    int64_t &slot = r.coeffs[v];
+    slot += c;
+    if (slot == 0)
+      r.coeffs.erase(v);
+  }
+  r.constant += o.constant;
+  return r;
+}
+
+LinearExpr LinearExpr::operator-(const LinearExpr &o) const {
+  return *this + o * -1;
+}
+
+LinearExpr LinearExpr::operator*(int64_t k) const {
+  LinearExpr r;
+  if (k == 0)
+    return r;
+  for (auto [v, c] : coeffs)
+    r.coeffs[v] = c * k;
+  r.constant = constant * k;
+  return r;
+}
+
+//===----------------------------------------------------------------------===//
+// IndexSystem
+//===----------------------------------------------------------------------===//
+
+std::string mlir::tile::describeKernelArg(KernelOp kernel, unsigned index) {
+  if (auto name = kernel.getArgAttrOfType<StringAttr>(index, "tile.name"))
+    return "'" + name.str() + "'";
+  return "%arg" + std::to_string(index);
+}
+
+static constexpr int64_t kMaxGridExtent[3] = {(int64_t(1) << 31) - 1, 65535,
+                                              65535};
+
+IndexSystem::IndexSystem(KernelOp kernel, Uniformity &uniformity,
+                         DataFlowSolver &ranges)
+    : kernel(kernel), uniformity(uniformity), ranges(ranges) {
+  kernel.getBody().front().walk([&](GridOp op) { gridOp = op; });
+  grid.resize(3);
+}
+
+unsigned IndexSystem::gridRank() const {
+  GridOp op = gridOp;
+  return op ? op.getExtents().size() : 3;
+}
+
+unsigned IndexSystem::newVar(std::string name, Copy copy, bool show) {
+  vars.push_back({std::move(name), copy, show});
+  return vars.size() - 1;
+}
+
+static StringRef copySuffix(Copy copy) {
+  switch (copy) {
+  case Copy::Shared:
+    return "";
+  case Copy::A:
+    return "@A";
+  case Copy::B:
+    return "@B";
+  }
+  return "";
+}
+
+LinearExpr IndexSystem::gridExtent(unsigned dim) {
+  if (grid[dim])
+    return *grid[dim];
+  LinearExpr e;
+  if (gridOp && dim >= gridOp.getExtents().size()) {
+    e = LinearExpr::constantExpr(1);
+  } else if (gridOp) {
+    e = get(gridOp.getExtents()[dim], Copy::Shared);
+  } else {
+    e = LinearExpr::var(
+        newVar(std::string("grid.") + "xyz"[dim], Copy::Shared, true));
+    add(LinearConstraint::le(LinearExpr::constantExpr(1), e));
+  }
+  add(LinearConstraint::le(e, LinearExpr::constantExpr(kMaxGridExtent[dim])));
+  grid[dim] = e;
+  return e;
+}
+
+LinearExpr IndexSystem::programId(unsigned dim, Copy copy) {
+  assert(copy != Copy::Shared && "program ids differ between programs");
+  auto key = std::make_pair(dim, static_cast<unsigned>(copy));
+  auto it = programIds.find(key);
+  if (it != programIds.end())
+    return LinearExpr::var(it->second);
+  unsigned v = newVar(std::string("pid.") + "xyz"[dim] + copySuffix(copy).str(),
+                      copy, true);
+  programIds[key] = v;
+  LinearExpr p = LinearExpr::var(v);
+  add(LinearConstraint::le(LinearExpr::constantExpr(0), p));
+  add(LinearConstraint::le(p, gridExtent(dim) - 1));
+  return p;
+}
+
+LinearExpr IndexSystem::numTiles(BlockArgument view, unsigned d,
+                                 int64_t tile) {
+  auto key = std::make_tuple(view.getArgNumber(), d, tile);
+  auto it = tileCounts.find(key);
+  if (it != tileCounts.end())
+    return it->second;
+  auto type = cast<ViewType>(view.getType());
+  LinearExpr dimExpr;
+  int64_t size = type.getShape()[d];
+  if (!ShapedType::isDynamic(size)) {
+    dimExpr = LinearExpr::constantExpr(size);
+  } else {
+    auto dkey = std::make_pair(view.getArgNumber(), d);
+    auto dit = dimVars.find(dkey);
+    unsigned v;
+    if (dit != dimVars.end()) {
+      v = dit->second;
+    } else {
+      v = newVar("dim(" + describeKernelArg(kernel, view.getArgNumber()) +
+                     ", " + std::to_string(d) + ")",
+                 Copy::Shared, true);
+      dimVars[dkey] = v;
+      add(LinearConstraint::le(LinearExpr::constantExpr(0),
+                               LinearExpr::var(v)));
+    }
+    dimExpr = LinearExpr::var(v);
+  }
+  LinearExpr n = ceilDiv(dimExpr, tile, Copy::Shared);
+  tileCounts[key] = n;
+  return n;
+}
+
+std::optional<int64_t> IndexSystem::getConstantInt(Value value) {
+  APInt v;
+  if (matchPattern(value, m_ConstantInt(&v)))
+    return v.getSExtValue();
+  return std::nullopt;
+}
+
+bool IndexSystem::isNonNegative(Value value) {
+  if (std::optional<int64_t> c = getConstantInt(value))
+    return *c >= 0;
+  auto *lattice =
+      ranges.lookupState<dataflow::IntegerValueRangeLattice>(value);
+  if (!lattice || lattice->getValue().isUninitialized())
+    return false;
+  return lattice->getValue().getValue().smin().isNonNegative();
+}
+
+void IndexSystem::addRangeBounds(Value value, const LinearExpr &e) {
+  auto *lattice =
+      ranges.lookupState<dataflow::IntegerValueRangeLattice>(value);
+  if (!lattice || lattice->getValue().isUninitialized())
+    return;
+  const ConstantIntRanges &r = lattice->getValue().getValue();
+  if (r.smin().getBitWidth() > 64)
+    return;
+  int64_t lo = r.smin().getSExtValue(), hi = r.smax().getSExtValue();
+  unsigned width = r.smin().getBitWidth();
+  // Skip the trivial full range of the type.
+  int64_t typeMin = width >= 64 ? std::numeric_limits<int64_t>::min()
+                                : -(int64_t(1) << (width - 1));
+  int64_t typeMax = width >= 64 ? std::numeric_limits<int64_t>::max()
+                                : (int64_t(1) << (width - 1)) - 1;
+  if (lo > typeMin)
+    add(LinearConstraint::le(LinearExpr::constantExpr(lo), e));
+  if (hi < typeMax)
+    add(LinearConstraint::le(e, LinearExpr::constantExpr(hi)));
+}
+
+std::string IndexSystem::nameOf(Value value) {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  if (auto arg = dyn_cast<BlockArgument>(value)) {
+    if (isa<KernelOp>(arg.getOwner()->getParentOp()))
+      return describeKernelArg(kernel, arg.getArgNumber());
+    os << "block argument #" << arg.getArgNumber();
+  } else {
+    os << "'" << value.getDefiningOp()->getName() << "'";
+  }
+  return s;
+}
+
+LinearExpr IndexSystem::freeVar(Value value, Copy copy, StringRef why) {
+  unsigned v = newVar(nameOf(value) + " (" + why.str() + ")" +
+                          copySuffix(copy).str(),
+                      copy, isa<BlockArgument>(value) &&
+                                copy == Copy::Shared);
+  LinearExpr e = LinearExpr::var(v);
+  addRangeBounds(value, e);
+  return e;
+}
+
+LinearExpr IndexSystem::floorDiv(const LinearExpr &e, int64_t c, Copy copy) {
+  if (std::optional<int64_t> k = e.getConstant())
+    return LinearExpr::constantExpr(llvm::divideFloorSigned(*k, c));
+  if (c == 1)
+    return e;
+  // q = floor(e / c)  <=>  c*q <= e <= c*q + c - 1
+  LinearExpr q = LinearExpr::var(newVar("floordiv", copy));
+  add(LinearConstraint::le(q * c, e));
+  add(LinearConstraint::le(e, q * c + (c - 1)));
+  return q;
+}
+
+LinearExpr IndexSystem::ceilDiv(const LinearExpr &e, int64_t c, Copy copy) {
+  if (std::optional<int64_t> k = e.getConstant())
+    return LinearExpr::constantExpr(llvm::divideCeilSigned(*k, c));
+  if (c == 1)
+    return e;
+  // q = ceil(e / c)  <=>  c*q - c + 1 <= e <= c*q
+  LinearExpr q = LinearExpr::var(newVar("ceildiv", copy));
+  add(LinearConstraint::le(e, q * c));
+  add(LinearConstraint::le(q * c - (c - 1), e));
+  return q;
+}
+
+LinearExpr IndexSystem::get(Value value, Copy copy) {
+  if (uniformity.isUniform(value))
+    copy = Copy::Shared;
+  auto key = std::make_pair(value, static_cast<unsigned>(copy));
+  auto it = memo.find(key);
+  if (it != memo.end())
+    return it->second;
+  LinearExpr e = compute(value, copy);
+  memo[key] = e;
+  return e;
+}
+
+LinearExpr IndexSystem::compute(Value value, Copy copy) {
+  if (std::optional<int64_t> c = getConstantInt(value))
+    return LinearExpr::constantExpr(*c);
+
+  if (auto arg = dyn_cast<BlockArgument>(value)) {
+    Operation *parent = arg.getOwner()->getParentOp();
+    if (isa<KernelOp>(parent)) {
+      LinearExpr e = LinearExpr::var(
+          newVar(describeKernelArg(kernel, arg.getArgNumber()), Copy::Shared,
+                 true));
+      addRangeBounds(value, e);
+      return e;
+    }
+    auto loop = dyn_cast<scf::ForOp>(parent);
+    if (loop && arg == loop.getInductionVar()) {
+      // lb <= iv < ub, iv = lb + step * k for a constant step.
+      LinearExpr iv =
+          LinearExpr::var(newVar("loop iv" + copySuffix(copy).str(), copy));
+      LinearExpr lb = get(loop.getLowerBound(), copy);
+      LinearExpr ub = get(loop.getUpperBound(), copy);
+      add(LinearConstraint::le(lb, iv));
+      add(LinearConstraint::le(iv, ub - 1));
+      if (std::optional<int64_t> step = getConstantInt(loop.getStep());
+          step && *step > 1) {
+        LinearExpr k = LinearExpr::var(newVar("loop trip", copy));
+        add(LinearConstraint::eq(iv, lb + k * *step));
+      }
+      return iv;
+    }
+    return freeVar(value, copy, "block argument");
+  }
+
+  Operation *op = value.getDefiningOp();
+  auto operand = [&](unsigned i) { return get(op->getOperand(i), copy); };
+  auto constOperand = [&](unsigned i) {
+    return getConstantInt(op->getOperand(i));
+  };
+
+  if (auto pid = dyn_cast<ProgramIdOp>(op)) {
+    assert(copy != Copy::Shared);
+    return programId(static_cast<unsigned>(pid.getDim()), copy);
+  }
+  if (auto n = dyn_cast<NumProgramsOp>(op))
+    return gridExtent(static_cast<unsigned>(n.getDim()));
+  if (auto dim = dyn_cast<DimOp>(op)) {
+    auto arg = cast<BlockArgument>(dim.getView());
+    // ceildiv(d, 1) == d: reuse the shared dim variable.
+    return numTiles(arg, dim.getIndex(), 1);
+  }
+  if (auto tiles = dyn_cast<NumTilesOp>(op)) {
+    PartitionType type = tiles.getPartition().getType();
+    auto partition = tiles.getPartition().getDefiningOp<PartitionOp>();
+    auto arg = cast<BlockArgument>(partition.getView());
+    return numTiles(arg, tiles.getIndex(),
+                    type.getTileShape()[tiles.getIndex()]);
+  }
+  if (isa<arith::AddIOp>(op))
+    return operand(0) + operand(1);
+  if (isa<arith::SubIOp>(op))
+    return operand(0) - operand(1);
+  if (isa<arith::MulIOp>(op)) {
+    if (std::optional<int64_t> c = constOperand(1))
+      return operand(0) * *c;
+    if (std::optional<int64_t> c = constOperand(0))
+      return operand(1) * *c;
+    // A product of two variables is not linear.
+    LinearExpr a = operand(0), b = operand(1);
+    if (std::optional<int64_t> c = b.getConstant())
+      return a * *c;
+    if (std::optional<int64_t> c = a.getConstant())
+      return b * *c;
+    return freeVar(value, copy, "non-linear product");
+  }
+  if (isa<arith::FloorDivSIOp, arith::DivSIOp, arith::DivUIOp,
+          arith::CeilDivSIOp, arith::CeilDivUIOp, arith::RemSIOp,
+          arith::RemUIOp>(op)) {
+    std::optional<int64_t> c = constOperand(1);
+    if (!c || *c <= 0) {
+      LinearExpr d = operand(1);
+      if (std::optional<int64_t> k = d.getConstant(); k && *k > 0)
+        c = k;
+    }
+    // Truncating and unsigned forms equal the floor forms for a
+    // non-negative dividend.
+    bool floorSemantics = isa<arith::FloorDivSIOp>(op) ||
+                          isNonNegative(op->getOperand(0));
+    if (c && *c > 0 && floorSemantics) {
+      LinearExpr e = operand(0);
+      if (isa<arith::CeilDivSIOp, arith::CeilDivUIOp>(op))
+        return ceilDiv(e, *c, copy);
+      LinearExpr q = floorDiv(e, *c, copy);
+      if (isa<arith::RemSIOp, arith::RemUIOp>(op))
+        return e - q * *c;
+      return q;
+    }
+    return freeVar(value, copy, "division by a non-constant");
+  }
+  if (isa<arith::IndexCastOp, arith::ExtSIOp>(op))
+    return operand(0);
+  if (isa<arith::IndexCastUIOp, arith::ExtUIOp>(op) &&
+      isNonNegative(op->getOperand(0)))
+    return operand(0);
+  if (isa<arith::MinSIOp, arith::MaxSIOp>(op)) {
+    // m <= a and m <= b (min) or m >= both (max): the exact value is one of
+    // them; the bound over-approximates it soundly.
+    LinearExpr m = freeVar(value, copy, "min/max");
+    bool isMin = isa<arith::MinSIOp>(op);
+    for (unsigned i = 0; i < 2; ++i)
+      add(isMin ? LinearConstraint::le(m, operand(i))
+                : LinearConstraint::le(operand(i), m));
+    return m;
+  }
+  return freeVar(value, copy, "not affine");
+}
+
+void IndexSystem::linearizeCondition(Value cond) {
+  Operation *op = cond.getDefiningOp();
+  if (!op)
+    return;
+  if (isa<arith::AndIOp>(op)) {
+    linearizeCondition(op->getOperand(0));
+    linearizeCondition(op->getOperand(1));
+    return;
+  }
+  auto cmp = dyn_cast<arith::CmpIOp>(op);
+  if (!cmp || !cmp.getLhs().getType().isIntOrIndex())
+    return;
+  using P = arith::CmpIPredicate;
+  P pred = cmp.getPredicate();
+  bool isUnsigned = pred == P::ult || pred == P::ule || pred == P::ugt ||
+                    pred == P::uge;
+  if (isUnsigned &&
+      !(isNonNegative(cmp.getLhs()) && isNonNegative(cmp.getRhs())))
+    return;
+  LinearExpr a = get(cmp.getLhs(), Copy::Shared);
+  LinearExpr b = get(cmp.getRhs(), Copy::Shared);
+  switch (pred) {
+  case P::eq:
+    add(LinearConstraint::eq(a, b));
+    break;
+  case P::slt:
+  case P::ult:
+    add(LinearConstraint::le(a + 1, b));
+    break;
+  case P::sle:
+  case P::ule:
+    add(LinearConstraint::le(a, b));
+    break;
+  case P::sgt:
+  case P::ugt:
+    add(LinearConstraint::le(b + 1, a));
+    break;
+  case P::sge:
+  case P::uge:
+    add(LinearConstraint::le(b, a));
+    break;
+  case P::ne:
+    break; // Not convex; still checked at launch.
+  }
+}
+
+void IndexSystem::addAssumptions() {
+  kernel.getBody().front().walk(
+      [&](AssumeOp op) { linearizeCondition(op.getCondition()); });
+}
+
+//===----------------------------------------------------------------------===//
+// Queries
+//===----------------------------------------------------------------------===//
+
+static presburger::IntegerPolyhedron
+buildPolyhedron(unsigned numVars, ArrayRef<LinearConstraint> a,
+                ArrayRef<LinearConstraint> b) {
+  using namespace presburger;
+  IntegerPolyhedron poly(PresburgerSpace::getSetSpace(numVars));
+  SmallVector<int64_t> row(numVars + 1);
+  auto addOne = [&](const LinearConstraint &c) {
+    std::fill(row.begin(), row.end(), 0);
+    for (auto [v, k] : c.expr.coeffs)
+      row[v] = k;
+    row[numVars] = c.expr.constant;
+    if (c.isEquality)
+      poly.addEquality(row);
+    else
+      poly.addInequality(row);
+  };
+  for (const LinearConstraint &c : a)
+    addOne(c);
+  for (const LinearConstraint &c : b)
+    addOne(c);
+  return poly;
+}
+
+bool IndexSystem::isEmpty(ArrayRef<LinearConstraint> extra) const {
+  return buildPolyhedron(vars.size(), constraints, extra).isEmpty();
+}
+
+std::optional<SmallVector<int64_t>>
+IndexSystem::sample(ArrayRef<LinearConstraint> extra) const {
+  // Prefer a small witness: bound the variables a diagnostic shows, and
+  // widen the bound until a point exists.
+  std::optional<SmallVector<llvm::DynamicAPInt, 8>> point;
+  for (int64_t bound : {4, 16, 256, 1 << 16, -1}) {
+    SmallVector<LinearConstraint> bounded(extra.begin(), extra.end());
+    if (bound > 0)
+      for (unsigned v = 0; v < vars.size(); ++v)
+        if (vars[v].showInWitness) {
+          bounded.push_back(LinearConstraint::le(
+              LinearExpr::var(v), LinearExpr::constantExpr(bound)));
+          bounded.push_back(LinearConstraint::le(
+              LinearExpr::constantExpr(-bound), LinearExpr::var(v)));
+        }
+    point =
+        buildPolyhedron(vars.size(), constraints, bounded).findIntegerSample();
+    if (point)
+      break;
+  }
+  if (!point)
+    return std::nullopt;
+  SmallVector<int64_t> values;
+  for (const llvm::DynamicAPInt &v : *point)
+    values.push_back(static_cast<int64_t>(v));
+  return values;
+}
+
+int64_t IndexSystem::evaluate(const LinearExpr &e, ArrayRef<int64_t> values) {
+  int64_t r = e.constant;
+  for (auto [v, c] : e.coeffs)
+    r += c * values[v];
+  return r;
+}

@@ -1,0 +1,296 @@
+//===- OwnershipAnalysis.cpp - proving claims disjoint and in bounds -------===//
+
+#include "tile/Analysis/OwnershipAnalysis.h"
+#include "tile/Analysis/IndexSystem.h"
+#include "tile/Analysis/Uniformity.h"
+
+#include "mlir/Analysis/DataFlow/ConstantPropagationAnalysis.h"
+#include "mlir/Analysis/DataFlow/DeadCodeAnalysis.h"
+#include "mlir/Analysis/DataFlow/IntegerRangeAnalysis.h"
+#include "mlir/Analysis/DataFlowFramework.h"
+
+using namespace mlir;
+using namespace mlir::tile;
+
+namespace {
+
+struct Claim {
+  OwnOp op;
+  BlockArgument view;
+  PartitionType type;
+};
+
+/// Formats a witness: program ids, ranges and the launch values involved.
+class Witness {
+public:
+  Witness(const IndexSystem &sys, ArrayRef<int64_t> values)
+      : sys(sys), values(values) {}
+
+  int64_t operator()(const LinearExpr &e) const {
+    return IndexSystem::evaluate(e, values);
+  }
+
+  std::string program(ArrayRef<LinearExpr> pid, unsigned rank) const {
+    std::string s = "(";
+    for (unsigned d = 0; d < rank; ++d)
+      s += (d ? ", " : "") + std::to_string((*this)(pid[d]));
+    return s + ")";
+  }
+
+  /// "grid = (4, 2), dim(%arg0, 0) = 100, %arg3 = 7"
+  std::string launchValues(ArrayRef<LinearExpr> grid, unsigned rank) const {
+    std::string s = "grid = " + program(grid, rank);
+    for (unsigned v = 0; v < sys.getNumVars(); ++v) {
+      const IndexVar &var = sys.getVar(v);
+      if (var.showInWitness && var.copy == Copy::Shared &&
+          !StringRef(var.name).starts_with("grid."))
+        s += ", " + var.name + " = " + std::to_string(values[v]);
+    }
+    return s;
+  }
+
+private:
+  const IndexSystem &sys;
+  ArrayRef<int64_t> values;
+};
+
+class OwnershipVerifier {
+public:
+  OwnershipVerifier(KernelOp kernel, OwnershipStats &stats)
+      : kernel(kernel), stats(stats) {}
+
+  LogicalResult run();
+
+private:
+  void checkPair(Claim a, Claim b);
+  void checkInIndexSpace(Claim c);
+  void checkSubTile(Operation *op, Value block, ValueRange indices,
+                    RankedTensorType tile);
+  std::unique_ptr<IndexSystem> newSystem() {
+    auto sys = std::make_unique<IndexSystem>(kernel, uniformity, solver);
+    sys->addAssumptions();
+    return sys;
+  }
+  SmallVector<LinearExpr> programIds(IndexSystem &sys, Copy copy) {
+    SmallVector<LinearExpr> p;
+    for (unsigned d = 0; d < 3; ++d)
+      p.push_back(sys.programId(d, copy));
+    return p;
+  }
+  SmallVector<LinearExpr> gridExtents(IndexSystem &sys) {
+    SmallVector<LinearExpr> g;
+    for (unsigned d = 0; d < 3; ++d)
+      g.push_back(sys.gridExtent(d));
+    return g;
+  }
+  std::string gridHint(const IndexSystem &sys) const {
+    return sys.hasDeclaredGrid()
+               ? ""
+               : "; the kernel declares no tile.grid, so program ids are "
+                 "unbounded: declare the launch grid";
+  }
+
+  KernelOp kernel;
+  OwnershipStats &stats;
+  Uniformity uniformity;
+  DataFlowSolver solver;
+  bool anyFailure = false;
+};
+
+} // namespace
+
+/// Lexicographic order of program ids: a < b.
+static SmallVector<SmallVector<LinearConstraint>>
+lexLess(ArrayRef<LinearExpr> a, ArrayRef<LinearExpr> b) {
+  SmallVector<SmallVector<LinearConstraint>> cases;
+  for (unsigned d = 0; d < a.size(); ++d) {
+    SmallVector<LinearConstraint> c;
+    for (unsigned e = 0; e < d; ++e)
+      c.push_back(LinearConstraint::eq(a[e], b[e]));
+    c.push_back(LinearConstraint::le(a[d] + 1, b[d]));
+    cases.push_back(std::move(c));
+  }
+  return cases;
+}
+
+static std::string formatRegion(ArrayRef<std::pair<int64_t, int64_t>> r) {
+  std::string s;
+  for (auto [i, range] : llvm::enumerate(r))
+    s += (i ? " x [" : "[") + std::to_string(range.first) + ", " +
+         std::to_string(range.second) + ")";
+  return s;
+}
+
+void OwnershipVerifier::checkPair(Claim a, Claim b) {
+  std::unique_ptr<IndexSystem> sys = newSystem();
+  SmallVector<LinearExpr> pa = programIds(*sys, Copy::A);
+  SmallVector<LinearExpr> pb = programIds(*sys, Copy::B);
+  SmallVector<LinearExpr> grid = gridExtents(*sys);
+  unsigned rank = a.type.getRank();
+  SmallVector<LinearExpr> loA, hiA, loB, hiB;
+  SmallVector<LinearConstraint> overlap;
+  for (unsigned d = 0; d < rank; ++d) {
+    int64_t ta = a.type.getTileShape()[d], tb = b.type.getTileShape()[d];
+    loA.push_back(sys->get(a.op.getIndices()[d], Copy::A) * ta);
+    hiA.push_back(loA.back() + (ta - 1));
+    loB.push_back(sys->get(b.op.getIndices()[d], Copy::B) * tb);
+    hiB.push_back(loB.back() + (tb - 1));
+    overlap.push_back(LinearConstraint::le(loA[d], hiB[d]));
+    overlap.push_back(LinearConstraint::le(loB[d], hiA[d]));
+  }
+  auto cases = lexLess(pa, pb);
+  // A claim compared with itself is symmetric: A < B covers B < A.
+  if (a.op != b.op)
+    llvm::append_range(cases, lexLess(pb, pa));
+  for (SmallVector<LinearConstraint> &c : cases) {
+    llvm::append_range(c, overlap);
+    if (sys->isEmpty(c))
+      continue;
+    std::optional<SmallVector<int64_t>> values = sys->sample(c);
+    InFlightDiagnostic diag = a.op.emitError();
+    if (!values) {
+      diag << "cannot prove that distinct programs claim disjoint blocks of "
+           << describeKernelArg(kernel, a.view.getArgNumber());
+    } else {
+      Witness w(*sys, *values);
+      SmallVector<std::pair<int64_t, int64_t>> region;
+      for (unsigned d = 0; d < rank; ++d)
+        region.push_back({std::max(w(loA[d]), w(loB[d])),
+                          std::min(w(hiA[d]), w(hiB[d])) + 1});
+      unsigned gridRank = sys->gridRank();
+      diag << "programs " << w.program(pa, gridRank) << " and "
+           << w.program(pb, gridRank) << " both own elements "
+           << formatRegion(region) << " of "
+           << describeKernelArg(kernel, a.view.getArgNumber()) << " (with "
+           << w.launchValues(grid, gridRank) << ")";
+    }
+    if (a.op != b.op)
+      diag.attachNote(b.op.getLoc()) << "the other claim";
+    anyFailure = true;
+    return;
+  }
+  ++stats.disjointPairs;
+}
+
+void OwnershipVerifier::checkInIndexSpace(Claim c) {
+  std::unique_ptr<IndexSystem> sys = newSystem();
+  SmallVector<LinearExpr> p = programIds(*sys, Copy::A);
+  SmallVector<LinearExpr> grid = gridExtents(*sys);
+  for (unsigned d = 0; d < c.type.getRank(); ++d) {
+    LinearExpr index = sys->get(c.op.getIndices()[d], Copy::A);
+    LinearExpr count = sys->numTiles(c.view, d, c.type.getTileShape()[d]);
+    for (LinearConstraint outside :
+         {LinearConstraint::le(index, LinearExpr::constantExpr(-1)),
+          LinearConstraint::le(count, index)}) {
+      if (sys->isEmpty(outside))
+        continue;
+      std::optional<SmallVector<int64_t>> values = sys->sample(outside);
+      InFlightDiagnostic diag = c.op.emitError();
+      if (!values) {
+        diag << "cannot prove that the claimed tile index along dim " << d
+             << " stays inside the index space of "
+             << describeKernelArg(kernel, c.view.getArgNumber())
+             << gridHint(*sys);
+      } else {
+        Witness w(*sys, *values);
+        diag << "program " << w.program(p, sys->gridRank())
+             << " claims tile index " << w(index) << " along dim " << d
+             << " of " << describeKernelArg(kernel, c.view.getArgNumber())
+             << ", outside its index space [0, " << w(count) << ") (with "
+             << w.launchValues(grid, sys->gridRank()) << ")"
+             << gridHint(*sys);
+      }
+      anyFailure = true;
+      return;
+    }
+  }
+  ++stats.claimsInBounds;
+}
+
+void OwnershipVerifier::checkSubTile(Operation *op, Value block,
+                                     ValueRange indices,
+                                     RankedTensorType tile) {
+  auto type = cast<OwnedType>(block.getType());
+  std::unique_ptr<IndexSystem> sys = newSystem();
+  SmallVector<LinearExpr> p = programIds(*sys, Copy::A);
+  SmallVector<LinearExpr> grid = gridExtents(*sys);
+  for (auto [d, value] : llvm::enumerate(indices)) {
+    int64_t count = type.getShape()[d] / tile.getDimSize(d);
+    LinearExpr index = sys->get(value, Copy::A);
+    for (LinearConstraint outside :
+         {LinearConstraint::le(index, LinearExpr::constantExpr(-1)),
+          LinearConstraint::le(LinearExpr::constantExpr(count), index)}) {
+      if (sys->isEmpty(outside))
+        continue;
+      std::optional<SmallVector<int64_t>> values = sys->sample(outside);
+      InFlightDiagnostic diag = op->emitError();
+      diag << "sub-tile index along dim " << d;
+      if (values) {
+        Witness w(*sys, *values);
+        diag << " can be " << w(index) << ", outside the owned block's [0, "
+             << count << ") (in program " << w.program(p, sys->gridRank())
+             << ", with " << w.launchValues(grid, sys->gridRank()) << ")";
+      } else {
+        diag << " cannot be proven inside the owned block's [0, " << count
+             << ")";
+      }
+      diag << "; a sub-tile outside the block belongs to another program";
+      anyFailure = true;
+      return;
+    }
+  }
+  ++stats.subTilesInBounds;
+}
+
+LogicalResult OwnershipVerifier::run() {
+  solver.load<dataflow::DeadCodeAnalysis>();
+  solver.load<dataflow::SparseConstantPropagation>();
+  solver.load<dataflow::IntegerRangeAnalysis>();
+  if (failed(solver.initializeAndRun(kernel)))
+    return kernel.emitError("integer range analysis failed");
+
+  SmallVector<Claim> claims;
+  kernel.walk([&](Operation *op) {
+    if (isa<UncheckedOp>(op)) {
+      ++stats.uncheckedRegions;
+      return WalkResult::skip(); // Exempt from the proof.
+    }
+    if (auto own = dyn_cast<OwnOp>(op)) {
+      auto partition = own.getPartition().getDefiningOp<PartitionOp>();
+      claims.push_back({own, cast<BlockArgument>(partition.getView()),
+                        own.getPartition().getType()});
+    }
+    return WalkResult::advance();
+  });
+  stats.claims = claims.size();
+
+  for (const Claim &c : claims)
+    checkInIndexSpace(c);
+  for (unsigned i = 0; i < claims.size(); ++i)
+    for (unsigned j = i; j < claims.size(); ++j)
+      if (claims[i].view == claims[j].view)
+        checkPair(claims[i], claims[j]);
+
+  kernel.walk([&](Operation *op) {
+    if (isa<UncheckedOp>(op))
+      return WalkResult::skip();
+    if (auto load = dyn_cast<LoadOp>(op)) {
+      if (isa<OwnedType>(load.getSource().getType()) &&
+          !load.getIndices().empty())
+        checkSubTile(op, load.getSource(), load.getIndices(),
+                     load.getResult().getType());
+    } else if (auto store = dyn_cast<StoreOp>(op)) {
+      if (isa<OwnedType>(store.getDest().getType()) &&
+          !store.getIndices().empty())
+        checkSubTile(op, store.getDest(), store.getIndices(),
+                     store.getValue().getType());
+    }
+    return WalkResult::advance();
+  });
+  return failure(anyFailure);
+}
+
+LogicalResult mlir::tile::verifyOwnership(KernelOp kernel,
+                                          OwnershipStats &stats) {
+  return OwnershipVerifier(kernel, stats).run();
+}

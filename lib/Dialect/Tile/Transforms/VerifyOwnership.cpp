@@ -1,0 +1,57 @@
+//===- VerifyOwnership.cpp - the safety proof and launch contract ----------===//
+
+#include "tile/Analysis/OwnershipAnalysis.h"
+#include "tile/Dialect/Tile/Transforms/LaunchContractEmission.h"
+#include "tile/Dialect/Tile/Transforms/Passes.h"
+
+#include "mlir/IR/Builders.h"
+
+namespace mlir::tile {
+#define GEN_PASS_DEF_TILEVERIFYOWNERSHIP
+#include "tile/Dialect/Tile/Transforms/Passes.h.inc"
+} // namespace mlir::tile
+
+using namespace mlir;
+using namespace mlir::tile;
+
+namespace {
+struct VerifyOwnershipPass
+    : public mlir::tile::impl::TileVerifyOwnershipBase<VerifyOwnershipPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    KernelOp kernel = getOperation();
+    OwnershipStats stats;
+    if (failed(verifyOwnership(kernel, stats)))
+      return signalPassFailure();
+    FailureOr<::tile::runtime::LaunchContract> contract = buildLaunchContract(kernel);
+    if (failed(contract))
+      return signalPassFailure();
+    stats.launchChecks = contract->rules.size();
+
+    Builder builder(kernel);
+    kernel->setAttr(kLaunchContractAttrName,
+                    builder.getStringAttr(contract->toJson()));
+    kernel->setAttr(kUncheckedRegionsAttrName,
+                    builder.getI64IntegerAttr(stats.uncheckedRegions));
+
+    if (printContract) {
+      std::string grid;
+      for (const ::tile::runtime::ContractExpr &e : contract->grid)
+        grid += (grid.empty() ? "" : ", ") + contract->toString(e);
+      kernel.emitRemark("launch contract: grid = (")
+          << (grid.empty() ? "chosen by the launcher" : grid) << ")";
+      for (const ::tile::runtime::ContractRule &rule : contract->rules)
+        kernel.emitRemark("launch contract: ") << contract->toString(rule);
+    }
+    if (report)
+      kernel.emitRemark("kernel @")
+          << kernel.getSymName() << ": " << stats.claims << " claims, "
+          << stats.disjointPairs << " claim pairs proven disjoint, "
+          << stats.claimsInBounds << " claims in bounds, "
+          << stats.subTilesInBounds << " sub-tile accesses in bounds, "
+          << stats.launchChecks << " launch-contract rules, "
+          << stats.uncheckedRegions << " unchecked regions";
+  }
+};
+} // namespace
