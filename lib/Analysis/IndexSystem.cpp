@@ -440,7 +440,9 @@ buildPolyhedron(unsigned numVars, ArrayRef<LinearConstraint> a,
 }
 
 bool IndexSystem::isEmpty(ArrayRef<LinearConstraint> extra) const {
-  return buildPolyhedron(vars.size(), constraints, extra).isEmpty();
+  // isIntegerEmpty is exact (the integer sampling algorithm); isEmpty is only
+  // a Fourier-Motzkin test that can miss empty sets.
+  return buildPolyhedron(vars.size(), constraints, extra).isIntegerEmpty();
 }
 
 std::optional<SmallVector<int64_t>>
