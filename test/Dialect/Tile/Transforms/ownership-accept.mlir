@@ -699,7 +699,7 @@ tile.kernel @static_shapes(%x: !tile.view<in, 1000x64xf32>, %y: !tile.view<out, 
 // 27. Unchecked code is exempt and counted; the checked claim is proven.
 // The scatter through a permutation read from memory cannot be proven
 // disjoint, so it is written as unchecked code.
-// expected-remark @+1 {{kernel @with_unchecked: 1 claims, 1 claim pairs proven disjoint, 1 claims in bounds, 0 sub-tile accesses in bounds, 4 launch-contract rules, 1 unchecked regions}}
+// expected-remark @+1 {{kernel @with_unchecked: 1 claims, 1 claim pairs proven disjoint, 1 claims in bounds, 0 sub-tile accesses in bounds, 3 launch-contract rules, 1 unchecked regions}}
 tile.kernel @with_unchecked(%y: !tile.view<out, ?x64xf32>, %z: !tile.view<out, ?x64xf32>,
                             %perm: !tile.view<in, ?xi32>, %s: f32) {
   %pid = tile.program_id x
