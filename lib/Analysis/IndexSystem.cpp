@@ -201,10 +201,10 @@ std::string IndexSystem::nameOf(Value value) {
 }
 
 LinearExpr IndexSystem::freeVar(Value value, Copy copy, StringRef why) {
+  // Shown in witnesses: the proof treated this value as unknown.
   unsigned v = newVar(nameOf(value) + " (" + why.str() + ")" +
                           copySuffix(copy).str(),
-                      copy, isa<BlockArgument>(value) &&
-                                copy == Copy::Shared);
+                      copy, /*showInWitness=*/true);
   LinearExpr e = LinearExpr::var(v);
   addRangeBounds(value, e);
   return e;
@@ -450,7 +450,7 @@ IndexSystem::sample(ArrayRef<LinearConstraint> extra) const {
   // Prefer a small witness: bound the variables a diagnostic shows, and
   // widen the bound until a point exists.
   std::optional<SmallVector<llvm::DynamicAPInt, 8>> point;
-  for (int64_t bound : {4, 16, 256, 1 << 16, -1}) {
+  for (int64_t bound : {1, 2, 4, 8, 32, 256, 1 << 16, -1}) {
     SmallVector<LinearConstraint> bounded(extra.begin(), extra.end());
     if (bound > 0)
       for (unsigned v = 0; v < vars.size(); ++v)

@@ -42,8 +42,8 @@ public:
     std::string s = "grid = " + program(grid, rank);
     for (unsigned v = 0; v < sys.getNumVars(); ++v) {
       const IndexVar &var = sys.getVar(v);
-      if (var.showInWitness && var.copy == Copy::Shared &&
-          !StringRef(var.name).starts_with("grid."))
+      if (var.showInWitness && !StringRef(var.name).starts_with("grid.") &&
+          !StringRef(var.name).starts_with("pid."))
         s += ", " + var.name + " = " + std::to_string(values[v]);
     }
     return s;
@@ -176,15 +176,23 @@ void OwnershipVerifier::checkInIndexSpace(Claim c) {
   std::unique_ptr<IndexSystem> sys = newSystem();
   SmallVector<LinearExpr> p = programIds(*sys, Copy::A);
   SmallVector<LinearExpr> grid = gridExtents(*sys);
+  // A claim on an empty view touches nothing; only non-empty views matter.
+  SmallVector<LinearConstraint> nonEmpty;
+  for (unsigned d = 0; d < c.type.getRank(); ++d)
+    nonEmpty.push_back(LinearConstraint::le(
+        LinearExpr::constantExpr(1),
+        sys->numTiles(c.view, d, c.type.getTileShape()[d])));
   for (unsigned d = 0; d < c.type.getRank(); ++d) {
     LinearExpr index = sys->get(c.op.getIndices()[d], Copy::A);
     LinearExpr count = sys->numTiles(c.view, d, c.type.getTileShape()[d]);
     for (LinearConstraint outside :
          {LinearConstraint::le(index, LinearExpr::constantExpr(-1)),
           LinearConstraint::le(count, index)}) {
-      if (sys->isEmpty(outside))
+      SmallVector<LinearConstraint> query(nonEmpty);
+      query.push_back(outside);
+      if (sys->isEmpty(query))
         continue;
-      std::optional<SmallVector<int64_t>> values = sys->sample(outside);
+      std::optional<SmallVector<int64_t>> values = sys->sample(query);
       InFlightDiagnostic diag = c.op.emitError();
       if (!values) {
         diag << "cannot prove that the claimed tile index along dim " << d
