@@ -7,7 +7,7 @@
 #include <limits>
 #include <numeric>
 
-namespace tile::runtime {
+namespace tile_runtime {
 
 //===----------------------------------------------------------------------===//
 // Types
@@ -535,4 +535,4 @@ Status checkLaunch(const LaunchContract &c, const LaunchArg *args,
   return Status::ok();
 }
 
-} // namespace tile::runtime
+} // namespace tile_runtime

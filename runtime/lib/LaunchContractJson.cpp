@@ -9,7 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
-namespace tile::runtime {
+namespace tile_runtime {
 
 using json = nlohmann::json;
 
@@ -47,9 +47,9 @@ std::string LaunchContract::toJson(int indent) const {
   for (const ContractParam &p : this->params) {
     json j = {{"name", p.name},
               {"kind", p.kind == ContractParam::Kind::View ? "view" : "scalar"},
-              {"dtype", runtime::toString(p.dtype)}};
+              {"dtype", tile_runtime::toString(p.dtype)}};
     if (p.kind == ContractParam::Kind::View) {
-      j["mode"] = runtime::toString(p.mode);
+      j["mode"] = tile_runtime::toString(p.mode);
       auto list = [](const std::vector<int64_t> &v) {
         json a = json::array();
         for (int64_t x : v)
@@ -350,4 +350,4 @@ Status LaunchContract::fromJson(std::string_view text, LaunchContract &out) {
   return Status::ok();
 }
 
-} // namespace tile::runtime
+} // namespace tile_runtime

@@ -7,7 +7,7 @@
 #include <chrono>
 #include <vector>
 
-using namespace tile::runtime;
+using namespace tile_runtime;
 using Op = ContractExpr::Op;
 
 namespace {

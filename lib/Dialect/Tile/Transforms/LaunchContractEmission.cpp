@@ -8,7 +8,7 @@
 
 using namespace mlir;
 using namespace mlir::tile;
-namespace rt = ::tile::runtime;
+namespace rt = ::tile_runtime;
 using rt::ContractExpr;
 using EOp = ContractExpr::Op;
 

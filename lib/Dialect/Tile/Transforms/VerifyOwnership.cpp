@@ -24,7 +24,7 @@ struct VerifyOwnershipPass
     OwnershipStats stats;
     if (failed(verifyOwnership(kernel, stats)))
       return signalPassFailure();
-    FailureOr<::tile::runtime::LaunchContract> contract = buildLaunchContract(kernel);
+    FailureOr<::tile_runtime::LaunchContract> contract = buildLaunchContract(kernel);
     if (failed(contract))
       return signalPassFailure();
     stats.launchChecks = contract->rules.size();
@@ -37,11 +37,11 @@ struct VerifyOwnershipPass
 
     if (printContract) {
       std::string grid;
-      for (const ::tile::runtime::ContractExpr &e : contract->grid)
+      for (const ::tile_runtime::ContractExpr &e : contract->grid)
         grid += (grid.empty() ? "" : ", ") + contract->toString(e);
       kernel.emitRemark("launch contract: grid = (")
           << (grid.empty() ? "chosen by the launcher" : grid) << ")";
-      for (const ::tile::runtime::ContractRule &rule : contract->rules)
+      for (const ::tile_runtime::ContractRule &rule : contract->rules)
         kernel.emitRemark("launch contract: ") << contract->toString(rule);
     }
     if (report)

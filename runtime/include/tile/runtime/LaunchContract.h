@@ -22,7 +22,7 @@
 #include <string_view>
 #include <vector>
 
-namespace tile::runtime {
+namespace tile_runtime {
 
 /// The version of the JSON form written by toJson; fromJson accepts it only.
 inline constexpr int kLaunchContractVersion = 1;
@@ -159,6 +159,6 @@ Status checkLaunch(const LaunchContract &contract, const LaunchArg *args,
 Status evaluate(const ContractExpr &expr, const LaunchArg *args,
                 size_t numArgs, int64_t &result);
 
-} // namespace tile::runtime
+} // namespace tile_runtime
 
 #endif // TILE_RUNTIME_LAUNCHCONTRACT_H

@@ -12,7 +12,7 @@
 #include <string>
 #include <utility>
 
-namespace tile::runtime {
+namespace tile_runtime {
 
 class [[nodiscard]] Status {
 public:
@@ -33,6 +33,6 @@ private:
   std::optional<std::string> message_;
 };
 
-} // namespace tile::runtime
+} // namespace tile_runtime
 
 #endif // TILE_RUNTIME_STATUS_H

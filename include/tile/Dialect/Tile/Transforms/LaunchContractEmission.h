@@ -4,7 +4,7 @@
 // rule (tile.grid), one no-overlap rule per exclusive view and other view,
 // a layout rule per exclusive view whose layout is only known at launch, and
 // one rule per tile.assume. The form is runtime::LaunchContract (no MLIR),
-// shared with the runtime that checks it (namespace ::tile::runtime).
+// shared with the runtime that checks it (namespace tile_runtime).
 //
 //===----------------------------------------------------------------------===//
 
@@ -22,7 +22,7 @@ inline constexpr llvm::StringLiteral kLaunchContractAttrName =
 
 /// Builds the contract of `kernel`; reports an error at the offending op and
 /// fails when a grid extent or assumption cannot be expressed.
-FailureOr<::tile::runtime::LaunchContract> buildLaunchContract(KernelOp kernel);
+FailureOr<::tile_runtime::LaunchContract> buildLaunchContract(KernelOp kernel);
 
 } // namespace mlir::tile
 
