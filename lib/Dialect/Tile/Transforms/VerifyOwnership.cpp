@@ -34,6 +34,7 @@ struct VerifyOwnershipPass
                     builder.getStringAttr(contract->toJson()));
     kernel->setAttr(kUncheckedRegionsAttrName,
                     builder.getI64IntegerAttr(stats.uncheckedRegions));
+    kernel->setAttr(kOwnershipVerifiedAttrName, builder.getUnitAttr());
 
     if (printContract) {
       std::string grid;

@@ -10,6 +10,7 @@
 // CHECK-SAME: \22kind\22:\22non_self_overlapping\22
 // CHECK-SAME: \22kind\22:\22assume\22
 // CHECK-SAME: \22version\22:1
+// CHECK-SAME: tile.ownership_verified
 // CHECK-SAME: tile.unchecked_regions = 0 : i64
 // expected-remark @+7 {{launch contract: grid = (ceildiv(dim(y, 0), 16), 4)}}
 // expected-remark @+6 {{launch contract: no_overlap(y, x)}}

@@ -8,6 +8,12 @@
 
 namespace mlir::tile {
 
+/// The unit attribute `tile-verify-ownership` sets on each kernel it proved.
+/// Lowerings check it before using the proof (noalias/readonly arguments,
+/// non-coherent loads).
+inline constexpr llvm::StringLiteral kOwnershipVerifiedAttrName =
+    "tile.ownership_verified";
+
 /// The attribute `tile-report-unchecked` sets on each kernel.
 inline constexpr llvm::StringLiteral kUncheckedRegionsAttrName =
     "tile.unchecked_regions";

@@ -53,7 +53,9 @@ def TileVerifyOwnership : Pass<"tile-verify-ownership", "::mlir::tile::KernelOp"
     `tile.launch_contract` attribute (docs/contracts.md): the grid rule, a
     no-overlap rule between each exclusive view and every other view, a
     layout rule for exclusive views with dynamic strides, and each
-    `tile.assume`. It also records `tile.unchecked_regions`.
+    `tile.assume`. It also records `tile.unchecked_regions`, and marks the
+    kernel `tile.ownership_verified`, which lowerings require before they use
+    the proof (docs/safety.md, "What the proof buys the code generator").
   }];
   let options = [
     Option<"printContract", "print-contract", "bool", /*default=*/"false",
