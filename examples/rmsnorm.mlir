@@ -1,10 +1,10 @@
 // RMSNorm over rows of 4096, as Hugging Face's Qwen3 computes it:
 //   y = weight * (x * rsqrt(mean(x^2) + eps)).to(f16)
 // One program per row: program i owns row i of %y.
-tile.kernel @rmsnorm_f16(%x: !tile.view<in, ?x4096xf16>,
-                         %w: !tile.view<in, 4096xf16>,
-                         %y: !tile.view<out, ?x4096xf16>,
-                         %eps: f32) {
+tile.kernel @rmsnorm_f16(%x: !tile.view<in, ?x4096xf16> {tile.name = "x"},
+                         %w: !tile.view<in, 4096xf16> {tile.name = "w"},
+                         %y: !tile.view<out, ?x4096xf16> {tile.name = "y"},
+                         %eps: f32 {tile.name = "eps"}) {
   %row = tile.program_id x
   %c0 = arith.constant 0 : index
   %px = tile.partition %x : !tile.partition<in, ?x4096xf16, tile = [1, 4096]>
