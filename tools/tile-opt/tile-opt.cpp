@@ -7,8 +7,10 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "tile/Conversion/Passes.h"
 #include "tile/Dialect/Tile/IR/TileOps.h"
 #include "tile/Dialect/Tile/Transforms/Passes.h"
+#include "tile/Pipelines/Pipelines.h"
 
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/InitAllDialects.h"
@@ -20,6 +22,8 @@
 int main(int argc, char **argv) {
   mlir::registerAllPasses();
   mlir::tile::registerTilePasses();
+  mlir::tile::registerTileConversionPasses();
+  mlir::tile::registerTilePipelines();
 
   mlir::DialectRegistry registry;
   registry.insert<mlir::tile::TileDialect>();

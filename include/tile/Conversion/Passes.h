@@ -1,0 +1,27 @@
+//===- Passes.h - tile conversion passes ------------------------*- C++ -*-===//
+
+#ifndef TILE_CONVERSION_PASSES_H
+#define TILE_CONVERSION_PASSES_H
+
+#include "mlir/Pass/Pass.h"
+
+namespace mlir {
+namespace arith { class ArithDialect; }
+namespace func { class FuncDialect; }
+namespace linalg { class LinalgDialect; }
+namespace memref { class MemRefDialect; }
+namespace scf { class SCFDialect; }
+namespace tensor { class TensorDialect; }
+} // namespace mlir
+
+namespace mlir::tile {
+
+#define GEN_PASS_DECL
+#include "tile/Conversion/Passes.h.inc"
+
+#define GEN_PASS_REGISTRATION
+#include "tile/Conversion/Passes.h.inc"
+
+} // namespace mlir::tile
+
+#endif // TILE_CONVERSION_PASSES_H

@@ -1,0 +1,46 @@
+//===- Passes.td - tile conversion passes ------------------*- tablegen -*-===//
+
+#ifndef TILE_CONVERSION_PASSES_TD
+#define TILE_CONVERSION_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+def ConvertTileToSCF : Pass<"convert-tile-to-scf", "::mlir::ModuleOp"> {
+  let summary = "lowers tile kernels to func/scf/tensor/memref (the host path)";
+  let description = [{
+    The first step of the CPU execution path, which defines the reference
+    semantics of the dialect. Each verified `tile.kernel @k` becomes
+
+    * `func.func @k(views as strided memrefs..., scalars..., pid_x, pid_y,
+      pid_z, nprog_x, nprog_y, nprog_z)`: one program, and
+    * `func.func @k_grid(views..., scalars..., nprog_x, nprog_y, nprog_z)`:
+      runs every program of the grid in order (C interface emitted), the
+      entry point of the JIT and of the host shared object.
+
+    Views become memrefs with their static dims and strides (dynamic ones as
+    `?`). Tile values stay tensors: loads and gathers are `tensor.generate`s
+    that read in-bounds elements and yield the padding value elsewhere;
+    stores are loops that write only in-bounds elements; shape ops become
+    `tensor` ops or `tensor.generate` index maps; reductions become loops
+    that apply the combiner in index order; `tile.dot` becomes
+    `linalg.matmul`; `tile.convert` becomes `arith` casts (float to integer
+    saturating, NaN to 0). Element-wise `arith`/`math` on tensors is left for
+    `convert-elementwise-to-linalg`. `tile.grid` and `tile.assume` are
+    dropped: the launch contract is checked before the call.
+
+    Kernels must have passed `tile-verify-ownership` (the pipelines run it
+    first); the pass fails on a kernel that is not marked verified unless
+    `allow-unverified` is set.
+  }];
+  let options = [
+    Option<"allowUnverified", "allow-unverified", "bool", /*default=*/"false",
+           "lower kernels not marked tile.ownership_verified (tests only)">
+  ];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect", "::mlir::func::FuncDialect",
+    "::mlir::linalg::LinalgDialect", "::mlir::memref::MemRefDialect",
+    "::mlir::scf::SCFDialect", "::mlir::tensor::TensorDialect"
+  ];
+}
+
+#endif // TILE_CONVERSION_PASSES_TD

@@ -1,0 +1,453 @@
+//===- TileToSCF.cpp - tile kernels to func/scf/tensor/memref --------------===//
+//
+// The pass driver, the kernel ABI (kernel -> per-program function + grid
+// loop), and the memory ops. Value ops are in LowerValueOps.cpp.
+//
+//===----------------------------------------------------------------------===//
+
+#include "KernelLowering.h"
+
+#include "tile/Conversion/Passes.h"
+#include "tile/Dialect/Tile/Transforms/Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+namespace mlir::tile {
+#define GEN_PASS_DEF_CONVERTTILETOSCF
+#include "tile/Conversion/Passes.h.inc"
+} // namespace mlir::tile
+
+using namespace mlir;
+using namespace mlir::tile;
+using namespace mlir::tile::lowering;
+
+MemRefType mlir::tile::lowering::getMemRefType(ViewType view) {
+  auto layout = StridedLayoutAttr::get(view.getContext(), ShapedType::kDynamic,
+                                       view.getStrides());
+  return MemRefType::get(view.getShape(), view.getElementType(), layout);
+}
+
+static Value constantIndex(OpBuilder &b, Location loc, int64_t v) {
+  return arith::ConstantIndexOp::create(b, loc, v);
+}
+
+//===----------------------------------------------------------------------===//
+// Generated tensors, masked loads and stores
+//===----------------------------------------------------------------------===//
+
+Value KernelLowering::generate(
+    Location loc, RankedTensorType type,
+    function_ref<Value(OpBuilder &, Location, ValueRange)> body) {
+  return tensor::GenerateOp::create(
+      rewriter, loc, type, ValueRange{},
+      [&](OpBuilder &b, Location l, ValueRange indices) {
+        tensor::YieldOp::create(b, l, body(b, l, indices));
+      });
+}
+
+/// 0 <= index < bound, as an i1.
+static Value inBounds(OpBuilder &b, Location loc, Value index, Value bound) {
+  Value zero = constantIndex(b, loc, 0);
+  Value lo = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, index,
+                                   zero);
+  Value hi = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, index,
+                                   bound);
+  return arith::AndIOp::create(b, loc, lo, hi);
+}
+
+static TypedAttr zeroAttr(Type type) {
+  Builder b(type.getContext());
+  if (isa<FloatType>(type))
+    return b.getFloatAttr(type, 0.0);
+  return b.getIntegerAttr(type, 0);
+}
+
+Value KernelLowering::maskedLoad(Location loc, Value base,
+                                 ArrayRef<Value> offsets,
+                                 RankedTensorType type, TypedAttr padding) {
+  auto memrefType = cast<MemRefType>(base.getType());
+  if (!padding)
+    padding = zeroAttr(type.getElementType());
+  SmallVector<Value> bounds;
+  for (unsigned d = 0; d < offsets.size(); ++d)
+    bounds.push_back(memref::DimOp::create(rewriter, loc, base, d));
+  Value pad = arith::ConstantOp::create(rewriter, loc, padding);
+  return generate(loc, type, [&](OpBuilder &b, Location l, ValueRange idx) {
+    SmallVector<Value> at;
+    Value ok;
+    for (unsigned d = 0; d < idx.size(); ++d) {
+      at.push_back(arith::AddIOp::create(b, l, offsets[d], idx[d]));
+      Value in = inBounds(b, l, at.back(), bounds[d]);
+      ok = ok ? arith::AndIOp::create(b, l, ok, in).getResult() : in;
+    }
+    auto branch = scf::IfOp::create(
+        b, l, ok,
+        [&](OpBuilder &t, Location tl) {
+          Value v = memref::LoadOp::create(t, tl, base, at);
+          scf::YieldOp::create(t, tl, v);
+        },
+        [&](OpBuilder &e, Location el) { scf::YieldOp::create(e, el, pad); });
+    (void)memrefType;
+    return branch.getResult(0);
+  });
+}
+
+void KernelLowering::maskedStore(Location loc, Value value, Value base,
+                                 ArrayRef<Value> offsets) {
+  auto type = cast<RankedTensorType>(value.getType());
+  SmallVector<Value> bounds;
+  for (unsigned d = 0; d < offsets.size(); ++d)
+    bounds.push_back(memref::DimOp::create(rewriter, loc, base, d));
+  Value zero = constantIndex(rewriter, loc, 0);
+  Value one = constantIndex(rewriter, loc, 1);
+  SmallVector<Value> ivs;
+  OpBuilder::InsertionGuard guard(rewriter);
+  for (int64_t size : type.getShape()) {
+    auto loop = scf::ForOp::create(rewriter, loc, zero,
+                                   constantIndex(rewriter, loc, size), one);
+    ivs.push_back(loop.getInductionVar());
+    rewriter.setInsertionPointToStart(loop.getBody());
+  }
+  SmallVector<Value> at;
+  Value ok;
+  for (unsigned d = 0; d < ivs.size(); ++d) {
+    at.push_back(arith::AddIOp::create(rewriter, loc, offsets[d], ivs[d]));
+    Value in = inBounds(rewriter, loc, at.back(), bounds[d]);
+    ok = ok ? arith::AndIOp::create(rewriter, loc, ok, in).getResult() : in;
+  }
+  auto branch = scf::IfOp::create(rewriter, loc, ok, /*withElse=*/false);
+  rewriter.setInsertionPointToStart(branch.thenBlock());
+  Value v = tensor::ExtractOp::create(rewriter, loc, value, ivs);
+  memref::StoreOp::create(rewriter, loc, v, base, at);
+}
+
+//===----------------------------------------------------------------------===//
+// Partitions and claims
+//===----------------------------------------------------------------------===//
+
+/// index * scale for each index.
+static SmallVector<Value> scaled(OpBuilder &b, Location loc, ValueRange indices,
+                                 ArrayRef<int64_t> scale) {
+  SmallVector<Value> out;
+  for (auto [i, s] : llvm::zip_equal(indices, scale))
+    out.push_back(arith::MulIOp::create(b, loc, i, constantIndex(b, loc, s)));
+  return out;
+}
+
+LogicalResult KernelLowering::lowerPartition(PartitionOp op) {
+  partitions[op.getResult()] = {op.getView(), op.getResult().getType()};
+  return success();
+}
+
+LogicalResult KernelLowering::lowerOwn(OwnOp op) {
+  Location loc = op.getLoc();
+  PartitionInfo p = partitions.lookup(op.getPartition());
+  ArrayRef<int64_t> tile = p.type.getTileShape();
+  SmallVector<Value> offsets = scaled(rewriter, loc, op.getIndices(), tile);
+  // The block clipped to the view: size = clamp(dim - offset, 0, tile).
+  SmallVector<OpFoldResult> offs, sizes, strides;
+  for (unsigned d = 0; d < tile.size(); ++d) {
+    Value dim = memref::DimOp::create(rewriter, loc, p.memref, d);
+    Value left = arith::SubIOp::create(rewriter, loc, dim, offsets[d]);
+    Value lo = arith::MaxSIOp::create(rewriter, loc, left,
+                                      constantIndex(rewriter, loc, 0));
+    Value size = arith::MinSIOp::create(rewriter, loc, lo,
+                                        constantIndex(rewriter, loc, tile[d]));
+    // Keep the offset inside the view for empty blocks too.
+    Value off = arith::MinSIOp::create(rewriter, loc, offsets[d], dim);
+    Value offClamped = arith::MaxSIOp::create(
+        rewriter, loc, off, constantIndex(rewriter, loc, 0));
+    offs.push_back(offClamped);
+    sizes.push_back(size);
+    strides.push_back(rewriter.getIndexAttr(1));
+  }
+  Value sub = memref::SubViewOp::create(rewriter, loc, p.memref, offs, sizes,
+                                        strides);
+  blocks[op.getResult()] = {sub, op.getResult().getType()};
+  return success();
+}
+
+LogicalResult KernelLowering::lowerLoad(LoadOp op) {
+  Location loc = op.getLoc();
+  RankedTensorType type = op.getResult().getType();
+  Value base;
+  SmallVector<Value> offsets;
+  if (auto p = partitions.find(op.getSource()); p != partitions.end()) {
+    base = p->second.memref;
+    offsets = scaled(rewriter, loc, op.getIndices(),
+                     p->second.type.getTileShape());
+  } else {
+    base = blocks.lookup(op.getSource()).memref;
+    if (op.getIndices().empty())
+      offsets.assign(type.getRank(), constantIndex(rewriter, loc, 0));
+    else
+      offsets = scaled(rewriter, loc, op.getIndices(), type.getShape());
+  }
+  if (!base)
+    return op.emitError("convert-tile-to-scf: load from an unknown source");
+  TypedAttr pad = op.getPadding() ? *op.getPadding() : TypedAttr();
+  rewriter.replaceOp(op, maskedLoad(loc, base, offsets, type, pad));
+  return success();
+}
+
+LogicalResult KernelLowering::lowerStore(StoreOp op) {
+  Location loc = op.getLoc();
+  RankedTensorType type = op.getValue().getType();
+  Value base;
+  SmallVector<Value> offsets;
+  if (auto p = partitions.find(op.getDest()); p != partitions.end()) {
+    base = p->second.memref;
+    offsets = scaled(rewriter, loc, op.getIndices(),
+                     p->second.type.getTileShape());
+  } else {
+    base = blocks.lookup(op.getDest()).memref;
+    if (op.getIndices().empty())
+      offsets.assign(type.getRank(), constantIndex(rewriter, loc, 0));
+    else
+      offsets = scaled(rewriter, loc, op.getIndices(), type.getShape());
+  }
+  if (!base)
+    return op.emitError("convert-tile-to-scf: store to an unknown block");
+  maskedStore(loc, op.getValue(), base, offsets);
+  rewriter.eraseOp(op);
+  return success();
+}
+
+LogicalResult KernelLowering::lowerGather(GatherOp op) {
+  Location loc = op.getLoc();
+  PartitionInfo p = partitions.lookup(op.getSource());
+  ArrayRef<int64_t> tile = p.type.getTileShape();
+  SmallVector<Value> offsets{constantIndex(rewriter, loc, 0)};
+  llvm::append_range(offsets, scaled(rewriter, loc, op.getIndices(),
+                                     tile.drop_front()));
+  SmallVector<Value> bounds;
+  for (unsigned d = 0; d < tile.size(); ++d)
+    bounds.push_back(memref::DimOp::create(rewriter, loc, p.memref, d));
+  TypedAttr padding = op.getPadding() ? *op.getPadding()
+                                      : zeroAttr(p.type.getElementType());
+  Value pad = arith::ConstantOp::create(rewriter, loc, padding);
+  Value rows = op.getRows();
+  Value result = generate(
+      loc, op.getResult().getType(),
+      [&](OpBuilder &b, Location l, ValueRange idx) {
+        Value row = tensor::ExtractOp::create(b, l, rows, idx[0]);
+        if (!row.getType().isIndex())
+          row = arith::IndexCastOp::create(b, l, b.getIndexType(), row);
+        SmallVector<Value> at{row};
+        Value ok = inBounds(b, l, row, bounds[0]);
+        for (unsigned d = 1; d < idx.size(); ++d) {
+          at.push_back(arith::AddIOp::create(b, l, offsets[d], idx[d]));
+          ok = arith::AndIOp::create(b, l, ok,
+                                     inBounds(b, l, at.back(), bounds[d]));
+        }
+        auto branch = scf::IfOp::create(
+            b, l, ok,
+            [&](OpBuilder &t, Location tl) {
+              scf::YieldOp::create(
+                  t, tl, memref::LoadOp::create(t, tl, p.memref, at)
+                             .getResult());
+            },
+            [&](OpBuilder &e, Location el) {
+              scf::YieldOp::create(e, el, pad);
+            });
+        return branch.getResult(0);
+      });
+  rewriter.replaceOp(op, result);
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Dispatch
+//===----------------------------------------------------------------------===//
+
+LogicalResult KernelLowering::lower(Operation *op) {
+  rewriter.setInsertionPoint(op);
+  Location loc = op->getLoc();
+  if (auto pid = dyn_cast<ProgramIdOp>(op)) {
+    rewriter.replaceOp(op, programIds[static_cast<unsigned>(pid.getDim())]);
+    return success();
+  }
+  if (auto n = dyn_cast<NumProgramsOp>(op)) {
+    rewriter.replaceOp(op, gridSizes[static_cast<unsigned>(n.getDim())]);
+    return success();
+  }
+  if (isa<GridOp, AssumeOp>(op)) {
+    rewriter.eraseOp(op); // Checked at launch by the contract.
+    return success();
+  }
+  if (auto dim = dyn_cast<DimOp>(op)) {
+    rewriter.replaceOpWithNewOp<memref::DimOp>(op, dim.getView(),
+                                               dim.getIndex());
+    return success();
+  }
+  if (auto tiles = dyn_cast<NumTilesOp>(op)) {
+    PartitionInfo p = partitions.lookup(tiles.getPartition());
+    Value dim = memref::DimOp::create(rewriter, loc, p.memref,
+                                      tiles.getIndex());
+    Value t = constantIndex(rewriter, loc,
+                            p.type.getTileShape()[tiles.getIndex()]);
+    rewriter.replaceOpWithNewOp<arith::CeilDivUIOp>(op, dim, t);
+    return success();
+  }
+  if (auto splat = dyn_cast<SplatOp>(op)) {
+    rewriter.replaceOpWithNewOp<tensor::SplatOp>(op, splat.getValue(),
+                                                 splat.getResult().getType());
+    return success();
+  }
+  if (auto extract = dyn_cast<ExtractOp>(op)) {
+    SmallVector<Value> idx;
+    for (int64_t p : extract.getPosition())
+      idx.push_back(constantIndex(rewriter, loc, p));
+    rewriter.replaceOpWithNewOp<tensor::ExtractOp>(op, extract.getSource(),
+                                                   idx);
+    return success();
+  }
+  return llvm::TypeSwitch<Operation *, LogicalResult>(op)
+      .Case([&](PartitionOp o) { return lowerPartition(o); })
+      .Case([&](OwnOp o) { return lowerOwn(o); })
+      .Case([&](LoadOp o) { return lowerLoad(o); })
+      .Case([&](StoreOp o) { return lowerStore(o); })
+      .Case([&](GatherOp o) { return lowerGather(o); })
+      .Case([&](BroadcastOp o) { return lowerBroadcast(o); })
+      .Case([&](IotaOp o) { return lowerIota(o); })
+      .Case([&](ReshapeOp o) { return lowerReshape(o); })
+      .Case([&](PermuteOp o) { return lowerPermute(o); })
+      .Case([&](SliceOp o) { return lowerSlice(o); })
+      .Case([&](ConcatOp o) { return lowerConcat(o); })
+      .Case([&](ReduceOp o) { return lowerReduce(o); })
+      .Case([&](DotOp o) { return lowerDot(o); })
+      .Case([&](ConvertOp o) { return lowerConvert(o); })
+      .Default([&](Operation *o) {
+        return o->emitError("convert-tile-to-scf: no lowering for '")
+               << o->getName() << "'";
+      });
+}
+
+//===----------------------------------------------------------------------===//
+// The pass: kernel ABI
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+struct ConvertTileToSCFPass
+    : public mlir::tile::impl::ConvertTileToSCFBase<ConvertTileToSCFPass> {
+  using Base::Base;
+
+  LogicalResult lowerKernel(KernelOp kernel);
+
+  void runOnOperation() override {
+    SmallVector<KernelOp> kernels(getOperation().getOps<KernelOp>());
+    for (KernelOp kernel : kernels)
+      if (failed(lowerKernel(kernel)))
+        return signalPassFailure();
+  }
+};
+
+} // namespace
+
+LogicalResult ConvertTileToSCFPass::lowerKernel(KernelOp kernel) {
+  if (!allowUnverified && !kernel->hasAttr(kOwnershipVerifiedAttrName))
+    return kernel.emitError("convert-tile-to-scf: kernel @")
+           << kernel.getSymName()
+           << " has not been verified; run tile-verify-ownership first";
+  // Unchecked regions are inlined: their ops lower like any other.
+  SmallVector<UncheckedOp> unchecked;
+  kernel.walk([&](UncheckedOp op) { unchecked.push_back(op); });
+
+  MLIRContext *ctx = kernel.getContext();
+  Location loc = kernel.getLoc();
+  IRRewriter rewriter(ctx);
+  Type index = rewriter.getIndexType();
+
+  // func @k(views..., scalars..., pid x3, nprog x3)
+  SmallVector<Type> argTypes;
+  for (Type t : kernel.getArgumentTypes())
+    argTypes.push_back(isa<ViewType>(t) ? getMemRefType(cast<ViewType>(t))
+                                        : t);
+  unsigned numUserArgs = argTypes.size();
+  argTypes.append(6, index);
+  rewriter.setInsertionPoint(kernel);
+  auto func = func::FuncOp::create(rewriter, loc, kernel.getSymName(),
+                                   rewriter.getFunctionType(argTypes, {}));
+  func.setPrivate();
+  Region &body = func.getBody();
+  rewriter.inlineRegionBefore(kernel.getBody(), body, body.end());
+  Block &entry = body.front();
+  for (auto [arg, type] : llvm::zip(entry.getArguments(), argTypes))
+    arg.setType(type);
+  SmallVector<Value> extra;
+  for (unsigned i = 0; i < 6; ++i)
+    extra.push_back(entry.addArgument(index, loc));
+
+  for (UncheckedOp op : unchecked) {
+    Block &inner = op.getBody().front();
+    Operation *yield = inner.getTerminator();
+    SmallVector<Value> results(yield->getOperands());
+    rewriter.inlineBlockBefore(&inner, op);
+    rewriter.replaceOp(op, results);
+    rewriter.eraseOp(yield);
+  }
+
+  KernelLowering lowering(rewriter, ArrayRef<Value>(extra).take_front(3),
+                          ArrayRef<Value>(extra).drop_front(3));
+  SmallVector<Operation *> ops;
+  func.walk<WalkOrder::PreOrder>([&](Operation *op) {
+    if (op->getDialect() && isa<TileDialect>(op->getDialect()) &&
+        !isa<ReturnOp, YieldOp>(op))
+      ops.push_back(op);
+    // Reduce combiners are cloned by their lowering, not lowered in place.
+    return isa<ReduceOp>(op) ? WalkResult::skip() : WalkResult::advance();
+  });
+  // Partitions and claims stay until their users are lowered; every other
+  // op is erased by its lowering, so only these are remembered.
+  SmallVector<Operation *> handles;
+  for (Operation *op : ops) {
+    if (isa<PartitionOp, OwnOp>(op))
+      handles.push_back(op);
+    if (failed(lowering.lower(op)))
+      return failure();
+  }
+  for (Operation *op : llvm::reverse(handles))
+    rewriter.eraseOp(op);
+  auto ret = cast<ReturnOp>(entry.getTerminator());
+  rewriter.setInsertionPoint(ret);
+  rewriter.replaceOpWithNewOp<func::ReturnOp>(ret);
+
+  // func @k_grid(views..., scalars..., nprog x3): every program in order.
+  SmallVector<Type> gridArgs(argTypes.begin(), argTypes.begin() + numUserArgs);
+  gridArgs.append(3, index);
+  rewriter.setInsertionPointAfter(func);
+  auto grid = func::FuncOp::create(
+      rewriter, loc, (kernel.getSymName() + "_grid").str(),
+      rewriter.getFunctionType(gridArgs, {}));
+  grid->setAttr("llvm.emit_c_interface", rewriter.getUnitAttr());
+  Block *g = grid.addEntryBlock();
+  rewriter.setInsertionPointToStart(g);
+  Value zero = constantIndex(rewriter, loc, 0);
+  Value one = constantIndex(rewriter, loc, 1);
+  SmallVector<Value> n(g->getArguments().take_back(3));
+  SmallVector<Value> pids(3);
+  OpBuilder::InsertionGuard guard(rewriter);
+  for (int d = 2; d >= 0; --d) {
+    auto loop = scf::ForOp::create(rewriter, loc, zero, n[d], one);
+    pids[d] = loop.getInductionVar();
+    rewriter.setInsertionPointToStart(loop.getBody());
+  }
+  SmallVector<Value> callArgs(g->getArguments().take_front(numUserArgs));
+  llvm::append_range(callArgs, pids);
+  llvm::append_range(callArgs, n);
+  func::CallOp::create(rewriter, loc, func, callArgs);
+  rewriter.setInsertionPointToEnd(g);
+  func::ReturnOp::create(rewriter, loc);
+
+  rewriter.eraseOp(kernel);
+  return success();
+}
