@@ -10,7 +10,7 @@
 #include "mlir/IR/Matchers.h"
 
 using namespace mlir;
-using namespace mlir::tile;
+using namespace tile;
 
 //===----------------------------------------------------------------------===//
 // LinearExpr
@@ -46,7 +46,7 @@ LinearExpr LinearExpr::operator*(int64_t k) const {
 // IndexSystem
 //===----------------------------------------------------------------------===//
 
-std::string mlir::tile::describeKernelArg(KernelOp kernel, unsigned index) {
+std::string tile::describeKernelArg(KernelOp kernel, unsigned index) {
   if (auto name = kernel.getArgAttrOfType<StringAttr>(index, "tile.name"))
     return "'" + name.str() + "'";
   return "%arg" + std::to_string(index);

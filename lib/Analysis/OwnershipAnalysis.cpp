@@ -10,7 +10,7 @@
 #include "mlir/Analysis/DataFlowFramework.h"
 
 using namespace mlir;
-using namespace mlir::tile;
+using namespace tile;
 
 namespace {
 
@@ -298,7 +298,7 @@ LogicalResult OwnershipVerifier::run() {
   return failure(anyFailure);
 }
 
-LogicalResult mlir::tile::verifyOwnership(KernelOp kernel,
+LogicalResult tile::verifyOwnership(KernelOp kernel,
                                           OwnershipStats &stats) {
   return OwnershipVerifier(kernel, stats).run();
 }

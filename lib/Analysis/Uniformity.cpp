@@ -6,7 +6,7 @@
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
 using namespace mlir;
-using namespace mlir::tile;
+using namespace tile;
 
 bool Uniformity::isUniform(Value value) {
   auto it = cache.find(value);

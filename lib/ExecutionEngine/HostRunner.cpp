@@ -20,7 +20,7 @@
 #include "llvm/Support/TargetSelect.h"
 
 using namespace mlir;
-using namespace mlir::tile;
+using namespace tile;
 
 HostArg HostArg::view(void *data, std::vector<int64_t> shape,
                       std::vector<int64_t> strides) {

@@ -20,9 +20,9 @@
 #include "mlir/Transforms/Passes.h"
 
 using namespace mlir;
-using namespace mlir::tile;
+using namespace tile;
 
-void mlir::tile::buildTileToCPUPipeline(OpPassManager &pm,
+void tile::buildTileToCPUPipeline(OpPassManager &pm,
                                         const TileToCPUOptions &options) {
   // The safety proof comes first in every pipeline.
   pm.addNestedPass<KernelOp>(createTileVerifyOwnership());
@@ -53,7 +53,7 @@ void mlir::tile::buildTileToCPUPipeline(OpPassManager &pm,
   pm.addPass(createCanonicalizerPass());
 }
 
-void mlir::tile::registerTilePipelines() {
+void tile::registerTilePipelines() {
   PassPipelineRegistration<TileToCPUOptions>(
       "tile-to-cpu",
       "verify tile kernels and lower them to LLVM dialect for the host",

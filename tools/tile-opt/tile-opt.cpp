@@ -21,12 +21,12 @@
 
 int main(int argc, char **argv) {
   mlir::registerAllPasses();
-  mlir::tile::registerTilePasses();
-  mlir::tile::registerTileConversionPasses();
-  mlir::tile::registerTilePipelines();
+  tile::registerTilePasses();
+  tile::registerTileConversionPasses();
+  tile::registerTilePipelines();
 
   mlir::DialectRegistry registry;
-  registry.insert<mlir::tile::TileDialect>();
+  registry.insert<tile::TileDialect>();
   mlir::registerAllDialects(registry);
   mlir::registerAllExtensions(registry);
   mlir::registerAllGPUToLLVMIRTranslations(registry);

@@ -25,7 +25,7 @@
 #include <optional>
 #include <string>
 
-namespace mlir::tile {
+namespace tile {
 
 /// Which program a non-uniform value belongs to.
 enum class Copy : uint8_t { Shared, A, B };
@@ -138,6 +138,6 @@ private:
 /// attribute if the front end set one, else `%argN`.
 std::string describeKernelArg(KernelOp kernel, unsigned index);
 
-} // namespace mlir::tile
+} // namespace tile
 
 #endif // TILE_ANALYSIS_INDEXSYSTEM_H

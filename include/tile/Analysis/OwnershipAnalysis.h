@@ -21,7 +21,7 @@
 
 #include "tile/Dialect/Tile/IR/TileOps.h"
 
-namespace mlir::tile {
+namespace tile {
 
 /// Where each obligation of a kernel was discharged.
 struct OwnershipStats {
@@ -44,6 +44,6 @@ struct OwnershipStats {
 /// launch values that produce it); returns failure if any was reported.
 LogicalResult verifyOwnership(KernelOp kernel, OwnershipStats &stats);
 
-} // namespace mlir::tile
+} // namespace tile
 
 #endif // TILE_ANALYSIS_OWNERSHIPANALYSIS_H

@@ -12,10 +12,11 @@
 #ifndef TILE_ANALYSIS_UNIFORMITY_H
 #define TILE_ANALYSIS_UNIFORMITY_H
 
+#include "tile/Support/LLVM.h"
 #include "mlir/IR/Value.h"
 #include "llvm/ADT/DenseMap.h"
 
-namespace mlir::tile {
+namespace tile {
 
 class Uniformity {
 public:
@@ -26,6 +27,6 @@ private:
   llvm::DenseMap<Value, bool> cache;
 };
 
-} // namespace mlir::tile
+} // namespace tile
 
 #endif // TILE_ANALYSIS_UNIFORMITY_H

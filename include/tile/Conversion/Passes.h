@@ -3,6 +3,7 @@
 #ifndef TILE_CONVERSION_PASSES_H
 #define TILE_CONVERSION_PASSES_H
 
+#include "tile/Support/LLVM.h"
 #include "mlir/Pass/Pass.h"
 
 namespace mlir {
@@ -14,7 +15,7 @@ namespace scf { class SCFDialect; }
 namespace tensor { class TensorDialect; }
 } // namespace mlir
 
-namespace mlir::tile {
+namespace tile {
 
 #define GEN_PASS_DECL
 #include "tile/Conversion/Passes.h.inc"
@@ -22,6 +23,6 @@ namespace mlir::tile {
 #define GEN_PASS_REGISTRATION
 #include "tile/Conversion/Passes.h.inc"
 
-} // namespace mlir::tile
+} // namespace tile
 
 #endif // TILE_CONVERSION_PASSES_H

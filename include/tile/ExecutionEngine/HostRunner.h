@@ -9,6 +9,7 @@
 #ifndef TILE_EXECUTIONENGINE_HOSTRUNNER_H
 #define TILE_EXECUTIONENGINE_HOSTRUNNER_H
 
+#include "tile/Support/LLVM.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/OwningOpRef.h"
 #include "llvm/Support/Error.h"
@@ -23,7 +24,7 @@ namespace mlir {
 class ExecutionEngine;
 } // namespace mlir
 
-namespace mlir::tile {
+namespace tile {
 
 /// One kernel argument: a strided view of host memory, or a scalar.
 struct HostArg {
@@ -66,6 +67,6 @@ private:
   std::unique_ptr<ExecutionEngine> engine;
 };
 
-} // namespace mlir::tile
+} // namespace tile
 
 #endif // TILE_EXECUTIONENGINE_HOSTRUNNER_H

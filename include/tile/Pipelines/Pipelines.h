@@ -8,10 +8,11 @@
 #ifndef TILE_PIPELINES_PIPELINES_H
 #define TILE_PIPELINES_PIPELINES_H
 
+#include "tile/Support/LLVM.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassOptions.h"
 
-namespace mlir::tile {
+namespace tile {
 
 struct TileToCPUOptions : public PassPipelineOptions<TileToCPUOptions> {
   PassOptions::Option<bool> forbidUnchecked{
@@ -27,6 +28,6 @@ void buildTileToCPUPipeline(OpPassManager &pm, const TileToCPUOptions &options);
 /// Registers `tile-to-cpu` with tile-opt.
 void registerTilePipelines();
 
-} // namespace mlir::tile
+} // namespace tile
 
 #endif // TILE_PIPELINES_PIPELINES_H

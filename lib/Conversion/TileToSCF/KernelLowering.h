@@ -13,7 +13,7 @@
 
 #include "mlir/IR/PatternMatch.h"
 
-namespace mlir::tile::lowering {
+namespace tile::lowering {
 
 /// What a partition lowered to: the view's memref and the tile shape.
 struct PartitionInfo {
@@ -79,6 +79,6 @@ public:
 /// layout with its static strides and a dynamic offset.
 MemRefType getMemRefType(ViewType view);
 
-} // namespace mlir::tile::lowering
+} // namespace tile::lowering
 
 #endif // LIB_CONVERSION_TILETOSCF_KERNELLOWERING_H

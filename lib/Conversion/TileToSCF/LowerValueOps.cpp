@@ -9,8 +9,8 @@
 #include "mlir/IR/IRMapping.h"
 
 using namespace mlir;
-using namespace mlir::tile;
-using namespace mlir::tile::lowering;
+using namespace tile;
+using namespace tile::lowering;
 
 static Value constantIndex(OpBuilder &b, Location loc, int64_t v) {
   return arith::ConstantIndexOp::create(b, loc, v);

@@ -20,16 +20,16 @@
 #include "mlir/IR/BuiltinAttributes.h"
 #include "llvm/ADT/TypeSwitch.h"
 
-namespace mlir::tile {
+namespace tile {
 #define GEN_PASS_DEF_CONVERTTILETOSCF
 #include "tile/Conversion/Passes.h.inc"
-} // namespace mlir::tile
+} // namespace tile
 
 using namespace mlir;
-using namespace mlir::tile;
-using namespace mlir::tile::lowering;
+using namespace tile;
+using namespace tile::lowering;
 
-MemRefType mlir::tile::lowering::getMemRefType(ViewType view) {
+MemRefType tile::lowering::getMemRefType(ViewType view) {
   auto layout = StridedLayoutAttr::get(view.getContext(), ShapedType::kDynamic,
                                        view.getStrides());
   return MemRefType::get(view.getShape(), view.getElementType(), layout);
@@ -338,7 +338,7 @@ LogicalResult KernelLowering::lower(Operation *op) {
 namespace {
 
 struct ConvertTileToSCFPass
-    : public mlir::tile::impl::ConvertTileToSCFBase<ConvertTileToSCFPass> {
+    : public tile::impl::ConvertTileToSCFBase<ConvertTileToSCFPass> {
   using Base::Base;
 
   LogicalResult lowerKernel(KernelOp kernel);

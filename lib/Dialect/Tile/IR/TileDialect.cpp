@@ -9,7 +9,7 @@
 #include "llvm/ADT/TypeSwitch.h"
 
 using namespace mlir;
-using namespace mlir::tile;
+using namespace tile;
 
 #include "tile/Dialect/Tile/IR/TileDialect.cpp.inc"
 #include "tile/Dialect/Tile/IR/TileEnums.cpp.inc"

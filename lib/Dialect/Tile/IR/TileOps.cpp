@@ -13,13 +13,13 @@
 #include "mlir/Interfaces/FunctionImplementation.h"
 
 using namespace mlir;
-using namespace mlir::tile;
+using namespace tile;
 
 //===----------------------------------------------------------------------===//
 // Shared helpers
 //===----------------------------------------------------------------------===//
 
-std::string mlir::tile::detail::formatList(ArrayRef<int64_t> values) {
+std::string tile::detail::formatList(ArrayRef<int64_t> values) {
   std::string s;
   llvm::raw_string_ostream os(s);
   os << "[";
@@ -33,7 +33,7 @@ std::string mlir::tile::detail::formatList(ArrayRef<int64_t> values) {
   return s;
 }
 
-LogicalResult mlir::tile::detail::verifyTileOperandsAndResults(Operation *op) {
+LogicalResult tile::detail::verifyTileOperandsAndResults(Operation *op) {
   auto check = [&](Type type) {
     if (!isa<TensorType>(type))
       return success();
@@ -49,17 +49,17 @@ LogicalResult mlir::tile::detail::verifyTileOperandsAndResults(Operation *op) {
 }
 
 LogicalResult mlir::OpTrait::tile::impl::verifyInKernel(Operation *op) {
-  if (!op->getParentOfType<mlir::tile::KernelOp>())
+  if (!op->getParentOfType<::tile::KernelOp>())
     return op->emitOpError("must be nested in a tile.kernel");
   return success();
 }
 
 bool mlir::OpTrait::tile::impl::isInUncheckedRegion(Operation *op) {
-  return op->getParentOfType<mlir::tile::UncheckedOp>() != nullptr;
+  return op->getParentOfType<::tile::UncheckedOp>() != nullptr;
 }
 
 using mlir::OpTrait::tile::impl::isInUncheckedRegion;
-using mlir::tile::detail::formatList;
+using tile::detail::formatList;
 
 /// Checks the tile indices addressing `partition`: one per dim, and constant
 /// ones inside the static extent of its index space.
@@ -299,7 +299,7 @@ LogicalResult UncheckedOp::verify() {
 // Host-computable values: GridOp, AssumeOp
 //===----------------------------------------------------------------------===//
 
-bool mlir::tile::isHostComputable(Value value, Value *culprit) {
+bool tile::isHostComputable(Value value, Value *culprit) {
   SmallVector<Value> worklist{value};
   llvm::SmallPtrSet<Value, 16> seen;
   while (!worklist.empty()) {

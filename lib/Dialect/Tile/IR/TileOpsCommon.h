@@ -9,7 +9,7 @@
 
 #include "tile/Dialect/Tile/IR/TileOps.h"
 
-namespace mlir::tile::detail {
+namespace tile::detail {
 
 /// `[a, b, c]`, with `?` for dynamic values.
 std::string formatList(ArrayRef<int64_t> values);
@@ -18,6 +18,6 @@ std::string formatList(ArrayRef<int64_t> values);
 /// tile (static shape, supported element type, size cap).
 LogicalResult verifyTileOperandsAndResults(Operation *op);
 
-} // namespace mlir::tile::detail
+} // namespace tile::detail
 
 #endif // LIB_DIALECT_TILE_IR_TILEOPSCOMMON_H

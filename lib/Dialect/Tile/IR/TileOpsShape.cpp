@@ -10,8 +10,8 @@
 #include "mlir/IR/OpImplementation.h"
 
 using namespace mlir;
-using namespace mlir::tile;
-using mlir::tile::detail::formatList;
+using namespace tile;
+using tile::detail::formatList;
 
 static LogicalResult verifySameElementType(Operation *op, Type source,
                                            Type result) {

@@ -13,8 +13,8 @@
 #include "llvm/ADT/TypeSwitch.h"
 
 using namespace mlir;
-using namespace mlir::tile;
-using mlir::tile::detail::formatList;
+using namespace tile;
+using tile::detail::formatList;
 
 #define GET_TYPEDEF_CLASSES
 #include "tile/Dialect/Tile/IR/TileTypes.cpp.inc"
@@ -30,7 +30,7 @@ void TileDialect::registerTypes() {
 // Helpers
 //===----------------------------------------------------------------------===//
 
-int64_t mlir::tile::getNumElements(ArrayRef<int64_t> shape) {
+int64_t tile::getNumElements(ArrayRef<int64_t> shape) {
   int64_t n = 1;
   for (int64_t d : shape)
     n *= d;
@@ -72,7 +72,7 @@ static std::string formatShape(ArrayRef<int64_t> shape) {
   return s;
 }
 
-LogicalResult mlir::tile::verifyTileType(
+LogicalResult tile::verifyTileType(
     function_ref<InFlightDiagnostic()> emitError, Type type) {
   auto tensor = dyn_cast<RankedTensorType>(type);
   if (!tensor)

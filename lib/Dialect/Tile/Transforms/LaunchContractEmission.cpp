@@ -7,7 +7,7 @@
 #include "llvm/ADT/TypeSwitch.h"
 
 using namespace mlir;
-using namespace mlir::tile;
+using namespace tile;
 namespace rt = ::tile_runtime;
 using rt::ContractExpr;
 using EOp = ContractExpr::Op;
@@ -157,7 +157,7 @@ static std::string paramName(KernelOp kernel, unsigned i) {
 }
 
 FailureOr<rt::LaunchContract>
-mlir::tile::buildLaunchContract(KernelOp kernel) {
+tile::buildLaunchContract(KernelOp kernel) {
   rt::LaunchContract contract;
   contract.kernel = kernel.getSymName().str();
   for (auto [i, type] : llvm::enumerate(kernel.getArgumentTypes())) {

@@ -5,17 +5,17 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/Diagnostics.h"
 
-namespace mlir::tile {
+namespace tile {
 #define GEN_PASS_DEF_TILEREPORTUNCHECKED
 #include "tile/Dialect/Tile/Transforms/Passes.h.inc"
-} // namespace mlir::tile
+} // namespace tile
 
 using namespace mlir;
-using namespace mlir::tile;
+using namespace tile;
 
 namespace {
 struct ReportUncheckedPass
-    : public mlir::tile::impl::TileReportUncheckedBase<ReportUncheckedPass> {
+    : public tile::impl::TileReportUncheckedBase<ReportUncheckedPass> {
   using Base::Base;
 
   void runOnOperation() override {

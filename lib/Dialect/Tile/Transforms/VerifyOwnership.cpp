@@ -6,17 +6,17 @@
 
 #include "mlir/IR/Builders.h"
 
-namespace mlir::tile {
+namespace tile {
 #define GEN_PASS_DEF_TILEVERIFYOWNERSHIP
 #include "tile/Dialect/Tile/Transforms/Passes.h.inc"
-} // namespace mlir::tile
+} // namespace tile
 
 using namespace mlir;
-using namespace mlir::tile;
+using namespace tile;
 
 namespace {
 struct VerifyOwnershipPass
-    : public mlir::tile::impl::TileVerifyOwnershipBase<VerifyOwnershipPass> {
+    : public tile::impl::TileVerifyOwnershipBase<VerifyOwnershipPass> {
   using Base::Base;
 
   void runOnOperation() override {

@@ -19,7 +19,7 @@
 #include <gtest/gtest.h>
 
 using namespace mlir;
-using namespace mlir::tile;
+using namespace tile;
 
 namespace {
 

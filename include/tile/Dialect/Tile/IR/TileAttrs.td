@@ -12,7 +12,7 @@ def Tile_OwnershipMode : I32EnumAttr<"OwnershipMode",
       I32EnumAttrCase<"Out", 1, "out">,
       I32EnumAttrCase<"InOut", 2, "inout">
     ]> {
-  let cppNamespace = "::mlir::tile";
+  let cppNamespace = "::tile";
   let genSpecializedAttr = 0;
 }
 
@@ -21,7 +21,7 @@ def Tile_Dimension : I32EnumAttr<"Dimension", "a launch grid dimension", [
       I32EnumAttrCase<"Y", 1, "y">,
       I32EnumAttrCase<"Z", 2, "z">
     ]> {
-  let cppNamespace = "::mlir::tile";
+  let cppNamespace = "::tile";
 }
 
 def Tile_RoundingMode : I32EnumAttr<"RoundingMode",
@@ -29,7 +29,7 @@ def Tile_RoundingMode : I32EnumAttr<"RoundingMode",
       I32EnumAttrCase<"NearestEven", 0, "rne">,
       I32EnumAttrCase<"TowardZero", 1, "rtz">
     ]> {
-  let cppNamespace = "::mlir::tile";
+  let cppNamespace = "::tile";
 }
 
 #endif // TILE_DIALECT_TILE_IR_TILEATTRS_TD

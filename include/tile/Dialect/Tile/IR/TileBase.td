@@ -12,7 +12,7 @@ include "mlir/IR/AttrTypeBase.td"
 
 def Tile_Dialect : Dialect {
   let name = "tile";
-  let cppNamespace = "::mlir::tile";
+  let cppNamespace = "::tile";
   let summary = "Memory-safe, race-free tile kernels with ownership-typed arguments";
   let description = [{
     The `tile` dialect describes GPU kernels in the single-program, tile-based

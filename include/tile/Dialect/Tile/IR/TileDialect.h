@@ -7,6 +7,7 @@
 #ifndef TILE_DIALECT_TILE_IR_TILEDIALECT_H
 #define TILE_DIALECT_TILE_IR_TILEDIALECT_H
 
+#include "tile/Support/LLVM.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/Dialect.h"
 

@@ -24,12 +24,12 @@
 #define GET_OP_CLASSES
 #include "tile/Dialect/Tile/IR/TileOps.h.inc"
 
-namespace mlir::tile {
+namespace tile {
 /// True when `value` can be computed on the host from the launch arguments
 /// alone: constants, scalar kernel arguments, `tile.dim`, `tile.num_tiles`,
 /// and integer `arith` ops over those. On failure, `culprit` (if given) is
 /// set to the first value that is not.
 bool isHostComputable(Value value, Value *culprit = nullptr);
-} // namespace mlir::tile
+} // namespace tile
 
 #endif // TILE_DIALECT_TILE_IR_TILEOPS_H

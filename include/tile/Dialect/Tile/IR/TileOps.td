@@ -263,7 +263,7 @@ def Tile_DimOp : Tile_Op<"dim", [Pure, Tile_InKernel,
 
 def Tile_PartitionOp : Tile_Op<"partition", [Pure, Tile_InKernel,
     TypesMatchWith<"the view is the partition's view", "result", "view",
-                   "::llvm::cast<::mlir::tile::PartitionType>($_self).getView()">]> {
+                   "::llvm::cast<::tile::PartitionType>($_self).getView()">]> {
   let summary = "splits a view into an aligned grid of non-overlapping tiles";
   let description = [{
     Splits a view argument into tiles of the static shape given by the result
@@ -300,7 +300,7 @@ def Tile_NumTilesOp : Tile_Op<"num_tiles", [Pure, Tile_InKernel,
 def Tile_OwnOp : Tile_Op<"own", [Pure, Tile_InKernel,
     TypesMatchWith<"the result is the partition's owned block type",
                    "partition", "result",
-                   "::llvm::cast<::mlir::tile::PartitionType>($_self).getOwnedType()">]> {
+                   "::llvm::cast<::tile::PartitionType>($_self).getOwnedType()">]> {
   let summary = "claims one block of an out/inout partition for this program";
   let description = [{
     Claims the tile at `indices` of an exclusively owned (`out`/`inout`)

@@ -3,6 +3,7 @@
 #ifndef TILE_DIALECT_TILE_IR_TILETYPES_H
 #define TILE_DIALECT_TILE_IR_TILETYPES_H
 
+#include "tile/Support/LLVM.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/DialectImplementation.h"
@@ -10,14 +11,14 @@
 
 #include "tile/Dialect/Tile/IR/TileEnums.h.inc"
 
-namespace mlir::tile {
+namespace tile {
 class OwnedType;
-} // namespace mlir::tile
+} // namespace tile
 
 #define GET_TYPEDEF_CLASSES
 #include "tile/Dialect/Tile/IR/TileTypes.h.inc"
 
-namespace mlir::tile {
+namespace tile {
 
 /// The element count of a static shape (the product of its dims).
 int64_t getNumElements(llvm::ArrayRef<int64_t> shape);
@@ -29,6 +30,6 @@ int64_t getNumElements(llvm::ArrayRef<int64_t> shape);
 LogicalResult verifyTileType(function_ref<InFlightDiagnostic()> emitError,
                              Type type);
 
-} // namespace mlir::tile
+} // namespace tile
 
 #endif // TILE_DIALECT_TILE_IR_TILETYPES_H

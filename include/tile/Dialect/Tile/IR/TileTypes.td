@@ -46,13 +46,13 @@ def Tile_ViewType : Tile_Type<"View", "view"> {
     ```
   }];
   let parameters = (ins
-    "::mlir::tile::OwnershipMode":$mode,
+    "::tile::OwnershipMode":$mode,
     ArrayRefParameter<"int64_t", "dims; ShapedType::kDynamic for `?`">:$shape,
     "::mlir::Type":$elementType,
     ArrayRefParameter<"int64_t", "strides in elements">:$strides
   );
   let builders = [
-    TypeBuilderWithInferredContext<(ins "::mlir::tile::OwnershipMode":$mode,
+    TypeBuilderWithInferredContext<(ins "::tile::OwnershipMode":$mode,
         "::llvm::ArrayRef<int64_t>":$shape, "::mlir::Type":$elementType), [{
       return $_get(elementType.getContext(), mode, shape, elementType,
                    getContiguousStrides(shape));
@@ -117,11 +117,11 @@ def Tile_PartitionType : Tile_Type<"Partition", "partition"> {
     ```
   }];
   let parameters = (ins
-    "::mlir::tile::ViewType":$view,
+    "::tile::ViewType":$view,
     ArrayRefParameter<"int64_t", "static tile shape">:$tileShape
   );
   let builders = [
-    TypeBuilderWithInferredContext<(ins "::mlir::tile::ViewType":$view,
+    TypeBuilderWithInferredContext<(ins "::tile::ViewType":$view,
         "::llvm::ArrayRef<int64_t>":$tileShape), [{
       return $_get(view.getContext(), view, tileShape);
     }]>
@@ -129,7 +129,7 @@ def Tile_PartitionType : Tile_Type<"Partition", "partition"> {
   let hasCustomAssemblyFormat = 1;
   let genVerifyDecl = 1;
   let extraClassDeclaration = [{
-    ::mlir::tile::OwnershipMode getMode() const { return getView().getMode(); }
+    ::tile::OwnershipMode getMode() const { return getView().getMode(); }
     ::mlir::Type getElementType() const { return getView().getElementType(); }
     int64_t getRank() const { return getTileShape().size(); }
     /// The number of tiles along each dim (ceil-div); `?` where the view's
@@ -138,7 +138,7 @@ def Tile_PartitionType : Tile_Type<"Partition", "partition"> {
     /// The tensor type of one tile.
     ::mlir::RankedTensorType getTileType() const;
     /// The type of the handle `tile.own` returns for one tile.
-    ::mlir::tile::OwnedType getOwnedType() const;
+    ::tile::OwnedType getOwnedType() const;
   }];
 }
 
@@ -161,7 +161,7 @@ def Tile_OwnedType : Tile_Type<"Owned", "owned"> {
     ```
   }];
   let parameters = (ins
-    "::mlir::tile::OwnershipMode":$mode,
+    "::tile::OwnershipMode":$mode,
     ArrayRefParameter<"int64_t", "static block shape">:$shape,
     "::mlir::Type":$elementType
   );

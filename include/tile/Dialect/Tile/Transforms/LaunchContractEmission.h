@@ -14,7 +14,7 @@
 #include "tile/Dialect/Tile/IR/TileOps.h"
 #include "tile/runtime/LaunchContract.h"
 
-namespace mlir::tile {
+namespace tile {
 
 /// The attribute holding a kernel's contract as JSON (docs/contracts.md).
 inline constexpr llvm::StringLiteral kLaunchContractAttrName =
@@ -24,6 +24,6 @@ inline constexpr llvm::StringLiteral kLaunchContractAttrName =
 /// fails when a grid extent or assumption cannot be expressed.
 FailureOr<::tile_runtime::LaunchContract> buildLaunchContract(KernelOp kernel);
 
-} // namespace mlir::tile
+} // namespace tile
 
 #endif // TILE_DIALECT_TILE_TRANSFORMS_LAUNCHCONTRACTEMISSION_H

@@ -6,7 +6,7 @@
 #include "mlir/Pass/Pass.h"
 #include "tile/Dialect/Tile/IR/TileOps.h"
 
-namespace mlir::tile {
+namespace tile {
 
 /// The unit attribute `tile-verify-ownership` sets on each kernel it proved.
 /// Lowerings check it before using the proof (noalias/readonly arguments,
@@ -24,6 +24,6 @@ inline constexpr llvm::StringLiteral kUncheckedRegionsAttrName =
 #define GEN_PASS_REGISTRATION
 #include "tile/Dialect/Tile/Transforms/Passes.h.inc"
 
-} // namespace mlir::tile
+} // namespace tile
 
 #endif // TILE_DIALECT_TILE_TRANSFORMS_PASSES_H

@@ -5,7 +5,7 @@
 
 include "mlir/Pass/PassBase.td"
 
-def TileReportUnchecked : Pass<"tile-report-unchecked", "::mlir::tile::KernelOp"> {
+def TileReportUnchecked : Pass<"tile-report-unchecked", "::tile::KernelOp"> {
   let summary = "counts the tile.unchecked regions of each kernel";
   let description = [{
     Counts the `tile.unchecked` regions of every kernel (nested ones too) and
@@ -28,7 +28,7 @@ def TileReportUnchecked : Pass<"tile-report-unchecked", "::mlir::tile::KernelOp"
   ];
 }
 
-def TileVerifyOwnership : Pass<"tile-verify-ownership", "::mlir::tile::KernelOp"> {
+def TileVerifyOwnership : Pass<"tile-verify-ownership", "::tile::KernelOp"> {
   let summary = "proves each kernel race-free and in bounds, and emits its launch contract";
   let description = [{
     The safety proof, first in every compile pipeline. For each kernel it
