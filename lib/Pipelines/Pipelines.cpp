@@ -39,6 +39,7 @@ void tile::buildTileToCPUPipeline(OpPassManager &pm,
   bufferization::BufferDeallocationPipelineOptions dealloc;
   bufferization::buildBufferDeallocationPipeline(pm, dealloc);
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
+  pm.addPass(createConvertMemRefCopyToLoops());
   // f16/bf16 arithmetic computes in f32 and rounds back: the same results
   // for add/sub/mul/div, and code every host can run.
   arith::ArithEmulateUnsupportedFloatsOptions emulate;

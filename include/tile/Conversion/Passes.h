@@ -10,6 +10,7 @@ namespace mlir {
 namespace arith { class ArithDialect; }
 namespace func { class FuncDialect; }
 namespace linalg { class LinalgDialect; }
+namespace math { class MathDialect; }
 namespace memref { class MemRefDialect; }
 namespace scf { class SCFDialect; }
 namespace tensor { class TensorDialect; }

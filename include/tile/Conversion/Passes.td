@@ -38,9 +38,36 @@ def ConvertTileToSCF : Pass<"convert-tile-to-scf", "::mlir::ModuleOp"> {
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect", "::mlir::func::FuncDialect",
+    "::mlir::math::MathDialect",
     "::mlir::linalg::LinalgDialect", "::mlir::memref::MemRefDialect",
     "::mlir::scf::SCFDialect", "::mlir::tensor::TensorDialect"
   ];
+}
+
+def ConvertMemRefCopyToLoops : Pass<"convert-memref-copy-to-loops"> {
+  let summary = "rewrites memref.copy as loops of loads and stores";
+  let description = [{
+    Bufferization copies strided buffers with `memref.copy`, which the LLVM
+    lowering turns into a call to `memrefCopy` from MLIR's C runner utilities
+    unless both sides are contiguous. The host path must not depend on that
+    library (the runtime loads host code on machines without LLVM), so this
+    pass rewrites every `memref.copy` as an `scf.for` nest of `memref.load`
+    and `memref.store` over the source's dims.
+
+    ```mlir
+    memref.copy %a, %b : memref<4x?xf32, strided<[?, 1]>> to memref<4x?xf32>
+    // becomes
+    scf.for %i = %c0 to %c4 step %c1 {
+      scf.for %j = %c0 to %d1 step %c1 {
+        %v = memref.load %a[%i, %j] : ...
+        memref.store %v, %b[%i, %j] : ...
+      }
+    }
+    ```
+  }];
+  let dependentDialects = ["::mlir::memref::MemRefDialect",
+                           "::mlir::scf::SCFDialect",
+                           "::mlir::arith::ArithDialect"];
 }
 
 #endif // TILE_CONVERSION_PASSES_TD

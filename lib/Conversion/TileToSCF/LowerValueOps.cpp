@@ -4,6 +4,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/IRMapping.h"
@@ -204,10 +205,24 @@ static Value convertScalar(OpBuilder &b, Location loc, Value v, Type from,
         (toF.getWidth() == fromF.getWidth() &&
          toF.getFPMantissaWidth() > fromF.getFPMantissaWidth()))
       return arith::ExtFOp::create(b, loc, to, v);
-    auto trunc = arith::TruncFOp::create(b, loc, to, v);
-    if (rounding == RoundingMode::TowardZero)
-      trunc.setRoundingmode(arith::RoundingMode::toward_zero);
-    return trunc;
+    Value trunc = arith::TruncFOp::create(b, loc, to, v);
+    if (rounding != RoundingMode::TowardZero)
+      return trunc;
+    // Toward zero: round to nearest, then step one ulp toward zero where
+    // that rounded away from zero (decrementing the magnitude bits; an
+    // overflow to inf becomes the largest finite value). A rounding-mode
+    // attribute on arith.truncf only informs the optimizer; code generation
+    // keeps the default mode.
+    Value back = arith::ExtFOp::create(b, loc, from, trunc);
+    Value grew = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGT,
+                                       math::AbsFOp::create(b, loc, back),
+                                       math::AbsFOp::create(b, loc, v));
+    Type bits = b.getIntegerType(toF.getWidth());
+    Value raw = arith::BitcastOp::create(b, loc, bits, trunc);
+    Value one = arith::ConstantOp::create(b, loc, b.getIntegerAttr(bits, 1));
+    Value stepped = arith::BitcastOp::create(
+        b, loc, to, arith::SubIOp::create(b, loc, raw, one));
+    return arith::SelectOp::create(b, loc, grew, stepped, trunc);
   }
   if (!fromF && toF) {
     if (from.isInteger(1))
@@ -215,28 +230,31 @@ static Value convertScalar(OpBuilder &b, Location loc, Value v, Type from,
     return arith::SIToFPOp::create(b, loc, to, v);
   }
   if (fromF && !toF) {
-    // Saturating, NaN -> 0: clamp to the integer range in the float type.
+    // Saturating, NaN -> 0. The limits 2^(w-1) are exact in any float type;
+    // values at or above the upper one give the integer maximum.
     unsigned width = to.getIntOrFloatBitWidth();
-    APInt lo = APInt::getSignedMinValue(width),
-          hi = APInt::getSignedMaxValue(width);
-    if (to.isInteger(1)) {
-      lo = APInt(1, 0);
-      hi = APInt(1, 1);
-    }
-    auto bound = [&](const APInt &x, bool isSigned) {
-      APFloat f(fromF.getFloatSemantics());
-      f.convertFromAPInt(x, isSigned, APFloat::rmTowardZero);
-      return arith::ConstantOp::create(b, loc, FloatAttr::get(fromF, f));
-    };
     bool isSigned = !to.isInteger(1);
-    Value c = arith::MaximumFOp::create(b, loc, v, bound(lo, isSigned));
-    c = arith::MinimumFOp::create(b, loc, c, bound(hi, isSigned));
+    auto floatConst = [&](double x) {
+      return arith::ConstantOp::create(b, loc, FloatAttr::get(fromF, x));
+    };
+    auto intConst = [&](const APInt &x) {
+      return arith::ConstantOp::create(b, loc, b.getIntegerAttr(to, x));
+    };
+    double lo = isSigned ? -std::ldexp(1.0, width - 1) : 0.0;
+    double limit = isSigned ? std::ldexp(1.0, width - 1) : 1.0;
+    APInt max = isSigned ? APInt::getSignedMaxValue(width) : APInt(1, 1);
+    Value c = arith::MaximumFOp::create(b, loc, v, floatConst(lo));
+    Value tooBig = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGE,
+                                         v, floatConst(limit));
+    // Below the limit: the conversion is exact for the integer part.
+    c = arith::SelectOp::create(b, loc, tooBig, floatConst(0.0), c);
     Value r = isSigned ? arith::FPToSIOp::create(b, loc, to, c).getResult()
                        : arith::FPToUIOp::create(b, loc, to, c).getResult();
+    r = arith::SelectOp::create(b, loc, tooBig, intConst(max), r);
     Value isNan =
         arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNO, v, v);
-    Value zero = arith::ConstantOp::create(b, loc, b.getIntegerAttr(to, 0));
-    return arith::SelectOp::create(b, loc, isNan, zero, r);
+    return arith::SelectOp::create(b, loc, isNan, intConst(APInt(width, 0)),
+                                   r);
   }
   // Integer to integer (index counts as 64 bits).
   unsigned fw = from.isIndex() ? 64 : from.getIntOrFloatBitWidth();
