@@ -2,6 +2,34 @@
 // in bounds. The report remark shows what was proven, so a kernel whose
 // claims were silently skipped would fail this test.
 // RUN: tile-opt %s --tile-verify-ownership=report=true -verify-diagnostics -o /dev/null
+// (test/Pipelines/tile-to-cpu.mlir lowers every kernel here to host code:)
+// CPU-DAG: llvm.func @_mlir_ciface_copy_rows_grid(
+// CPU-DAG: llvm.func @_mlir_ciface_rmsnorm_rows16_grid(
+// CPU-DAG: llvm.func @_mlir_ciface_add_rmsnorm_grid(
+// CPU-DAG: llvm.func @_mlir_ciface_gemv_grid(
+// CPU-DAG: llvm.func @_mlir_ciface_gemv_splitk_grid(
+// CPU-DAG: llvm.func @_mlir_ciface_gemm_2d_grid(
+// CPU-DAG: llvm.func @_mlir_ciface_gemm_grouped_grid(
+// CPU-DAG: llvm.func @_mlir_ciface_subtile_loop_grid(
+// CPU-DAG: llvm.func @_mlir_ciface_nested_subtiles_grid(
+// CPU-DAG: llvm.func @_mlir_ciface_inout_subtiles_grid(
+// CPU-DAG: llvm.func @_mlir_ciface_flash_attention_causal_grid(
+// CPU-DAG: llvm.func @_mlir_ciface_decode_attention_split_grid(
+// CPU-DAG: llvm.func @_mlir_ciface_decode_attention_merge_grid(
+// CPU-DAG: llvm.func @_mlir_ciface_kv_write_scalar_pos_grid(
+// CPU-DAG: llvm.func @_mlir_ciface_kv_write_device_pos_grid(
+// CPU-DAG: llvm.func @_mlir_ciface_embedding_grid(
+// CPU-DAG: llvm.func @_mlir_ciface_argmax_stage1_grid(
+// CPU-DAG: llvm.func @_mlir_ciface_argmax_stage2_grid(
+// CPU-DAG: llvm.func @_mlir_ciface_swiglu_grid(
+// CPU-DAG: llvm.func @_mlir_ciface_elementwise_2d_grid(
+// CPU-DAG: llvm.func @_mlir_ciface_transpose_map_grid(
+// CPU-DAG: llvm.func @_mlir_ciface_qk_norm_rope_grid(
+// CPU-DAG: llvm.func @_mlir_ciface_batched_3d_grid(
+// CPU-DAG: llvm.func @_mlir_ciface_rows_per_program_loop_grid(
+// CPU-DAG: llvm.func @_mlir_ciface_conditional_claim_grid(
+// CPU-DAG: llvm.func @_mlir_ciface_static_shapes_grid(
+// CPU-DAG: llvm.func @_mlir_ciface_with_unchecked_grid(
 
 // 1. Identity map: program i owns row i.
 // expected-remark @+1 {{kernel @copy_rows: 1 claims, 1 claim pairs proven disjoint, 1 claims in bounds, 0 sub-tile accesses in bounds, 1 launch-contract rules, 0 unchecked regions}}
