@@ -24,7 +24,8 @@ llvm_config.use_default_substitutions()
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 llvm_config.with_environment("PATH", config.tile_tools_dir, append_path=True)
 
-tools = [ToolSubst("tile-opt", unresolved="fatal")]
+tools = [ToolSubst("tile-opt", unresolved="fatal"),
+         ToolSubst("tile-translate", unresolved="fatal")]
 llvm_config.add_tool_substitutions(tools, [config.tile_tools_dir])
 
 # PTX/CUBIN tests declare `REQUIRES: ptxas`.

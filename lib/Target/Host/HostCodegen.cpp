@@ -1,0 +1,104 @@
+//===- HostCodegen.cpp - host LLVM IR, objects and shared objects ----------===//
+
+#include "tile/Target/Host/HostCodegen.h"
+
+#include "mlir/ExecutionEngine/OptUtils.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/Target/LLVMIR/Dialect/All.h"
+#include "mlir/Target/LLVMIR/Export.h"
+#include "llvm/IR/LegacyPassManager.h"
+#include "llvm/IR/Module.h"
+#include "llvm/MC/TargetRegistry.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FileUtilities.h"
+#include "llvm/Support/Program.h"
+#include "llvm/Support/TargetSelect.h"
+#include "llvm/Support/raw_ostream.h"
+#include "llvm/Target/TargetMachine.h"
+#include "llvm/Target/TargetOptions.h"
+#include "llvm/TargetParser/Host.h"
+#include "llvm/TargetParser/Triple.h"
+
+using namespace tile;
+
+static llvm::Error makeError(const llvm::Twine &message) {
+  return llvm::createStringError(llvm::inconvertibleErrorCode(), message);
+}
+
+llvm::Expected<std::unique_ptr<llvm::Module>>
+tile::translateToHostLLVMIR(ModuleOp module, llvm::LLVMContext &context,
+                            int optLevel) {
+  DialectRegistry registry;
+  registerAllToLLVMIRTranslations(registry);
+  module.getContext()->appendDialectRegistry(registry);
+  std::unique_ptr<llvm::Module> llvmModule =
+      translateModuleToLLVMIR(module, context);
+  if (!llvmModule)
+    return makeError("translation to LLVM IR failed");
+  auto optimize = makeOptimizingTransformer(optLevel, /*sizeLevel=*/0,
+                                            /*targetMachine=*/nullptr);
+  if (llvm::Error e = optimize(llvmModule.get()))
+    return std::move(e);
+  return llvmModule;
+}
+
+llvm::Expected<std::string> tile::emitHostObject(llvm::Module &module,
+                                                 llvm::StringRef cpu,
+                                                 int optLevel) {
+  llvm::InitializeNativeTarget();
+  llvm::InitializeNativeTargetAsmPrinter();
+  llvm::Triple triple(llvm::sys::getDefaultTargetTriple());
+  std::string error;
+  const llvm::Target *target = llvm::TargetRegistry::lookupTarget(triple, error);
+  if (!target)
+    return makeError("no LLVM target for " + triple.str() + ": " + error);
+  std::string cpuName =
+      cpu == "native" ? llvm::sys::getHostCPUName().str() : cpu.str();
+  llvm::TargetOptions options;
+  std::unique_ptr<llvm::TargetMachine> machine(target->createTargetMachine(
+      triple, cpuName, /*Features=*/"", options, llvm::Reloc::PIC_,
+      std::nullopt,
+      optLevel >= 2 ? llvm::CodeGenOptLevel::Aggressive
+                    : llvm::CodeGenOptLevel::Default));
+  if (!machine)
+    return makeError("cannot create a target machine for cpu '" + cpuName +
+                     "'");
+  module.setDataLayout(machine->createDataLayout());
+  module.setTargetTriple(triple);
+  llvm::SmallString<0> buffer;
+  llvm::raw_svector_ostream os(buffer);
+  llvm::legacy::PassManager pm;
+  if (machine->addPassesToEmitFile(pm, os, nullptr,
+                                   llvm::CodeGenFileType::ObjectFile))
+    return makeError("the target cannot emit object files");
+  pm.run(module);
+  return std::string(buffer.str());
+}
+
+llvm::Error tile::linkHostSharedObject(llvm::StringRef object,
+                                       llvm::StringRef outputPath) {
+  llvm::ErrorOr<std::string> lld = llvm::sys::findProgramByName("ld.lld");
+  if (!lld)
+    return makeError("ld.lld not found on PATH (install the lld package)");
+  llvm::SmallString<128> objectPath;
+  int fd;
+  if (std::error_code ec = llvm::sys::fs::createTemporaryFile(
+          "tile-host", "o", fd, objectPath))
+    return makeError("cannot create a temporary object file: " + ec.message());
+  llvm::FileRemover removeObject(objectPath);
+  {
+    llvm::raw_fd_ostream os(fd, /*shouldClose=*/true);
+    os << object;
+  }
+  std::string out = outputPath.str();
+  llvm::SmallVector<llvm::StringRef> args = {
+      *lld, "-shared", "--as-needed", "-o", out, objectPath,
+      "/lib/x86_64-linux-gnu/libm.so.6", "/lib/x86_64-linux-gnu/libgcc_s.so.1"};
+  std::string message;
+  int rc = llvm::sys::ExecuteAndWait(*lld, args, std::nullopt, {}, 0, 0,
+                                     &message);
+  if (rc != 0)
+    return makeError("ld.lld failed (exit " + llvm::Twine(rc) + ")" +
+                     (message.empty() ? "" : ": " + message));
+  return llvm::Error::success();
+}
