@@ -66,6 +66,9 @@ tile_configure() {
 
 tile_build() {
   tile_log "building"
+  # ccache hashes paths relative to the checkout, so clones elsewhere (CI)
+  # hit the same cache.
+  export CCACHE_BASEDIR="$TILE_ROOT"
   cmake --build "$TILE_BUILD"
 }
 
