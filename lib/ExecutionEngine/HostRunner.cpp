@@ -19,6 +19,8 @@
 #include "mlir/Target/LLVMIR/Dialect/All.h"
 #include "llvm/Support/TargetSelect.h"
 
+#include <thread>
+
 using namespace mlir;
 using namespace tile;
 
@@ -89,6 +91,10 @@ llvm::Expected<HostRunner> HostRunner::compile(ModuleOp module) {
   DialectRegistry registry;
   registerAllToLLVMIRTranslations(registry);
   ctx->appendDialectRegistry(registry);
+  std::vector<std::string> unchecked;
+  module.walk([&](UncheckedOp op) {
+    unchecked.push_back(op->getParentOfType<KernelOp>().getSymName().str());
+  });
   PassManager pm(ctx);
   buildTileToCPUPipeline(pm, TileToCPUOptions());
   if (failed(pm.run(module)))
@@ -102,6 +108,7 @@ llvm::Expected<HostRunner> HostRunner::compile(ModuleOp module) {
                      llvm::toString(engine.takeError()) + "\n" + diagnostics);
   HostRunner runner;
   runner.engine = std::move(*engine);
+  runner.uncheckedKernels = std::move(unchecked);
   return std::move(runner);
 }
 
@@ -132,7 +139,7 @@ llvm::Expected<HostRunner> HostRunner::compileSource(llvm::StringRef source) {
 }
 
 llvm::Error HostRunner::run(llvm::StringRef kernel, std::vector<HostArg> args,
-                            std::array<int64_t, 3> grid) {
+                            std::array<int64_t, 3> grid, unsigned threads) {
   // Memref descriptors: {allocated, aligned, offset, sizes[R], strides[R]}.
   std::vector<std::vector<int64_t>> descriptors;
   std::vector<void *> descriptorPtrs;
@@ -170,10 +177,47 @@ llvm::Error HostRunner::run(llvm::StringRef kernel, std::vector<HostArg> args,
       break;
     }
   }
-  for (int64_t &n : grid)
-    packed.push_back(&n);
-  std::string entry = ("_mlir_ciface_" + kernel + "_grid").str();
-  if (llvm::Error e = engine->invokePacked(entry, packed))
-    return makeError("running " + kernel + ": " + llvm::toString(std::move(e)));
+  int64_t programs = grid[0] * grid[1] * grid[2];
+  if (programs <= 0)
+    return llvm::Error::success(); // an empty grid launches nothing
+  if (threads == 0)
+    threads = std::max(1u, std::thread::hardware_concurrency());
+  bool sequential = threads == 1 || programs == 1 ||
+                    llvm::is_contained(uncheckedKernels, kernel.str());
+  if (sequential) {
+    for (int64_t &n : grid)
+      packed.push_back(&n);
+    std::string entry = ("_mlir_ciface_" + kernel + "_grid").str();
+    if (llvm::Error e = engine->invokePacked(entry, packed))
+      return makeError("running " + kernel + ": " +
+                       llvm::toString(std::move(e)));
+    return llvm::Error::success();
+  }
+  // Programs in parallel, each thread taking a contiguous range of linear
+  // program ids through the per-program entry.
+  std::string entry = ("_mlir_ciface_" + kernel).str();
+  auto fn = engine->lookupPacked(entry);
+  if (!fn)
+    return makeError("running " + kernel + ": " +
+                     llvm::toString(fn.takeError()));
+  unsigned workers = static_cast<unsigned>(
+      std::min<int64_t>(threads, programs));
+  std::vector<std::thread> pool;
+  for (unsigned w = 0; w < workers; ++w)
+    pool.emplace_back([&, w] {
+      std::vector<void *> mine = packed;
+      int64_t ids[6] = {0, 0, 0, grid[0], grid[1], grid[2]};
+      for (int64_t &id : ids)
+        mine.push_back(&id);
+      for (int64_t p = programs * w / workers;
+           p < programs * (w + 1) / workers; ++p) {
+        ids[0] = p % grid[0];
+        ids[1] = (p / grid[0]) % grid[1];
+        ids[2] = p / (grid[0] * grid[1]);
+        (*fn)(mine.data());
+      }
+    });
+  for (std::thread &t : pool)
+    t.join();
   return llvm::Error::success();
 }

@@ -12,7 +12,8 @@ def ConvertTileToSCF : Pass<"convert-tile-to-scf", "::mlir::ModuleOp"> {
     semantics of the dialect. Each verified `tile.kernel @k` becomes
 
     * `func.func @k(views as strided memrefs..., scalars..., pid_x, pid_y,
-      pid_z, nprog_x, nprog_y, nprog_z)`: one program, and
+      pid_z, nprog_x, nprog_y, nprog_z)`: one program (C interface emitted,
+      so a host can run programs in parallel), and
     * `func.func @k_grid(views..., scalars..., nprog_x, nprog_y, nprog_z)`:
       runs every program of the grid in order (C interface emitted), the
       entry point of the JIT and of the host shared object.

@@ -14,6 +14,7 @@
 #include "mlir/IR/OwningOpRef.h"
 #include "llvm/Support/Error.h"
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <memory>
@@ -57,14 +58,19 @@ public:
   /// Parses `source` (MLIR text) in a context of the runner's own.
   static llvm::Expected<HostRunner> compileSource(llvm::StringRef source);
 
-  /// Runs every program of `grid` of `kernel` in order.
+  /// Runs every program of `grid` of `kernel`. Programs of a kernel in the
+  /// safe subset run on up to `threads` threads (0: one per core): they are
+  /// race-free by the ownership proof. A kernel with tile.unchecked regions
+  /// runs its programs in order on one thread.
   llvm::Error run(llvm::StringRef kernel, std::vector<HostArg> args,
-                  std::array<int64_t, 3> grid);
+                  std::array<int64_t, 3> grid, unsigned threads = 0);
 
 private:
   HostRunner();
   std::unique_ptr<MLIRContext> context; // set by compileSource
   std::unique_ptr<ExecutionEngine> engine;
+  /// Kernels with tile.unchecked regions: run sequentially.
+  std::vector<std::string> uncheckedKernels;
 };
 
 } // namespace tile

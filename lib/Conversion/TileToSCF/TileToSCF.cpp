@@ -378,7 +378,9 @@ LogicalResult ConvertTileToSCFPass::lowerKernel(KernelOp kernel) {
   rewriter.setInsertionPoint(kernel);
   auto func = func::FuncOp::create(rewriter, loc, kernel.getSymName(),
                                    rewriter.getFunctionType(argTypes, {}));
-  func.setPrivate();
+  // Public with a C interface: hosts may run programs in parallel themselves
+  // (they are race-free by the ownership proof).
+  func->setAttr("llvm.emit_c_interface", rewriter.getUnitAttr());
   Region &body = func.getBody();
   rewriter.inlineRegionBefore(kernel.getBody(), body, body.end());
   Block &entry = body.front();

@@ -3,7 +3,7 @@
 
 // A kernel becomes a per-program function (views as strided memrefs, then
 // scalars, program ids and grid extents) and a grid entry point.
-// CHECK-LABEL: func.func private @rows(
+// CHECK-LABEL: func.func @rows(
 // CHECK-SAME: %[[X:arg[0-9]+]]: memref<?x64xf32, strided<[64, 1], offset: ?>>,
 // CHECK-SAME: %[[Y:arg[0-9]+]]: memref<?x64xf32, strided<[64, 1], offset: ?>>,
 // CHECK-SAME: %{{arg[0-9]+}}: f32, %{{arg[0-9]+}}: index, %{{arg[0-9]+}}: index, %{{arg[0-9]+}}: index,

@@ -254,6 +254,40 @@ TEST(HostRunner, DotF16AccumulatesInF32) {
   expectClose(c, ref, 1e-5, 1e-5);
 }
 
+TEST(HostRunner, ParallelProgramsMatchSequentialOnes) {
+  // Race-free by proof, so any schedule of programs gives the same bytes.
+  HostRunner r = compileOrDie(R"mlir(
+    tile.kernel @blocks(%x: !tile.view<in, ?x?xf32, strides = [?, 1]>, %y: !tile.view<out, ?x?xf32, strides = [?, 1]>) {
+      %i = tile.program_id x
+      %j = tile.program_id y
+      %px = tile.partition %x : !tile.partition<in, ?x?xf32, strides = [?, 1], tile = [8, 8]>
+      %py = tile.partition %y : !tile.partition<out, ?x?xf32, strides = [?, 1], tile = [8, 8]>
+      %ni = tile.num_tiles %py, 0 : !tile.partition<out, ?x?xf32, strides = [?, 1], tile = [8, 8]>
+      %nj = tile.num_tiles %py, 1 : !tile.partition<out, ?x?xf32, strides = [?, 1], tile = [8, 8]>
+      tile.grid %ni, %nj
+      %t = tile.load %px[%i, %j] : !tile.partition<in, ?x?xf32, strides = [?, 1], tile = [8, 8]> -> tensor<8x8xf32>
+      %e = math.exp %t : tensor<8x8xf32>
+      %b = tile.own %py[%i, %j] : !tile.partition<out, ?x?xf32, strides = [?, 1], tile = [8, 8]>
+      tile.store %e, %b : tensor<8x8xf32>, !tile.owned<out, 8x8xf32>
+      tile.return
+    })mlir");
+  const int M = 61, N = 77;
+  std::vector<float> x = randomFloats(M * N, -3, 3, 14);
+  std::vector<float> serial = poisoned32(M * N), parallel = poisoned32(M * N);
+  std::array<int64_t, 3> grid = {8, 10, 1};
+  ASSERT_FALSE(static_cast<bool>(r.run(
+      "blocks", {HostArg::view(x.data(), {M, N}), HostArg::view(serial.data(), {M, N})},
+      grid, /*threads=*/1)));
+  ASSERT_FALSE(static_cast<bool>(r.run(
+      "blocks", {HostArg::view(x.data(), {M, N}), HostArg::view(parallel.data(), {M, N})},
+      grid, /*threads=*/7)));
+  EXPECT_EQ(0, std::memcmp(serial.data(), parallel.data(), serial.size() * 4));
+  std::vector<double> ref(M * N);
+  for (int i = 0; i < M * N; ++i)
+    ref[i] = std::exp(double(x[i]));
+  expectClose(parallel, ref, 1e-6);
+}
+
 TEST(HostRunner, GatherReadsPaddingForBadIds) {
   HostRunner r = compileOrDie(R"mlir(
     tile.kernel @embed(%ids: !tile.view<in, 4xi32>, %t: !tile.view<in, 10x8xf32>, %o: !tile.view<out, 4x8xf32>) {
