@@ -2,6 +2,8 @@
 
 #include "KernelLowering.h"
 
+#include "tile/Conversion/Utils/ElementConversion.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
@@ -193,80 +195,6 @@ LogicalResult KernelLowering::lowerDot(DotOp op) {
   return success();
 }
 
-/// Element-wise conversion of one scalar `v` from `from` to `to`.
-static Value convertScalar(OpBuilder &b, Location loc, Value v, Type from,
-                           Type to, std::optional<RoundingMode> rounding) {
-  if (from == to)
-    return v;
-  auto fromF = dyn_cast<FloatType>(from);
-  auto toF = dyn_cast<FloatType>(to);
-  if (fromF && toF) {
-    if (toF.getWidth() > fromF.getWidth() ||
-        (toF.getWidth() == fromF.getWidth() &&
-         toF.getFPMantissaWidth() > fromF.getFPMantissaWidth()))
-      return arith::ExtFOp::create(b, loc, to, v);
-    Value trunc = arith::TruncFOp::create(b, loc, to, v);
-    if (rounding != RoundingMode::TowardZero)
-      return trunc;
-    // Toward zero: round to nearest, then step one ulp toward zero where
-    // that rounded away from zero (decrementing the magnitude bits; an
-    // overflow to inf becomes the largest finite value). A rounding-mode
-    // attribute on arith.truncf only informs the optimizer; code generation
-    // keeps the default mode.
-    Value back = arith::ExtFOp::create(b, loc, from, trunc);
-    Value grew = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGT,
-                                       math::AbsFOp::create(b, loc, back),
-                                       math::AbsFOp::create(b, loc, v));
-    Type bits = b.getIntegerType(toF.getWidth());
-    Value raw = arith::BitcastOp::create(b, loc, bits, trunc);
-    Value one = arith::ConstantOp::create(b, loc, b.getIntegerAttr(bits, 1));
-    Value stepped = arith::BitcastOp::create(
-        b, loc, to, arith::SubIOp::create(b, loc, raw, one));
-    return arith::SelectOp::create(b, loc, grew, stepped, trunc);
-  }
-  if (!fromF && toF) {
-    if (from.isInteger(1))
-      return arith::UIToFPOp::create(b, loc, to, v);
-    return arith::SIToFPOp::create(b, loc, to, v);
-  }
-  if (fromF && !toF) {
-    // Saturating, NaN -> 0. The limits 2^(w-1) are exact in any float type;
-    // values at or above the upper one give the integer maximum.
-    unsigned width = to.getIntOrFloatBitWidth();
-    bool isSigned = !to.isInteger(1);
-    auto floatConst = [&](double x) {
-      return arith::ConstantOp::create(b, loc, FloatAttr::get(fromF, x));
-    };
-    auto intConst = [&](const APInt &x) {
-      return arith::ConstantOp::create(b, loc, b.getIntegerAttr(to, x));
-    };
-    double lo = isSigned ? -std::ldexp(1.0, width - 1) : 0.0;
-    double limit = isSigned ? std::ldexp(1.0, width - 1) : 1.0;
-    APInt max = isSigned ? APInt::getSignedMaxValue(width) : APInt(1, 1);
-    Value c = arith::MaximumFOp::create(b, loc, v, floatConst(lo));
-    Value tooBig = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGE,
-                                         v, floatConst(limit));
-    // Below the limit: the conversion is exact for the integer part.
-    c = arith::SelectOp::create(b, loc, tooBig, floatConst(0.0), c);
-    Value r = isSigned ? arith::FPToSIOp::create(b, loc, to, c).getResult()
-                       : arith::FPToUIOp::create(b, loc, to, c).getResult();
-    r = arith::SelectOp::create(b, loc, tooBig, intConst(max), r);
-    Value isNan =
-        arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNO, v, v);
-    return arith::SelectOp::create(b, loc, isNan, intConst(APInt(width, 0)),
-                                   r);
-  }
-  // Integer to integer (index counts as 64 bits).
-  unsigned fw = from.isIndex() ? 64 : from.getIntOrFloatBitWidth();
-  unsigned tw = to.isIndex() ? 64 : to.getIntOrFloatBitWidth();
-  if (from.isIndex() || to.isIndex())
-    return arith::IndexCastOp::create(b, loc, to, v);
-  if (tw > fw)
-    return from.isInteger(1) ? arith::ExtUIOp::create(b, loc, to, v).getResult()
-                             : arith::ExtSIOp::create(b, loc, to, v).getResult();
-  return arith::TruncIOp::create(b, loc, to, v);
-}
-
 LogicalResult KernelLowering::lowerConvert(ConvertOp op) {
   RankedTensorType src = op.getSource().getType();
   RankedTensorType dst = op.getResult().getType();
@@ -275,8 +203,8 @@ LogicalResult KernelLowering::lowerConvert(ConvertOp op) {
   Value r = generate(op.getLoc(), dst,
                      [&](OpBuilder &b, Location l, ValueRange idx) {
                        Value v = tensor::ExtractOp::create(b, l, in, idx);
-                       return convertScalar(b, l, v, src.getElementType(),
-                                            dst.getElementType(), rounding);
+                       return convertElements(b, l, v, src.getElementType(),
+                                              dst.getElementType(), rounding);
                      });
   rewriter.replaceOp(op, r);
   return success();
