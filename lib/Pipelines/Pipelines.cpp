@@ -13,11 +13,19 @@
 #include "mlir/Dialect/Arith/Transforms/Passes.h"
 #include "mlir/Dialect/Bufferization/Pipelines/Passes.h"
 #include "mlir/Dialect/Bufferization/Transforms/Passes.h"
+#include "mlir/Conversion/GPUToNVVM/GPUToNVVMPass.h"
+#include "mlir/Conversion/GPUToNVVM/GPUToNVVMPass.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/GPU/Transforms/Passes.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/GPU/Transforms/Passes.h"
 #include "mlir/Dialect/Linalg/Passes.h"
 #include "mlir/Dialect/MemRef/Transforms/Passes.h"
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Transforms/Passes.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
 
 using namespace mlir;
 using namespace tile;
@@ -56,9 +64,58 @@ void tile::buildTileToCPUPipeline(OpPassManager &pm,
   pm.addPass(createCanonicalizerPass());
 }
 
+bool tile::isSupportedChip(llvm::StringRef chip) {
+  return llvm::is_contained({"sm_80", "sm_89", "sm_90a", "sm_100"}, chip);
+}
+
+void tile::buildTileToNVVMPipeline(OpPassManager &pm,
+                                   const TileToNVVMOptions &options) {
+  pm.addNestedPass<KernelOp>(createTileVerifyOwnership());
+  ConvertTileToGPUOptions toGPU;
+  toGPU.numWarps = options.numWarps;
+  pm.addPass(createConvertTileToGPU(toGPU));
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+  GpuNVVMAttachTargetOptions target;
+  target.chip = options.chip;
+  target.features = options.features;
+  target.optLevel = options.optLevel;
+  // math.exp and friends lower to libdevice calls (__nv_expf): link it.
+  llvm::SmallString<128> libdevice(options.cudaPath.getValue());
+  llvm::sys::path::append(libdevice, "nvvm", "libdevice", "libdevice.10.bc");
+  if (llvm::sys::fs::exists(libdevice))
+    target.linkLibs.push_back(std::string(libdevice));
+  pm.addPass(createGpuNVVMAttachTarget(target));
+  OpPassManager &gpu = pm.nest<gpu::GPUModuleOp>();
+  // Order matters: strided metadata before the LLVM conversion, scf->cf
+  // before gpu->nvvm.
+  gpu.addPass(memref::createExpandStridedMetadataPass());
+  gpu.addPass(createLowerAffinePass());
+  gpu.addPass(createSCFToControlFlowPass());
+  gpu.addPass(createConvertGpuOpsToNVVMOps());
+  gpu.addPass(createReconcileUnrealizedCastsPass());
+  gpu.addPass(createCanonicalizerPass());
+}
+
+void tile::buildTileToBinaryPipeline(OpPassManager &pm,
+                                     const TileToNVVMOptions &options) {
+  buildTileToNVVMPipeline(pm, options);
+  GpuModuleToBinaryPassOptions binary;
+  binary.compilationTarget = options.format;
+  pm.addPass(createGpuModuleToBinaryPass(binary));
+}
+
 void tile::registerTilePipelines() {
   PassPipelineRegistration<TileToCPUOptions>(
       "tile-to-cpu",
       "verify tile kernels and lower them to LLVM dialect for the host",
       buildTileToCPUPipeline);
+  PassPipelineRegistration<TileToNVVMOptions>(
+      "tile-to-nvvm",
+      "verify tile kernels and lower them to a gpu.module in NVVM dialect",
+      buildTileToNVVMPipeline);
+  PassPipelineRegistration<TileToNVVMOptions>(
+      "tile-to-binary",
+      "tile-to-nvvm, then PTX (format=isa) or CUBIN (format=bin)",
+      buildTileToBinaryPipeline);
 }

@@ -9,11 +9,13 @@
 namespace mlir {
 namespace arith { class ArithDialect; }
 namespace func { class FuncDialect; }
+namespace gpu { class GPUDialect; }
 namespace linalg { class LinalgDialect; }
 namespace math { class MathDialect; }
 namespace memref { class MemRefDialect; }
 namespace scf { class SCFDialect; }
 namespace tensor { class TensorDialect; }
+namespace vector { class VectorDialect; }
 } // namespace mlir
 
 namespace tile {

@@ -45,6 +45,51 @@ def ConvertTileToSCF : Pass<"convert-tile-to-scf", "::mlir::ModuleOp"> {
   ];
 }
 
+def ConvertTileToGPU : Pass<"convert-tile-to-gpu", "::mlir::ModuleOp"> {
+  let summary = "lowers tile kernels to gpu.func, one program per thread block";
+  let description = [{
+    Each verified `tile.kernel @k` becomes `gpu.func @k` (a kernel) in
+    `gpu.module @<module-name>`, taking its views as strided memrefs and its
+    scalars as they are. A program runs as one thread block of
+    `32 * num-warps` threads; `tile.program_id` / `tile.num_programs` are the
+    block id and grid size.
+
+    Tiles are distributed over the block by one layout that depends only on
+    the shape: row-major vectors of up to 8 consecutive elements of the last
+    dim, vector position `p` held by thread `p % T` in slot `p / T`. So:
+
+    * element-wise `arith`/`math` and `tile.convert` act on each thread's
+      registers with no data movement;
+    * loads and stores of partitions and claimed blocks are vector-wide
+      (16 bytes for f16/bf16 when the view's inner stride is 1 and the
+      other strides are static multiples of the vector), coalesced across
+      the block, with per-element masking and padding at view edges;
+    * reductions along the last dim combine within each thread, then across
+      threads with `gpu.shuffle xor` and, beyond a warp, shared memory;
+    * broadcast, permute, slice, concat, extract, gather, other reductions
+      and `tile.dot` move data through shared memory (workgroup
+      attributions, barriers around each use). `tile.dot` computes with
+      f32 FMAs: tensor-core MMA is not implemented yet.
+
+    All control flow in a tile kernel is uniform across the block (no value
+    differs between the threads of one program at the tile level), so the
+    barriers are always reached by every thread.
+  }];
+  let options = [
+    Option<"numWarps", "num-warps", "int64_t", /*default=*/"4",
+           "warps per program (thread block)">,
+    Option<"moduleName", "module-name", "std::string",
+           /*default=*/"\"tile_kernels\"", "name of the gpu.module">,
+    Option<"allowUnverified", "allow-unverified", "bool", /*default=*/"false",
+           "lower kernels not marked tile.ownership_verified (tests only)">
+  ];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect", "::mlir::gpu::GPUDialect",
+    "::mlir::math::MathDialect", "::mlir::memref::MemRefDialect",
+    "::mlir::scf::SCFDialect", "::mlir::vector::VectorDialect"
+  ];
+}
+
 def ConvertMemRefCopyToLoops : Pass<"convert-memref-copy-to-loops"> {
   let summary = "rewrites memref.copy as loops of loads and stores";
   let description = [{

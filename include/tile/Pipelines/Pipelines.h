@@ -21,11 +21,47 @@ struct TileToCPUOptions : public PassPipelineOptions<TileToCPUOptions> {
       llvm::cl::init(false)};
 };
 
+struct TileToNVVMOptions : public PassPipelineOptions<TileToNVVMOptions> {
+  PassOptions::Option<std::string> chip{
+      *this, "chip",
+      llvm::cl::desc("GPU: sm_80, sm_89, sm_90a (default) or sm_100"),
+      llvm::cl::init("sm_90a")};
+  PassOptions::Option<std::string> features{
+      *this, "features", llvm::cl::desc("PTX features, e.g. +ptx83"),
+      llvm::cl::init("")};
+  PassOptions::Option<unsigned> optLevel{
+      *this, "opt-level", llvm::cl::desc("NVPTX optimization level"),
+      llvm::cl::init(3)};
+  PassOptions::Option<int64_t> numWarps{
+      *this, "num-warps", llvm::cl::desc("warps per program"),
+      llvm::cl::init(4)};
+  PassOptions::Option<std::string> cudaPath{
+      *this, "cuda-path",
+      llvm::cl::desc("CUDA toolkit (libdevice for math functions)"),
+      llvm::cl::init("/usr/local/cuda")};
+  /// For tile-to-binary: "isa" (PTX) or "bin" (CUBIN).
+  PassOptions::Option<std::string> format{
+      *this, "format", llvm::cl::desc("isa (PTX) or bin (CUBIN)"),
+      llvm::cl::init("bin")};
+};
+
+/// The GPU chips the pipelines accept.
+bool isSupportedChip(llvm::StringRef chip);
+
+/// tile kernels -> gpu.module in NVVM/LLVM dialect: verify ownership, lower
+/// to distributed gpu.func, then to NVVM.
+void buildTileToNVVMPipeline(OpPassManager &pm,
+                             const TileToNVVMOptions &options);
+/// tile-to-nvvm, then gpu-module-to-binary (PTX through LLVM's NVPTX
+/// backend; CUBIN through ptxas).
+void buildTileToBinaryPipeline(OpPassManager &pm,
+                               const TileToNVVMOptions &options);
+
 /// tile kernels -> LLVM dialect for the host: verify ownership (always
 /// first), lower to func/scf/tensor, bufferize, lower to loops and to LLVM.
 void buildTileToCPUPipeline(OpPassManager &pm, const TileToCPUOptions &options);
 
-/// Registers `tile-to-cpu` with tile-opt.
+/// Registers `tile-to-cpu`, `tile-to-nvvm` and `tile-to-binary`.
 void registerTilePipelines();
 
 } // namespace tile

@@ -1,0 +1,112 @@
+//===- GPUKernelLowering.h - distributing tiles over a thread block -*- C++ -*-===//
+//
+// Private to convert-tile-to-gpu.
+//
+// One program runs as one thread block of T threads. Every tile uses the
+// same distribution, which depends only on its shape: the tile is split, in
+// row-major order, into vectors of `vec` consecutive elements along its last
+// dim (vec = the largest power of two <= 8 dividing that dim), and vector
+// position p goes to thread p % T, slot p / T. A thread keeps its slots in
+// one register vector<slots*vec x T>; lane i of slot k of thread t holds the
+// element of linear (row-major) index ((t + k*T) * vec + i).
+//
+// Tiles of one shape are therefore always aligned, whatever their element
+// type, so element-wise ops and conversions need no data movement; global
+// loads and stores are `vec`-wide and coalesced across the block; reductions
+// along the last dim use intra-thread combining and warp shuffles. Every
+// other data movement (broadcast, permute, slice, concat, extract, general
+// reductions, dot) goes through shared memory.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef LIB_CONVERSION_TILETOGPU_GPUKERNELLOWERING_H
+#define LIB_CONVERSION_TILETOGPU_GPUKERNELLOWERING_H
+
+#include "tile/Dialect/Tile/IR/TileOps.h"
+
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/IRMapping.h"
+
+namespace tile::gpu_lowering {
+
+/// The distribution of one tile shape over T threads.
+struct Layout {
+  RankedTensorType type;
+  int64_t vec = 1;       ///< consecutive elements per vector position
+  int64_t positions = 1; ///< vector positions in the tile
+  int64_t slots = 1;     ///< positions per thread
+  int64_t threads = 1;
+
+  static Layout get(RankedTensorType type, int64_t threads);
+  int64_t registers() const { return slots * vec; }
+  VectorType registerType() const {
+    return VectorType::get({registers()}, type.getElementType());
+  }
+  VectorType slotType() const {
+    return VectorType::get({vec}, type.getElementType());
+  }
+};
+
+class GPUKernelLowering {
+public:
+  GPUKernelLowering(OpBuilder &builder, gpu::GPUFuncOp func, int64_t threads)
+      : b(builder), func(func), threads(threads) {}
+
+  /// Lowers the ops of `block` (of the tile kernel) into the insertion point.
+  LogicalResult lowerBlock(Block &block);
+
+  /// The register vector or scalar `v` lowered to.
+  Value lookup(Value v) { return map.lookup(v); }
+
+  // -- Helpers shared by the op lowerings -----------------------------------
+  Value index(int64_t v);
+  Value threadId();
+  /// Builds the registers of a tile of `layout`: `element(slot, lane,
+  /// linear index)` gives each element; positions past the tile give zero.
+  Value buildRegisters(Location loc, const Layout &layout,
+                       function_ref<Value(int64_t, int64_t, Value)> element);
+  /// Writes a tile to a fresh shared-memory buffer (barriers around) and
+  /// returns the buffer, indexed by linear element index.
+  Value toShared(Location loc, Value tile);
+  /// Row-major multi-index of a linear index of `shape`.
+  SmallVector<Value> delinearize(Value linear, ArrayRef<int64_t> shape);
+  Value linearize(ArrayRef<Value> indices, ArrayRef<int64_t> shape);
+  Value zeroOf(Type type);
+  /// Replaces slot `k` (vec lanes) of the register vector `regs`.
+  Value insertSlot(Location loc, Value regs, Value slot, int64_t k);
+  Value extractSlot(Location loc, Value regs, int64_t k, int64_t vec);
+  Value shuffleXor(Location loc, Value v, int32_t offset);
+  /// Clones `combiner` (2N scalar args, yields N) on `lhs` and `rhs`.
+  SmallVector<Value> combine(Region &combiner, ValueRange lhs, ValueRange rhs);
+
+  // -- Op lowerings -----------------------------------------------------------
+  LogicalResult lowerOp(Operation *op);
+  LogicalResult lowerElementwise(Operation *op);
+  LogicalResult lowerFor(scf::ForOp op);
+  LogicalResult lowerIf(scf::IfOp op);
+  LogicalResult lowerLoad(LoadOp op);
+  LogicalResult lowerStore(StoreOp op);
+  LogicalResult lowerGather(GatherOp op);
+  LogicalResult lowerOwn(OwnOp op);
+  LogicalResult lowerReduce(ReduceOp op);
+  LogicalResult lowerReduceLastDim(ReduceOp op);
+  LogicalResult lowerShapeOp(Operation *op);
+  LogicalResult lowerDot(DotOp op);
+  LogicalResult lowerConvert(ConvertOp op);
+  LogicalResult lowerExtract(ExtractOp op);
+
+  OpBuilder &b;
+  gpu::GPUFuncOp func;
+  int64_t threads;
+  IRMapping map;
+  Value tid;
+  /// What partitions and claimed blocks lowered to (memref, tile shape).
+  llvm::DenseMap<Value, std::pair<Value, ArrayRef<int64_t>>> partitions;
+  llvm::DenseMap<Value, Value> blocks;
+};
+
+} // namespace tile::gpu_lowering
+
+#endif // LIB_CONVERSION_TILETOGPU_GPUKERNELLOWERING_H

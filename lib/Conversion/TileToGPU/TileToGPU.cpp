@@ -1,0 +1,714 @@
+//===- TileToGPU.cpp - tile kernels to gpu.func over distributed tiles -----===//
+//
+// The pass driver, the kernel ABI, control flow, and global memory access.
+// Shape and compute ops are in LowerGPUValueOps.cpp.
+//
+//===----------------------------------------------------------------------===//
+
+#include "GPUKernelLowering.h"
+
+#include "tile/Conversion/Passes.h"
+#include "tile/Dialect/Tile/Transforms/Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/Matchers.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+namespace tile {
+#define GEN_PASS_DEF_CONVERTTILETOGPU
+#include "tile/Conversion/Passes.h.inc"
+} // namespace tile
+
+using namespace mlir;
+using namespace tile;
+using namespace tile::gpu_lowering;
+
+//===----------------------------------------------------------------------===//
+// Layout and helpers
+//===----------------------------------------------------------------------===//
+
+Layout Layout::get(RankedTensorType type, int64_t threads) {
+  Layout l;
+  l.type = type;
+  l.threads = threads;
+  int64_t last = type.getShape().back();
+  l.vec = 8;
+  while (last % l.vec != 0)
+    l.vec /= 2;
+  l.positions = type.getNumElements() / l.vec;
+  l.slots = llvm::divideCeil(l.positions, threads);
+  return l;
+}
+
+Value GPUKernelLowering::index(int64_t v) {
+  return arith::ConstantIndexOp::create(b, func.getLoc(), v);
+}
+
+Value GPUKernelLowering::threadId() { return tid; }
+
+Value GPUKernelLowering::zeroOf(Type type) {
+  Location loc = func.getLoc();
+  if (auto v = dyn_cast<VectorType>(type))
+    return arith::ConstantOp::create(
+        b, loc, cast<TypedAttr>(b.getZeroAttr(v)));
+  return arith::ConstantOp::create(b, loc, cast<TypedAttr>(b.getZeroAttr(type)));
+}
+
+Value GPUKernelLowering::insertSlot(Location loc, Value regs, Value slot,
+                                    int64_t k) {
+  // One shufflevector: lanes of `slot` replace lanes [k*vec, (k+1)*vec).
+  int64_t total = cast<VectorType>(regs.getType()).getNumElements();
+  int64_t vec = cast<VectorType>(slot.getType()).getNumElements();
+  if (total == vec)
+    return slot;
+  SmallVector<int64_t> mask;
+  for (int64_t j = 0; j < total; ++j)
+    mask.push_back(j >= k * vec && j < (k + 1) * vec ? total + (j - k * vec)
+                                                      : j);
+  // vector.shuffle takes operands of one length: widen the slot first.
+  SmallVector<int64_t> widen;
+  for (int64_t j = 0; j < total; ++j)
+    widen.push_back(j < vec ? j : 0);
+  Value wide = vector::ShuffleOp::create(b, loc, slot, slot,
+                                         b.getDenseI64ArrayAttr(widen));
+  return vector::ShuffleOp::create(b, loc, regs, wide,
+                                   b.getDenseI64ArrayAttr(mask));
+}
+
+Value GPUKernelLowering::extractSlot(Location loc, Value regs, int64_t k,
+                                     int64_t vec) {
+  int64_t total = cast<VectorType>(regs.getType()).getNumElements();
+  if (total == vec)
+    return regs;
+  SmallVector<int64_t> mask;
+  for (int64_t j = 0; j < vec; ++j)
+    mask.push_back(k * vec + j);
+  return vector::ShuffleOp::create(b, loc, regs, regs,
+                                   b.getDenseI64ArrayAttr(mask));
+}
+
+SmallVector<Value> GPUKernelLowering::delinearize(Value linear,
+                                                  ArrayRef<int64_t> shape) {
+  Location loc = func.getLoc();
+  SmallVector<Value> idx(shape.size());
+  int64_t stride = 1;
+  for (int64_t d = shape.size() - 1; d >= 0; --d) {
+    Value q = stride == 1 ? linear
+                          : arith::DivUIOp::create(b, loc, linear,
+                                                   index(stride))
+                                .getResult();
+    idx[d] = d == 0 ? q
+                    : arith::RemUIOp::create(b, loc, q, index(shape[d]))
+                          .getResult();
+    stride *= shape[d];
+  }
+  return idx;
+}
+
+Value GPUKernelLowering::linearize(ArrayRef<Value> indices,
+                                   ArrayRef<int64_t> shape) {
+  Location loc = func.getLoc();
+  Value acc = indices[0];
+  for (size_t d = 1; d < shape.size(); ++d)
+    acc = arith::AddIOp::create(
+        b, loc, arith::MulIOp::create(b, loc, acc, index(shape[d])),
+        indices[d]);
+  return acc;
+}
+
+Value GPUKernelLowering::buildRegisters(
+    Location loc, const Layout &layout,
+    function_ref<Value(int64_t, int64_t, Value)> element) {
+  Value regs = zeroOf(layout.registerType());
+  Type elt = layout.type.getElementType();
+  for (int64_t k = 0; k < layout.slots; ++k) {
+    // p = tid + k*T; elements past the tile are left zero.
+    Value p = arith::AddIOp::create(b, loc, tid, index(k * layout.threads));
+    Value valid = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, p,
+                                        index(layout.positions));
+    auto branch = scf::IfOp::create(b, loc, TypeRange{layout.slotType()},
+                                    valid, /*withElse=*/true);
+    {
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(branch.thenBlock());
+      Value slot = zeroOf(layout.slotType());
+      Value base = arith::MulIOp::create(b, loc, p, index(layout.vec));
+      for (int64_t i = 0; i < layout.vec; ++i) {
+        Value e = arith::AddIOp::create(b, loc, base, index(i));
+        Value v = element(k, i, e);
+        slot = vector::InsertOp::create(b, loc, v, slot, i);
+      }
+      scf::YieldOp::create(b, loc, slot);
+      b.setInsertionPointToStart(branch.elseBlock());
+      scf::YieldOp::create(b, loc, zeroOf(layout.slotType()));
+    }
+    regs = insertSlot(loc, regs, branch.getResult(0), k);
+    (void)elt;
+  }
+  return regs;
+}
+
+Value GPUKernelLowering::toShared(Location loc, Value tile) {
+  auto type = cast<RankedTensorType>(tile.getType());
+  Layout layout = Layout::get(type, threads);
+  auto space = gpu::AddressSpaceAttr::get(b.getContext(),
+                                          gpu::AddressSpace::Workgroup);
+  auto bufType = MemRefType::get({type.getNumElements()},
+                                 type.getElementType(), AffineMap(), space);
+  Value buf = func.addWorkgroupAttribution(bufType, loc);
+  Value regs = map.lookup(tile);
+  // Readers of an earlier use of this buffer (in a loop) must be done.
+  gpu::BarrierOp::create(b, loc);
+  for (int64_t k = 0; k < layout.slots; ++k) {
+    Value p = arith::AddIOp::create(b, loc, tid, index(k * layout.threads));
+    Value valid = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, p,
+                                        index(layout.positions));
+    auto branch = scf::IfOp::create(b, loc, valid, /*withElse=*/false);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(branch.thenBlock());
+    Value slot = extractSlot(loc, regs, k, layout.vec);
+    Value at = arith::MulIOp::create(b, loc, p, index(layout.vec));
+    vector::StoreOp::create(b, loc, slot, buf, ValueRange{at});
+  }
+  gpu::BarrierOp::create(b, loc);
+  return buf;
+}
+
+Value GPUKernelLowering::shuffleXor(Location loc, Value v, int32_t offset) {
+  Type type = v.getType();
+  // gpu.shuffle moves 32- and 64-bit values; widen the rest.
+  if (type.isF16() || type.isBF16()) {
+    Value w = arith::ExtFOp::create(b, loc, b.getF32Type(), v);
+    Value s = gpu::ShuffleOp::create(b, loc, w, offset, 32,
+                                     gpu::ShuffleMode::XOR)
+                  .getShuffleResult();
+    return arith::TruncFOp::create(b, loc, type, s);
+  }
+  if (type.isIndex()) {
+    Value w = arith::IndexCastOp::create(b, loc, b.getI64Type(), v);
+    Value s = gpu::ShuffleOp::create(b, loc, w, offset, 32,
+                                     gpu::ShuffleMode::XOR)
+                  .getShuffleResult();
+    return arith::IndexCastOp::create(b, loc, type, s);
+  }
+  if (type.isInteger() && type.getIntOrFloatBitWidth() < 32) {
+    Value w = arith::ExtUIOp::create(b, loc, b.getI32Type(), v);
+    Value s = gpu::ShuffleOp::create(b, loc, w, offset, 32,
+                                     gpu::ShuffleMode::XOR)
+                  .getShuffleResult();
+    return arith::TruncIOp::create(b, loc, type, s);
+  }
+  return gpu::ShuffleOp::create(b, loc, v, offset, 32, gpu::ShuffleMode::XOR)
+      .getShuffleResult();
+}
+
+SmallVector<Value> GPUKernelLowering::combine(Region &combiner, ValueRange lhs,
+                                              ValueRange rhs) {
+  Block &block = combiner.front();
+  IRMapping local;
+  for (unsigned i = 0; i < lhs.size(); ++i) {
+    local.map(block.getArgument(i), lhs[i]);
+    local.map(block.getArgument(lhs.size() + i), rhs[i]);
+  }
+  for (Operation &op : block.without_terminator())
+    b.clone(op, local);
+  SmallVector<Value> out;
+  for (Value v : block.getTerminator()->getOperands())
+    out.push_back(local.lookupOrDefault(v));
+  return out;
+}
+
+//===----------------------------------------------------------------------===//
+// Global memory
+//===----------------------------------------------------------------------===//
+
+/// 0 <= i < bound.
+static Value inRange(OpBuilder &b, Location loc, Value i, Value bound) {
+  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+  return arith::AndIOp::create(
+      b, loc,
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, i, zero),
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, i, bound));
+}
+
+/// Whether `vec` consecutive elements along the last dim of `memref` are
+/// contiguous and aligned to their size (static unit inner stride, other
+/// strides static multiples of `vec`).
+static bool isVectorizable(MemRefType type, int64_t vec) {
+  auto [strides, offset] = type.getStridesAndOffset();
+  if (strides.empty() || strides.back() != 1)
+    return false;
+  for (int64_t s : ArrayRef<int64_t>(strides).drop_back())
+    if (ShapedType::isDynamic(s) || s % vec != 0)
+      return false;
+  return true;
+}
+
+/// Loads the tile of `layout` at element `offsets` of `base`: vec-wide
+/// loads where the whole vector is inside `base`, element loads with
+/// padding at the edges.
+static Value maskedLoad(GPUKernelLowering &L, Location loc, Value base,
+                        ArrayRef<Value> offsets, const Layout &layout,
+                        TypedAttr padding) {
+  OpBuilder &b = L.b;
+  auto memrefType = cast<MemRefType>(base.getType());
+  int64_t rank = layout.type.getRank();
+  SmallVector<Value> bounds;
+  for (int64_t d = 0; d < rank; ++d)
+    bounds.push_back(memref::DimOp::create(b, loc, base, d));
+  Value pad = padding ? arith::ConstantOp::create(b, loc, padding).getResult()
+                      : L.zeroOf(layout.type.getElementType());
+  bool vectorize = layout.vec > 1 && isVectorizable(memrefType, layout.vec);
+  int64_t eltBytes =
+      std::max<int64_t>(1, layout.type.getElementTypeBitWidth() / 8);
+  Value regs = L.zeroOf(layout.registerType());
+  for (int64_t k = 0; k < layout.slots; ++k) {
+    Value p = arith::AddIOp::create(b, loc, L.tid, L.index(k * layout.threads));
+    Value e0 = arith::MulIOp::create(b, loc, p, L.index(layout.vec));
+    SmallVector<Value> idx = L.delinearize(e0, layout.type.getShape());
+    SmallVector<Value> at;
+    Value ok = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, p,
+                                     L.index(layout.positions));
+    for (int64_t d = 0; d < rank; ++d) {
+      at.push_back(arith::AddIOp::create(b, loc, offsets[d], idx[d]));
+      if (d + 1 < rank)
+        ok = arith::AndIOp::create(b, loc, ok,
+                                   inRange(b, loc, at.back(), bounds[d]));
+    }
+    Value last = at.back();
+    Value lastEnd = arith::AddIOp::create(b, loc, last, L.index(layout.vec - 1));
+    Value whole = arith::AndIOp::create(
+        b, loc, ok,
+        arith::AndIOp::create(b, loc, inRange(b, loc, last, bounds.back()),
+                              inRange(b, loc, lastEnd, bounds.back())));
+    auto branch = scf::IfOp::create(b, loc, TypeRange{layout.slotType()},
+                                    whole, /*withElse=*/true);
+    {
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(branch.thenBlock());
+      Value v;
+      if (vectorize) {
+        auto load = vector::LoadOp::create(b, loc, layout.slotType(), base, at);
+        load.setAlignmentAttr(b.getI64IntegerAttr(layout.vec * eltBytes));
+        v = load;
+      } else {
+        v = L.zeroOf(layout.slotType());
+        for (int64_t i = 0; i < layout.vec; ++i) {
+          SmallVector<Value> ai(at);
+          ai.back() = arith::AddIOp::create(b, loc, last, L.index(i));
+          v = vector::InsertOp::create(
+              b, loc, memref::LoadOp::create(b, loc, base, ai), v, i);
+        }
+      }
+      scf::YieldOp::create(b, loc, v);
+      // Edge: element by element, padding outside.
+      b.setInsertionPointToStart(branch.elseBlock());
+      Value slot = L.zeroOf(layout.slotType());
+      for (int64_t i = 0; i < layout.vec; ++i) {
+        SmallVector<Value> ai(at);
+        ai.back() = arith::AddIOp::create(b, loc, last, L.index(i));
+        Value inb = arith::AndIOp::create(
+            b, loc, ok, inRange(b, loc, ai.back(), bounds.back()));
+        auto one = scf::IfOp::create(
+            b, loc, inb,
+            [&](OpBuilder &t, Location tl) {
+              scf::YieldOp::create(
+                  t, tl, memref::LoadOp::create(t, tl, base, ai).getResult());
+            },
+            [&](OpBuilder &e, Location el) { scf::YieldOp::create(e, el, pad); });
+        slot = vector::InsertOp::create(b, loc, one.getResult(0), slot, i);
+      }
+      scf::YieldOp::create(b, loc, slot);
+    }
+    regs = L.insertSlot(loc, regs, branch.getResult(0), k);
+  }
+  return regs;
+}
+
+/// Stores the tile registers `regs` of `layout` at `offsets` of `base`,
+/// skipping elements outside it.
+static void maskedStore(GPUKernelLowering &L, Location loc, Value regs,
+                        Value base, ArrayRef<Value> offsets,
+                        const Layout &layout) {
+  OpBuilder &b = L.b;
+  auto memrefType = cast<MemRefType>(base.getType());
+  int64_t rank = layout.type.getRank();
+  SmallVector<Value> bounds;
+  for (int64_t d = 0; d < rank; ++d)
+    bounds.push_back(memref::DimOp::create(b, loc, base, d));
+  bool vectorize = layout.vec > 1 && isVectorizable(memrefType, layout.vec);
+  int64_t eltBytes =
+      std::max<int64_t>(1, layout.type.getElementTypeBitWidth() / 8);
+  for (int64_t k = 0; k < layout.slots; ++k) {
+    Value p = arith::AddIOp::create(b, loc, L.tid, L.index(k * layout.threads));
+    Value e0 = arith::MulIOp::create(b, loc, p, L.index(layout.vec));
+    SmallVector<Value> idx = L.delinearize(e0, layout.type.getShape());
+    SmallVector<Value> at;
+    Value ok = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, p,
+                                     L.index(layout.positions));
+    for (int64_t d = 0; d < rank; ++d) {
+      at.push_back(arith::AddIOp::create(b, loc, offsets[d], idx[d]));
+      if (d + 1 < rank)
+        ok = arith::AndIOp::create(b, loc, ok,
+                                   inRange(b, loc, at.back(), bounds[d]));
+    }
+    Value slot = L.extractSlot(loc, regs, k, layout.vec);
+    Value last = at.back();
+    Value lastEnd = arith::AddIOp::create(b, loc, last, L.index(layout.vec - 1));
+    Value whole = arith::AndIOp::create(
+        b, loc, ok,
+        arith::AndIOp::create(b, loc, inRange(b, loc, last, bounds.back()),
+                              inRange(b, loc, lastEnd, bounds.back())));
+    auto branch = scf::IfOp::create(b, loc, whole, /*withElse=*/true);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(branch.thenBlock());
+    if (vectorize) {
+      auto store = vector::StoreOp::create(b, loc, slot, base, at);
+      store.setAlignmentAttr(b.getI64IntegerAttr(layout.vec * eltBytes));
+    } else {
+      for (int64_t i = 0; i < layout.vec; ++i) {
+        SmallVector<Value> ai(at);
+        ai.back() = arith::AddIOp::create(b, loc, last, L.index(i));
+        memref::StoreOp::create(b, loc,
+                                vector::ExtractOp::create(b, loc, slot, i), base,
+                                ai);
+      }
+    }
+    b.setInsertionPointToStart(branch.elseBlock());
+    for (int64_t i = 0; i < layout.vec; ++i) {
+      SmallVector<Value> ai(at);
+      ai.back() = arith::AddIOp::create(b, loc, last, L.index(i));
+      Value inb = arith::AndIOp::create(
+          b, loc, ok, inRange(b, loc, ai.back(), bounds.back()));
+      auto one = scf::IfOp::create(b, loc, inb, /*withElse=*/false);
+      OpBuilder::InsertionGuard inner(b);
+      b.setInsertionPointToStart(one.thenBlock());
+      memref::StoreOp::create(b, loc, vector::ExtractOp::create(b, loc, slot, i),
+                              base, ai);
+    }
+  }
+}
+
+static SmallVector<Value> scaledIndices(GPUKernelLowering &L, Location loc,
+                                        ValueRange indices,
+                                        ArrayRef<int64_t> scale) {
+  SmallVector<Value> out;
+  for (auto [i, s] : llvm::zip_equal(indices, scale))
+    out.push_back(arith::MulIOp::create(L.b, loc, L.map.lookup(i), L.index(s)));
+  return out;
+}
+
+LogicalResult GPUKernelLowering::lowerOwn(OwnOp op) {
+  Location loc = op.getLoc();
+  auto [memref, tile] = partitions.lookup(op.getPartition());
+  SmallVector<Value> offsets = scaledIndices(*this, loc, op.getIndices(), tile);
+  SmallVector<OpFoldResult> offs, sizes, strides;
+  for (unsigned d = 0; d < tile.size(); ++d) {
+    Value dim = memref::DimOp::create(b, loc, memref, d);
+    Value left = arith::SubIOp::create(b, loc, dim, offsets[d]);
+    Value size = arith::MinSIOp::create(
+        b, loc, arith::MaxSIOp::create(b, loc, left, index(0)), index(tile[d]));
+    Value off = arith::MaxSIOp::create(
+        b, loc, arith::MinSIOp::create(b, loc, offsets[d], dim), index(0));
+    offs.push_back(off);
+    sizes.push_back(size);
+    strides.push_back(b.getIndexAttr(1));
+  }
+  blocks[op.getResult()] =
+      memref::SubViewOp::create(b, loc, memref, offs, sizes, strides);
+  return success();
+}
+
+LogicalResult GPUKernelLowering::lowerLoad(LoadOp op) {
+  Location loc = op.getLoc();
+  Layout layout = Layout::get(op.getResult().getType(), threads);
+  Value base;
+  SmallVector<Value> offsets;
+  if (auto it = partitions.find(op.getSource()); it != partitions.end()) {
+    base = it->second.first;
+    offsets = scaledIndices(*this, loc, op.getIndices(), it->second.second);
+  } else {
+    base = blocks.lookup(op.getSource());
+    if (op.getIndices().empty())
+      offsets.assign(layout.type.getRank(), index(0));
+    else
+      offsets = scaledIndices(*this, loc, op.getIndices(),
+                              layout.type.getShape());
+  }
+  TypedAttr pad = op.getPadding() ? *op.getPadding() : TypedAttr();
+  map.map(op.getResult(), maskedLoad(*this, loc, base, offsets, layout, pad));
+  return success();
+}
+
+LogicalResult GPUKernelLowering::lowerStore(StoreOp op) {
+  Location loc = op.getLoc();
+  Layout layout = Layout::get(op.getValue().getType(), threads);
+  Value base;
+  SmallVector<Value> offsets;
+  if (auto it = partitions.find(op.getDest()); it != partitions.end()) {
+    base = it->second.first;
+    offsets = scaledIndices(*this, loc, op.getIndices(), it->second.second);
+  } else {
+    base = blocks.lookup(op.getDest());
+    if (op.getIndices().empty())
+      offsets.assign(layout.type.getRank(), index(0));
+    else
+      offsets = scaledIndices(*this, loc, op.getIndices(),
+                              layout.type.getShape());
+  }
+  maskedStore(*this, loc, map.lookup(op.getValue()), base, offsets, layout);
+  return success();
+}
+
+LogicalResult GPUKernelLowering::lowerGather(GatherOp op) {
+  Location loc = op.getLoc();
+  auto entry = partitions.lookup(op.getSource());
+  Value memref = entry.first;
+  ArrayRef<int64_t> tile = entry.second;
+  RankedTensorType type = op.getResult().getType();
+  Layout layout = Layout::get(type, threads);
+  Value rows = toShared(loc, op.getRows());
+  SmallVector<Value> offsets{index(0)};
+  llvm::append_range(offsets,
+                     scaledIndices(*this, loc, op.getIndices(), tile.drop_front()));
+  SmallVector<Value> bounds;
+  for (unsigned d = 0; d < tile.size(); ++d)
+    bounds.push_back(memref::DimOp::create(b, loc, memref, d));
+  TypedAttr padding = op.getPadding() ? *op.getPadding() : TypedAttr();
+  Value pad = padding ? arith::ConstantOp::create(b, loc, padding).getResult()
+                      : zeroOf(type.getElementType());
+  map.map(op.getResult(),
+          buildRegisters(loc, layout, [&](int64_t, int64_t, Value e) {
+            SmallVector<Value> idx = delinearize(e, type.getShape());
+            Value row = memref::LoadOp::create(b, loc, rows, idx[0]);
+            if (!row.getType().isIndex())
+              row = arith::IndexCastOp::create(b, loc, b.getIndexType(), row);
+            SmallVector<Value> at{row};
+            Value ok = inRange(b, loc, row, bounds[0]);
+            for (unsigned d = 1; d < idx.size(); ++d) {
+              at.push_back(arith::AddIOp::create(b, loc, offsets[d], idx[d]));
+              ok = arith::AndIOp::create(b, loc, ok,
+                                         inRange(b, loc, at.back(), bounds[d]));
+            }
+            auto branch = scf::IfOp::create(
+                b, loc, ok,
+                [&](OpBuilder &t, Location tl) {
+                  scf::YieldOp::create(
+                      t, tl, memref::LoadOp::create(t, tl, memref, at)
+                                 .getResult());
+                },
+                [&](OpBuilder &el, Location l2) {
+                  scf::YieldOp::create(el, l2, pad);
+                });
+            return branch.getResult(0);
+          }));
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Control flow and dispatch
+//===----------------------------------------------------------------------===//
+
+static Type convertType(Type type, int64_t threads) {
+  if (auto t = dyn_cast<RankedTensorType>(type))
+    return Layout::get(t, threads).registerType();
+  return type;
+}
+
+LogicalResult GPUKernelLowering::lowerFor(scf::ForOp op) {
+  SmallVector<Value> inits;
+  for (Value v : op.getInitArgs())
+    inits.push_back(map.lookup(v));
+  auto loop = scf::ForOp::create(b, op.getLoc(), map.lookup(op.getLowerBound()),
+                                 map.lookup(op.getUpperBound()),
+                                 map.lookup(op.getStep()), inits);
+  map.map(op.getInductionVar(), loop.getInductionVar());
+  for (auto [old, neu] :
+       llvm::zip(op.getRegionIterArgs(), loop.getRegionIterArgs()))
+    map.map(old, neu);
+  OpBuilder::InsertionGuard guard(b);
+  Block *body = loop.getBody();
+  if (!body->empty() && body->back().hasTrait<OpTrait::IsTerminator>())
+    body->back().erase();
+  b.setInsertionPointToEnd(body);
+  if (failed(lowerBlock(*op.getBody())))
+    return failure();
+  for (auto [old, neu] : llvm::zip(op.getResults(), loop.getResults()))
+    map.map(old, neu);
+  return success();
+}
+
+LogicalResult GPUKernelLowering::lowerIf(scf::IfOp op) {
+  SmallVector<Type> types;
+  for (Type t : op.getResultTypes())
+    types.push_back(convertType(t, threads));
+  auto branch = scf::IfOp::create(b, op.getLoc(), types,
+                                  map.lookup(op.getCondition()),
+                                  /*withElse=*/!op.getElseRegion().empty());
+  for (auto [old, neu] : llvm::zip(op->getRegions(), branch->getRegions())) {
+    if (old.empty())
+      continue;
+    Block &nb = neu.front();
+    if (!nb.empty() && nb.back().hasTrait<OpTrait::IsTerminator>())
+      nb.back().erase();
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToEnd(&nb);
+    if (failed(lowerBlock(old.front())))
+      return failure();
+  }
+  for (auto [old, neu] : llvm::zip(op.getResults(), branch.getResults()))
+    map.map(old, neu);
+  return success();
+}
+
+LogicalResult GPUKernelLowering::lowerBlock(Block &block) {
+  for (Operation &op : block)
+    if (failed(lowerOp(&op)))
+      return failure();
+  return success();
+}
+
+LogicalResult GPUKernelLowering::lowerOp(Operation *op) {
+  Location loc = op->getLoc();
+  if (auto f = dyn_cast<scf::ForOp>(op))
+    return lowerFor(f);
+  if (auto i = dyn_cast<scf::IfOp>(op))
+    return lowerIf(i);
+  if (auto y = dyn_cast<scf::YieldOp>(op)) {
+    SmallVector<Value> values;
+    for (Value v : y.getOperands())
+      values.push_back(map.lookup(v));
+    scf::YieldOp::create(b, loc, values);
+    return success();
+  }
+  if (isa<ReturnOp, GridOp, AssumeOp>(op))
+    return success(); // the contract is checked at launch
+  if (auto u = dyn_cast<UncheckedOp>(op)) {
+    Block &inner = u.getBody().front();
+    for (Operation &o : inner.without_terminator())
+      if (failed(lowerOp(&o)))
+        return failure();
+    for (auto [r, v] : llvm::zip(u.getResults(),
+                                 inner.getTerminator()->getOperands()))
+      map.map(r, map.lookup(v));
+    return success();
+  }
+  if (auto pid = dyn_cast<ProgramIdOp>(op)) {
+    map.map(pid.getResult(),
+            gpu::BlockIdOp::create(
+                b, loc, static_cast<gpu::Dimension>(pid.getDim())));
+    return success();
+  }
+  if (auto n = dyn_cast<NumProgramsOp>(op)) {
+    map.map(n.getResult(),
+            gpu::GridDimOp::create(b, loc,
+                                   static_cast<gpu::Dimension>(n.getDim())));
+    return success();
+  }
+  if (auto dim = dyn_cast<DimOp>(op)) {
+    map.map(dim.getResult(), memref::DimOp::create(b, loc,
+                                                   map.lookup(dim.getView()),
+                                                   dim.getIndex()));
+    return success();
+  }
+  if (auto p = dyn_cast<PartitionOp>(op)) {
+    partitions[p.getResult()] = {map.lookup(p.getView()),
+                                 p.getResult().getType().getTileShape()};
+    return success();
+  }
+  if (auto t = dyn_cast<NumTilesOp>(op)) {
+    auto [memref, tile] = partitions.lookup(t.getPartition());
+    Value dim = memref::DimOp::create(b, loc, memref, t.getIndex());
+    map.map(t.getResult(), arith::CeilDivUIOp::create(
+                               b, loc, dim, index(tile[t.getIndex()])));
+    return success();
+  }
+  if (auto splat = dyn_cast<SplatOp>(op)) {
+    Layout layout = Layout::get(splat.getResult().getType(), threads);
+    map.map(splat.getResult(),
+            vector::BroadcastOp::create(b, loc, layout.registerType(),
+                                        map.lookup(splat.getValue())));
+    return success();
+  }
+  return llvm::TypeSwitch<Operation *, LogicalResult>(op)
+      .Case([&](OwnOp o) { return lowerOwn(o); })
+      .Case([&](LoadOp o) { return lowerLoad(o); })
+      .Case([&](StoreOp o) { return lowerStore(o); })
+      .Case([&](GatherOp o) { return lowerGather(o); })
+      .Case([&](ReduceOp o) { return lowerReduce(o); })
+      .Case([&](DotOp o) { return lowerDot(o); })
+      .Case([&](ConvertOp o) { return lowerConvert(o); })
+      .Case([&](ExtractOp o) { return lowerExtract(o); })
+      .Case<BroadcastOp, IotaOp, ReshapeOp, PermuteOp, SliceOp, ConcatOp>(
+          [&](Operation *o) { return lowerShapeOp(o); })
+      .Default([&](Operation *o) { return lowerElementwise(o); });
+}
+
+//===----------------------------------------------------------------------===//
+// The pass
+//===----------------------------------------------------------------------===//
+
+namespace {
+struct ConvertTileToGPUPass
+    : public tile::impl::ConvertTileToGPUBase<ConvertTileToGPUPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    SmallVector<KernelOp> kernels(module.getOps<KernelOp>());
+    if (kernels.empty())
+      return;
+    if (numWarps < 1 || numWarps > 32) {
+      module.emitError("convert-tile-to-gpu: num-warps must be in [1, 32]");
+      return signalPassFailure();
+    }
+    int64_t threads = numWarps * 32;
+    module->setAttr(gpu::GPUDialect::getContainerModuleAttrName(),
+                    UnitAttr::get(&getContext()));
+    OpBuilder b(&getContext());
+    b.setInsertionPointToEnd(module.getBody());
+    auto gpuModule =
+        gpu::GPUModuleOp::create(b, module.getLoc(), moduleName.getValue());
+    for (KernelOp kernel : kernels) {
+      if (!allowUnverified && !kernel->hasAttr(kOwnershipVerifiedAttrName)) {
+        kernel.emitError("convert-tile-to-gpu: kernel @")
+            << kernel.getSymName()
+            << " has not been verified; run tile-verify-ownership first";
+        return signalPassFailure();
+      }
+      SmallVector<Type> args;
+      for (Type t : kernel.getArgumentTypes())
+        args.push_back(isa<ViewType>(t) ? lowerViewType(cast<ViewType>(t)) : t);
+      b.setInsertionPointToEnd(gpuModule.getBody());
+      auto func = gpu::GPUFuncOp::create(b, kernel.getLoc(), kernel.getSymName(),
+                                         b.getFunctionType(args, {}));
+      func->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), b.getUnitAttr());
+      func.setKnownBlockSizeAttr(b.getDenseI32ArrayAttr(
+          {static_cast<int32_t>(threads), 1, 1}));
+      Block &entry = func.getBody().front();
+      b.setInsertionPointToStart(&entry);
+      GPUKernelLowering lowering(b, func, threads);
+      for (auto [old, neu] : llvm::zip(kernel.getArguments(),
+                                       entry.getArguments()))
+        lowering.map.map(old, neu);
+      lowering.tid = gpu::ThreadIdOp::create(b, kernel.getLoc(),
+                                             gpu::Dimension::x);
+      if (failed(lowering.lowerBlock(kernel.getBody().front())))
+        return signalPassFailure();
+      gpu::ReturnOp::create(b, kernel.getLoc());
+      kernel.erase();
+    }
+  }
+
+  static MemRefType lowerViewType(ViewType view) {
+    auto layout = StridedLayoutAttr::get(view.getContext(),
+                                         ShapedType::kDynamic, view.getStrides());
+    return MemRefType::get(view.getShape(), view.getElementType(), layout);
+  }
+};
+} // namespace
