@@ -15,11 +15,13 @@
 #include "tile/Support/KernelCache.h"
 #include "tile/Target/Host/HostCodegen.h"
 
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/InitAllDialects.h"
 #include "mlir/InitAllExtensions.h"
 #include "mlir/Parser/Parser.h"
+#include "mlir/Target/LLVMIR/Dialect/All.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Support/FileUtilities.h"
 #include "llvm/IR/LLVMContext.h"
@@ -30,8 +32,11 @@
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/Program.h"
 #include "llvm/Support/ToolOutputFile.h"
 #include "llvm/Support/WithColor.h"
+
+#include <unistd.h>
 
 using namespace mlir;
 using namespace tile;
@@ -47,8 +52,12 @@ static cl::opt<std::string>
          cl::init("llvmir"));
 static cl::opt<std::string>
     target("target",
-           cl::desc("host, or a GPU: sm_80, sm_89, sm_90a, sm_100"),
-           cl::init("host"));
+           cl::desc("host, or a GPU: sm_80, sm_89, sm_90a (default for "
+                    "ptx/cubin), sm_100"),
+           cl::init(""));
+static cl::opt<int64_t> numWarps("num-warps",
+                                 cl::desc("GPU: warps per program"),
+                                 cl::init(4));
 static cl::opt<std::string>
     hostCpu("host-cpu",
             cl::desc("CPU of host objects: x86-64 (portable) or native"),
@@ -71,11 +80,54 @@ static int fail(const llvm::Twine &message) {
   return 1;
 }
 
+/// `ptxas --version`, the toolchain part of GPU cache keys.
+static std::string ptxasFingerprint() {
+  llvm::ErrorOr<std::string> ptxas = llvm::sys::findProgramByName(
+      "ptxas", {"/usr/local/cuda/bin"});
+  if (!ptxas)
+    return "no ptxas";
+  llvm::SmallString<128> out;
+  int fd;
+  if (llvm::sys::fs::createTemporaryFile("tile-ptxas", "txt", fd, out))
+    return *ptxas;
+  ::close(fd);
+  llvm::FileRemover remove(out);
+  std::optional<llvm::StringRef> redirects[] = {std::nullopt,
+                                                llvm::StringRef(out),
+                                                std::nullopt};
+  llvm::sys::ExecuteAndWait(*ptxas, {*ptxas, "--version"}, std::nullopt,
+                            redirects);
+  auto text = llvm::MemoryBuffer::getFile(out);
+  return text ? (*text)->getBuffer().str() : *ptxas;
+}
+
+/// Compiles `module` for a GPU: the PTX or CUBIN of its gpu.binary.
+static llvm::Expected<std::string> compileGPU(ModuleOp module) {
+  auto error = [](const llvm::Twine &m) {
+    return llvm::createStringError(llvm::inconvertibleErrorCode(), m);
+  };
+  PassManager pm(module.getContext());
+  TileToNVVMOptions options;
+  options.chip = target.getValue();
+  options.optLevel = std::min(optLevel.getValue(), 3);
+  options.numWarps = numWarps;
+  options.format = emit == "ptx" ? "isa" : "bin";
+  buildTileToBinaryPipeline(pm, options);
+  if (failed(pm.run(module)))
+    return error("compilation failed (see the diagnostics above)");
+  for (auto binary : module.getOps<gpu::BinaryOp>())
+    for (Attribute object : binary.getObjects())
+      return cast<gpu::ObjectAttr>(object).getObject().str();
+  return error("the module has no kernels");
+}
+
 /// Compiles `module` to the requested output, as bytes.
 static llvm::Expected<std::string> compile(ModuleOp module) {
   auto error = [](const llvm::Twine &m) {
     return llvm::createStringError(llvm::inconvertibleErrorCode(), m);
   };
+  if (target != "host")
+    return compileGPU(module);
   PassManager pm(module.getContext());
   buildTileToCPUPipeline(pm, TileToCPUOptions());
   if (failed(pm.run(module)))
@@ -131,15 +183,22 @@ int main(int argc, char **argv) {
       emit != "cubin")
     return fail("--emit=" + emit +
                 " is not one of llvmir, host-so, ptx, cubin");
-  static const char *gpuTargets[] = {"sm_80", "sm_89", "sm_90a", "sm_100"};
-  bool isGpu = llvm::is_contained(gpuTargets, llvm::StringRef(target));
+  bool gpuOutput = emit == "ptx" || emit == "cubin";
+  if (target.empty())
+    target = gpuOutput ? "sm_90a" : "host";
+  bool isGpu = isSupportedChip(target);
   if (target != "host" && !isGpu)
     return fail("--target=" + target +
                 " is not one of host, sm_80, sm_89, sm_90a, sm_100");
-  if (isGpu || emit == "ptx" || emit == "cubin")
-    return fail("GPU code generation (--target=" + target + ", --emit=" +
-                emit + ") is not implemented yet; this build compiles for "
-                "--target=host only");
+  if (isGpu && !gpuOutput)
+    return fail("--emit=" + emit + " is for --target=host; use --emit=ptx "
+                "or --emit=cubin for --target=" + target);
+  if (!isGpu && gpuOutput)
+    return fail("--emit=" + emit + " needs a GPU --target (sm_80, sm_89, "
+                "sm_90a, sm_100)");
+  if (numWarps < 1 || numWarps > 32)
+    return fail("--num-warps=" + llvm::Twine(numWarps.getValue()) +
+                " is not in [1, 32]");
   if (optLevel < 0 || optLevel > 3)
     return fail("-O" + llvm::Twine(optLevel.getValue()) +
                 " is not an optimization level (0-3)");
@@ -153,6 +212,7 @@ int main(int argc, char **argv) {
   registry.insert<TileDialect>();
   registerAllDialects(registry);
   registerAllExtensions(registry);
+  registerAllGPUToLLVMIRTranslations(registry);
   MLIRContext context(registry);
   llvm::SourceMgr sourceMgr;
   sourceMgr.AddNewSourceBuffer(std::move(input), llvm::SMLoc());
@@ -166,7 +226,11 @@ int main(int argc, char **argv) {
   key.features = emit == "host-so" ? hostCpu.getValue() : "";
   key.optLevel = optLevel;
   key.emit = emit;
-  key.pipelineOptions = "tile-to-cpu";
+  key.pipelineOptions = isGpu ? "tile-to-binary num-warps=" +
+                                    std::to_string(numWarps.getValue())
+                              : "tile-to-cpu";
+  if (isGpu)
+    key.toolchain = ptxasFingerprint();
   std::string keyHex;
   std::optional<std::string> result;
   if (!noCache) {
