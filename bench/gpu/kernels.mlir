@@ -1,0 +1,95 @@
+// Kernels of the GPU bandwidth benchmarks (bench/gpu/run.sh): the issue's
+// element-wise, RMSNorm and GEMV targets at Qwen3-8B decode shapes.
+
+// out = silu(gate) * up, 1024 elements per program.
+tile.kernel @silu_mul(%g: !tile.view<in, ?xf16>, %u: !tile.view<in, ?xf16>, %o: !tile.view<out, ?xf16>) {
+  %pid = tile.program_id x
+  %pg = tile.partition %g : !tile.partition<in, ?xf16, tile = [1024]>
+  %pu = tile.partition %u : !tile.partition<in, ?xf16, tile = [1024]>
+  %po = tile.partition %o : !tile.partition<out, ?xf16, tile = [1024]>
+  %n = tile.num_tiles %po, 0 : !tile.partition<out, ?xf16, tile = [1024]>
+  tile.grid %n
+  %gt = tile.load %pg[%pid] : !tile.partition<in, ?xf16, tile = [1024]> -> tensor<1024xf16>
+  %ut = tile.load %pu[%pid] : !tile.partition<in, ?xf16, tile = [1024]> -> tensor<1024xf16>
+  %g32 = tile.convert %gt : tensor<1024xf16> -> tensor<1024xf32>
+  %ng = arith.negf %g32 : tensor<1024xf32>
+  %e = math.exp %ng : tensor<1024xf32>
+  %one = arith.constant dense<1.0> : tensor<1024xf32>
+  %d = arith.addf %one, %e : tensor<1024xf32>
+  %s = arith.divf %g32, %d : tensor<1024xf32>
+  %u32 = tile.convert %ut : tensor<1024xf16> -> tensor<1024xf32>
+  %r = arith.mulf %s, %u32 : tensor<1024xf32>
+  %rh = tile.convert %r : tensor<1024xf32> -> tensor<1024xf16>
+  %b = tile.own %po[%pid] : !tile.partition<out, ?xf16, tile = [1024]>
+  tile.store %rh, %b : tensor<1024xf16>, !tile.owned<out, 1024xf16>
+  tile.return
+}
+
+// y = x * rsqrt(mean(x^2) + eps) * w, as Hugging Face computes it.
+tile.kernel @rmsnorm_f16(%x: !tile.view<in, ?x4096xf16>, %w: !tile.view<in, 4096xf16>,
+                         %y: !tile.view<out, ?x4096xf16>, %eps: f32) {
+  %row = tile.program_id x
+  %c0 = arith.constant 0 : index
+  %px = tile.partition %x : !tile.partition<in, ?x4096xf16, tile = [1, 4096]>
+  %pw = tile.partition %w : !tile.partition<in, 4096xf16, tile = [4096]>
+  %py = tile.partition %y : !tile.partition<out, ?x4096xf16, tile = [1, 4096]>
+  %rows = tile.num_tiles %py, 0 : !tile.partition<out, ?x4096xf16, tile = [1, 4096]>
+  tile.grid %rows
+  %xt = tile.load %px[%row, %c0] : !tile.partition<in, ?x4096xf16, tile = [1, 4096]> -> tensor<1x4096xf16>
+  %x32 = tile.convert %xt : tensor<1x4096xf16> -> tensor<1x4096xf32>
+  %sq = arith.mulf %x32, %x32 : tensor<1x4096xf32>
+  %sum = tile.reduce %sq dim = 1 : (tensor<1x4096xf32>) -> tensor<1x1xf32> {
+  ^bb0(%a: f32, %b: f32):
+    %s = arith.addf %a, %b : f32
+    tile.yield %s : f32
+  }
+  %n = arith.constant dense<4096.0> : tensor<1x1xf32>
+  %mean = arith.divf %sum, %n : tensor<1x1xf32>
+  %epst = tile.splat %eps : tensor<1x1xf32>
+  %var = arith.addf %mean, %epst : tensor<1x1xf32>
+  %inv = math.rsqrt %var : tensor<1x1xf32>
+  %invb = tile.broadcast %inv : tensor<1x1xf32> -> tensor<1x4096xf32>
+  %normed = arith.mulf %x32, %invb : tensor<1x4096xf32>
+  %nh = tile.convert %normed : tensor<1x4096xf32> -> tensor<1x4096xf16>
+  %wt = tile.load %pw[%c0] : !tile.partition<in, 4096xf16, tile = [4096]> -> tensor<4096xf16>
+  %w2 = tile.reshape %wt : tensor<4096xf16> -> tensor<1x4096xf16>
+  %out = arith.mulf %nh, %w2 : tensor<1x4096xf16>
+  %blk = tile.own %py[%row, %c0] : !tile.partition<out, ?x4096xf16, tile = [1, 4096]>
+  tile.store %out, %blk : tensor<1x4096xf16>, !tile.owned<out, 1x4096xf16>
+  tile.return
+}
+
+// y[N] = W[N, 4096] x[4096], 8 rows per program, f32 accumulation.
+tile.kernel @gemv_k4096(%w: !tile.view<in, ?x4096xf16>, %x: !tile.view<in, 4096xf16>, %y: !tile.view<out, ?xf16>) {
+  %pid = tile.program_id x
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c8 = arith.constant 8 : index
+  %pw = tile.partition %w : !tile.partition<in, ?x4096xf16, tile = [8, 512]>
+  %px = tile.partition %x : !tile.partition<in, 4096xf16, tile = [512]>
+  %py = tile.partition %y : !tile.partition<out, ?xf16, tile = [8]>
+  %n = tile.num_tiles %py, 0 : !tile.partition<out, ?xf16, tile = [8]>
+  tile.grid %n
+  %zero = arith.constant dense<0.0> : tensor<8x512xf32>
+  %acc = scf.for %k = %c0 to %c8 step %c1 iter_args(%a = %zero) -> tensor<8x512xf32> {
+    %wt = tile.load %pw[%pid, %k] : !tile.partition<in, ?x4096xf16, tile = [8, 512]> -> tensor<8x512xf16>
+    %xt = tile.load %px[%k] : !tile.partition<in, 4096xf16, tile = [512]> -> tensor<512xf16>
+    %xr = tile.reshape %xt : tensor<512xf16> -> tensor<1x512xf16>
+    %xb = tile.broadcast %xr : tensor<1x512xf16> -> tensor<8x512xf16>
+    %w32 = tile.convert %wt : tensor<8x512xf16> -> tensor<8x512xf32>
+    %x32 = tile.convert %xb : tensor<8x512xf16> -> tensor<8x512xf32>
+    %p = arith.mulf %w32, %x32 : tensor<8x512xf32>
+    %a2 = arith.addf %a, %p : tensor<8x512xf32>
+    scf.yield %a2 : tensor<8x512xf32>
+  }
+  %s = tile.reduce %acc dim = 1 : (tensor<8x512xf32>) -> tensor<8x1xf32> {
+  ^bb0(%l: f32, %r: f32):
+    %t = arith.addf %l, %r : f32
+    tile.yield %t : f32
+  }
+  %o = tile.reshape %s : tensor<8x1xf32> -> tensor<8xf32>
+  %oh = tile.convert %o : tensor<8xf32> -> tensor<8xf16>
+  %b = tile.own %py[%pid] : !tile.partition<out, ?xf16, tile = [8]>
+  tile.store %oh, %b : tensor<8xf16>, !tile.owned<out, 8xf16>
+  tile.return
+}
