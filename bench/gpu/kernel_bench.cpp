@@ -23,11 +23,12 @@
 #include <cstdlib>
 #include <fstream>
 #include <random>
-#include <sstream>
 #include <string>
 #include <vector>
 
+using tile_runtime::fromBF16;
 using tile_runtime::fromHalf;
+using tile_runtime::toBF16;
 using tile_runtime::toHalf;
 
 #define CHECK(call)                                                            \
@@ -134,9 +135,9 @@ double timeLaunches(CUfunction f, unsigned grid, unsigned block,
   return times[times.size() / 2];
 }
 
-/// Device-to-device copy bandwidth (GB/s, bytes read + written), 1 GiB.
-double copyBandwidth(CUstream s) {
-  size_t bytes = size_t(1) << 30;
+/// Device-to-device copy bandwidth (GB/s, bytes read + written) of a buffer
+/// of `bytes` (1 GiB: the reference figure).
+double copyBandwidth(CUstream s, size_t bytes = size_t(1) << 30) {
   CUdeviceptr a, b;
   CHECK(cuMemAlloc(&a, bytes));
   CHECK(cuMemAlloc(&b, bytes));
@@ -170,8 +171,11 @@ struct Row {
 } // namespace
 
 int main(int argc, char **argv) {
-  if (argc != 2) {
-    std::fprintf(stderr, "usage: kernel_bench kernels.cubin\n");
+  // --small: correctness only, on small sizes with partial tiles (for
+  // compute-sanitizer).
+  bool small = argc == 3 && std::string(argv[2]) == "--small";
+  if (argc != 2 && !small) {
+    std::fprintf(stderr, "usage: kernel_bench kernels.cubin [--small]\n");
     return 2;
   }
   std::ifstream file(argv[1], std::ios::binary);
@@ -195,14 +199,19 @@ int main(int argc, char **argv) {
   CUstream s;
   CHECK(cuStreamCreate(&s, CU_STREAM_NON_BLOCKING));
   const unsigned block = 128;
-  double copy = copyBandwidth(s);
+  double copy = small ? 1 : copyBandwidth(s);
   std::vector<Row> rows;
 
-  // -- silu_mul on 256M f16 elements -----------------------------------------
-  {
+  auto fn = [&](const char *kernel) {
     CUfunction f;
-    CHECK(cuModuleGetFunction(&f, module, "silu_mul"));
-    const int64_t n = int64_t(256) << 20;
+    CHECK(cuModuleGetFunction(&f, module, kernel));
+    return f;
+  };
+
+  // -- silu_mul ---------------------------------------------------------------
+  {
+    CUfunction f = fn("silu_mul");
+    const int64_t n = small ? 5000 : int64_t(256) << 20;
     auto g = randomHalves(n, -6, 6, 1), u = randomHalves(n, -2, 2, 2);
     CUdeviceptr dg = upload(g), du = upload(u), dout;
     CHECK(cuMemAlloc(&dout, n * 2));
@@ -223,19 +232,25 @@ int main(int argc, char **argv) {
       double ref = x / (1 + std::exp(-x)) * fromHalf(u[i]);
       err = std::max(err, std::abs(fromHalf(out[i]) - ref) / (std::abs(ref) + 1e-3));
     }
-    double us = timeLaunches(f, grid, block, p, s, 10, 11);
+    double us = small ? 0 : timeLaunches(f, grid, block, p, s, 10, 11);
     double bytes = 3.0 * n * 2;
-    rows.push_back({"silu_mul", "256M f16", us, bytes / (us * 1e-6) / 1e9, err,
-                    ok && err < 2e-3});
+    rows.push_back({"silu_mul", std::to_string(n) + " f16", us,
+                    us ? bytes / (us * 1e-6) / 1e9 : 0, err, ok && err < 2e-3});
     cuMemFree(dg); cuMemFree(du); cuMemFree(dout);
   }
 
-  // -- RMSNorm over rows of 4096 f16 ----------------------------------------
-  {
-    CUfunction f;
-    CHECK(cuModuleGetFunction(&f, module, "rmsnorm_f16"));
-    const int64_t R = 16384, C = 4096;
-    auto x = randomHalves(R * C, -3, 3, 3), w = randomHalves(C, 0.5, 1.5, 4);
+  // -- RMSNorm over rows of 4096, f16 and bf16 --------------------------------
+  for (bool bf16 : {false, true}) {
+    CUfunction f = fn(bf16 ? "rmsnorm_bf16" : "rmsnorm_f16");
+    auto to = [&](float v) { return bf16 ? toBF16(v) : toHalf(v); };
+    auto from = [&](uint16_t v) { return bf16 ? fromBF16(v) : fromHalf(v); };
+    const int64_t R = small ? 3 : 16384, C = 4096;
+    auto convert = [&](std::vector<uint16_t> h) {
+      for (auto &x : h) x = to(fromHalf(x));
+      return h;
+    };
+    auto x = convert(randomHalves(R * C, -3, 3, 3));
+    auto w = convert(randomHalves(C, 0.5, 1.5, 4));
     CUdeviceptr dx = upload(x), dw = upload(w), dy;
     CHECK(cuMemAlloc(&dy, R * C * 2));
     CHECK(cuMemsetD16(dy, kPoison, R * C));
@@ -253,31 +268,44 @@ int main(int argc, char **argv) {
     for (int64_t r = 0; r < R && ok; ++r) {
       double ss = 0;
       for (int64_t c = 0; c < C; ++c) {
-        double v = fromHalf(x[r * C + c]);
+        double v = from(x[r * C + c]);
         ss += v * v;
       }
       double inv = 1 / std::sqrt(ss / C + eps);
       for (int64_t c = 0; c < C; ++c) {
         uint16_t o = y[r * C + c];
         if (o == kPoison) { ok = false; break; }
-        double ref = fromHalf(x[r * C + c]) * inv * fromHalf(w[c]);
-        err = std::max(err, std::abs(fromHalf(o) - ref) / (std::abs(ref) + 1e-2));
+        double ref = from(x[r * C + c]) * inv * from(w[c]);
+        err = std::max(err, std::abs(from(o) - ref) / (std::abs(ref) + 1e-2));
       }
     }
-    double us = timeLaunches(f, unsigned(R), block, p, s, 20, 15);
+    double us = small ? 0 : timeLaunches(f, unsigned(R), block, p, s, 20, 15);
     double bytes = 2.0 * R * C * 2 + C * 2;
-    rows.push_back({"rmsnorm_f16", "16384x4096", us, bytes / (us * 1e-6) / 1e9,
-                    err, ok && err < 4e-3});
+    rows.push_back({bf16 ? "rmsnorm_bf16" : "rmsnorm_f16",
+                    std::to_string(R) + "x4096", us,
+                    us ? bytes / (us * 1e-6) / 1e9 : 0, err,
+                    ok && err < (bf16 ? 2e-2 : 4e-3)});
     cuMemFree(dx); cuMemFree(dw); cuMemFree(dy);
   }
 
-  // -- GEMV at Qwen3-8B decode shapes (K = 4096) ----------------------------
-  for (int64_t N : {int64_t(6144), int64_t(4096), int64_t(24576), int64_t(151936)}) {
-    CUfunction f;
-    CHECK(cuModuleGetFunction(&f, module, "gemv_k4096"));
-    const int64_t K = 4096;
+  // -- GEMV at Qwen3-8B decode shapes ----------------------------------------
+  struct Gemv { const char *kernel; int64_t rowsPerProgram, N, K; };
+  std::vector<Gemv> gemvs = {
+      {"gemv_k4096", 8, 6144, 4096},     {"gemv_k4096", 8, 4096, 4096},
+      {"gemv_k4096_r4", 4, 4096, 4096},  {"gemv_k4096_r2", 2, 4096, 4096},
+      {"gemv_k4096_r4_k1024", 4, 4096, 4096},
+      {"gemv_k4096_r2", 2, 6144, 4096},  {"gemv_k4096", 8, 24576, 4096},
+      {"gemv_k12288", 8, 4096, 12288},   {"gemv_k4096", 8, 151936, 4096}};
+  if (small)
+    gemvs = {{"gemv_k4096", 8, 13, 4096}, {"gemv_k4096_r4", 4, 13, 4096},
+             {"gemv_k4096_r2", 2, 13, 4096},
+             {"gemv_k4096_r4_k1024", 4, 13, 4096},
+             {"gemv_k12288", 8, 13, 12288}};
+  for (const Gemv &g : gemvs) {
+    CUfunction f = fn(g.kernel);
+    const int64_t N = g.N, K = g.K;
     // Enough weight copies that the rotation exceeds L2 several times.
-    int copies = int(std::max<int64_t>(1, (int64_t(512) << 20) / (N * K * 2)));
+    int copies = small ? 1 : int(std::max<int64_t>(1, (int64_t(512) << 20) / (N * K * 2)));
     auto w = randomHalves(N * K, -1, 1, 5), x = randomHalves(K, -1, 1, 6);
     std::vector<CUdeviceptr> dws;
     for (int c = 0; c < copies; ++c)
@@ -291,7 +319,7 @@ int main(int argc, char **argv) {
       p[c].view(dx, {K}, {1});
       p[c].view(dy, {N}, {1});
     }
-    unsigned grid = unsigned((N + 7) / 8);
+    unsigned grid = unsigned((N + g.rowsPerProgram - 1) / g.rowsPerProgram);
     CHECK(cuLaunchKernel(f, grid, 1, 1, block, 1, 1, 0, s, p[0].finish(), nullptr));
     CHECK(cuStreamSynchronize(s));
     auto y = download(dy, N);
@@ -307,12 +335,14 @@ int main(int argc, char **argv) {
       }
       err = std::max(err, std::abs(fromHalf(y[i]) - ref) / (mag / std::sqrt(double(K)) + 1e-3));
     }
-    double us = timeLaunches(f, grid, block, p, s, 50, 15);
+    double us = small ? 0 : timeLaunches(f, grid, block, p, s, 50, 15);
     double bytes = double(N) * K * 2 + K * 2 + N * 2;
-    std::ostringstream shape;
-    shape << N << "x" << K;
-    rows.push_back({"gemv_k4096", shape.str(), us, bytes / (us * 1e-6) / 1e9,
-                    err, ok && err < 2e-3});
+    rows.push_back({g.kernel, std::to_string(N) + "x" + std::to_string(K), us,
+                    us ? bytes / (us * 1e-6) / 1e9 : 0, err, ok && err < 2e-3});
+    // What a plain device copy of a buffer the size of W reaches, for scale.
+    if (!small)
+      rows.push_back({"(copy of W)", std::to_string(N) + "x" + std::to_string(K),
+                      0, copyBandwidth(s, size_t(N) * K * 2), 0, true});
     for (auto d : dws) cuMemFree(d);
     cuMemFree(dx); cuMemFree(dy);
   }

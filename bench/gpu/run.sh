@@ -10,4 +10,13 @@ mkdir -p "$out"
 nvidia-smi --query-gpu=name,driver_version,clocks.max.sm,clocks.max.mem --format=csv,noheader || true
 g++ -O2 -std=c++17 -I"$root/runtime/include" -I/usr/local/cuda/include \
   "$here/kernel_bench.cpp" -o "$out/kernel_bench" -L/usr/local/cuda/lib64/stubs -lcuda
+# Sanitizers on small problems with partial tiles, then the measurement.
+if command -v compute-sanitizer >/dev/null; then
+  for tool in memcheck racecheck; do
+    compute-sanitizer --tool "$tool" --error-exitcode 3 \
+      "$out/kernel_bench" "$here/out/kernels.cubin" --small > "$out/sanitizer-$tool.txt" 2>&1 \
+      && echo "compute-sanitizer $tool: clean" \
+      || { echo "compute-sanitizer $tool: FAILED"; tail -30 "$out/sanitizer-$tool.txt"; }
+  done
+fi
 "$out/kernel_bench" "$here/out/kernels.cubin" | tee "$out/results.md"
