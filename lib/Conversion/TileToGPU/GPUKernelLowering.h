@@ -67,9 +67,22 @@ public:
   /// linear index)` gives each element; positions past the tile give zero.
   Value buildRegisters(Location loc, const Layout &layout,
                        function_ref<Value(int64_t, int64_t, Value)> element);
-  /// Writes a tile to a fresh shared-memory buffer (barriers around) and
-  /// returns the buffer, indexed by linear element index.
-  Value toShared(Location loc, Value tile);
+  /// Writes tiles to shared memory (a barrier before, so earlier readers of
+  /// the scratch space are done, and one after) and returns one buffer per
+  /// tile, indexed by linear element index.
+  SmallVector<Value> toShared(Location loc, ValueRange tiles);
+  Value toShared(Location loc, Value tile) {
+    return toShared(loc, ValueRange{tile})[0];
+  }
+  /// Buffers of the given element types and sizes, placed one after the
+  /// other in the kernel's shared scratch space. Every op lowering starts
+  /// again at offset 0: ops use shared memory one at a time, and each begins
+  /// with a barrier.
+  SmallVector<Value> scratch(Location loc,
+                             ArrayRef<std::pair<Type, int64_t>> buffers);
+  void writeShared(Location loc, Value tile, Value buf);
+  /// Gives the scratch space its final size (after the kernel is lowered).
+  void finishScratch();
   /// Row-major multi-index of a linear index of `shape`.
   SmallVector<Value> delinearize(Value linear, ArrayRef<int64_t> shape);
   Value linearize(ArrayRef<Value> indices, ArrayRef<int64_t> shape);
@@ -102,6 +115,9 @@ public:
   int64_t threads;
   IRMapping map;
   Value tid;
+  /// The scratch space (bytes) and the most any op needs of it.
+  BlockArgument scratchSpace;
+  int64_t scratchBytes = 0;
   /// What partitions and claimed blocks lowered to (memref, tile shape).
   llvm::DenseMap<Value, std::pair<Value, ArrayRef<int64_t>>> partitions;
   llvm::DenseMap<Value, Value> blocks;

@@ -97,9 +97,7 @@ LogicalResult GPUKernelLowering::lowerShapeOp(Operation *op) {
     }
   }
   // Everything else reads its operands from shared memory by index.
-  SmallVector<Value> bufs;
-  for (Value operand : op->getOperands())
-    bufs.push_back(toShared(loc, operand));
+  SmallVector<Value> bufs = toShared(loc, op->getOperands());
   auto srcShape = [&](unsigned i) {
     return cast<RankedTensorType>(op->getOperand(i).getType()).getShape();
   };
@@ -167,15 +165,18 @@ LogicalResult GPUKernelLowering::lowerReduceLastDim(ReduceOp op) {
   unsigned n = op.getInputs().size();
   auto space = gpu::AddressSpaceAttr::get(b.getContext(),
                                           gpu::AddressSpace::Workgroup);
-  SmallVector<Value> outBufs, partBufs;
-  for (Value input : op.getInputs()) {
-    Type elt = cast<RankedTensorType>(input.getType()).getElementType();
-    outBufs.push_back(func.addWorkgroupAttribution(
-        MemRefType::get({rows}, elt, AffineMap(), space), loc));
-    if (G > 32)
-      partBufs.push_back(func.addWorkgroupAttribution(
-          MemRefType::get({T / 32}, elt, AffineMap(), space), loc));
-  }
+  SmallVector<std::pair<Type, int64_t>> shapes;
+  for (Value input : op.getInputs())
+    shapes.push_back({cast<RankedTensorType>(input.getType()).getElementType(),
+                      rows});
+  if (G > 32)
+    for (Value input : op.getInputs())
+      shapes.push_back(
+          {cast<RankedTensorType>(input.getType()).getElementType(), T / 32});
+  SmallVector<Value> bufs = scratch(loc, shapes);
+  SmallVector<Value> outBufs(bufs.begin(), bufs.begin() + n);
+  SmallVector<Value> partBufs(bufs.begin() + n, bufs.end());
+  (void)space;
   SmallVector<Value> regs;
   for (Value input : op.getInputs())
     regs.push_back(map.lookup(input));
@@ -273,9 +274,7 @@ LogicalResult GPUKernelLowering::lowerReduce(ReduceOp op) {
   // General: inputs in shared memory; each output element folds its line in
   // index order.
   unsigned n = op.getInputs().size();
-  SmallVector<Value> bufs;
-  for (Value input : op.getInputs())
-    bufs.push_back(toShared(loc, input));
+  SmallVector<Value> bufs = toShared(loc, op.getInputs());
   auto outType = cast<RankedTensorType>(op.getResults()[0].getType());
   Layout out = Layout::get(outType, threads);
   int64_t extent = inType.getShape()[dim];
@@ -338,8 +337,9 @@ LogicalResult GPUKernelLowering::lowerDot(DotOp op) {
   // Correct first: operands from shared memory, f32 FMA per output element.
   // Tensor-core MMA (mma.sync, wgmma) replaces this.
   Location loc = op.getLoc();
-  Value a = toShared(loc, op.getA());
-  Value bb = toShared(loc, op.getB());
+  SmallVector<Value> operands =
+      toShared(loc, ValueRange{op.getA(), op.getB()});
+  Value a = operands[0], bb = operands[1];
   RankedTensorType type = op.getResult().getType();
   Layout layout = Layout::get(type, threads);
   int64_t K = op.getA().getType().getDimSize(1);

@@ -153,17 +153,64 @@ Value GPUKernelLowering::buildRegisters(
   return regs;
 }
 
-Value GPUKernelLowering::toShared(Location loc, Value tile) {
-  auto type = cast<RankedTensorType>(tile.getType());
-  Layout layout = Layout::get(type, threads);
+SmallVector<Value>
+GPUKernelLowering::scratch(Location loc,
+                          ArrayRef<std::pair<Type, int64_t>> buffers) {
   auto space = gpu::AddressSpaceAttr::get(b.getContext(),
                                           gpu::AddressSpace::Workgroup);
-  auto bufType = MemRefType::get({type.getNumElements()},
-                                 type.getElementType(), AffineMap(), space);
-  Value buf = func.addWorkgroupAttribution(bufType, loc);
-  Value regs = map.lookup(tile);
-  // Readers of an earlier use of this buffer (in a loop) must be done.
+  if (!scratchSpace) {
+    scratchSpace = func.addWorkgroupAttribution(
+        MemRefType::get({16}, b.getI8Type(), AffineMap(), space), loc);
+    // 16-byte vector accesses need a 16-byte aligned buffer.
+    func.setWorkgroupAttributionAttr(
+        func.getNumWorkgroupAttributions() - 1,
+        b.getStringAttr("llvm.align"), b.getI64IntegerAttr(16));
+  }
+  SmallVector<Value> views;
+  int64_t offset = 0;
+  for (auto [elt, count] : buffers) {
+    int64_t bytes = std::max<int64_t>(1, elt.getIntOrFloatBitWidth() / 8);
+    if (elt.isIndex())
+      bytes = 8;
+    offset = llvm::alignTo(offset, 16);
+    views.push_back(memref::ViewOp::create(
+        b, loc, MemRefType::get({count}, elt, AffineMap(), space),
+        scratchSpace, index(offset), ValueRange{}));
+    offset += bytes * count;
+  }
+  scratchBytes = std::max<int64_t>(scratchBytes, llvm::alignTo(offset, 16));
+  return views;
+}
+
+void GPUKernelLowering::finishScratch() {
+  if (!scratchSpace)
+    return;
+  auto type = cast<MemRefType>(scratchSpace.getType());
+  scratchSpace.setType(MemRefType::get({std::max<int64_t>(scratchBytes, 16)},
+                                       type.getElementType(), AffineMap(),
+                                       type.getMemorySpace()));
+}
+
+SmallVector<Value> GPUKernelLowering::toShared(Location loc,
+                                               ValueRange tiles) {
+  SmallVector<std::pair<Type, int64_t>> shapes;
+  for (Value tile : tiles) {
+    auto type = cast<RankedTensorType>(tile.getType());
+    shapes.push_back({type.getElementType(), type.getNumElements()});
+  }
+  SmallVector<Value> bufs = scratch(loc, shapes);
+  // Readers of an earlier use of the scratch space must be done.
   gpu::BarrierOp::create(b, loc);
+  for (auto [tile, buf] : llvm::zip(tiles, bufs))
+    writeShared(loc, tile, buf);
+  gpu::BarrierOp::create(b, loc);
+  return bufs;
+}
+
+void GPUKernelLowering::writeShared(Location loc, Value tile, Value buf) {
+  auto type = cast<RankedTensorType>(tile.getType());
+  Layout layout = Layout::get(type, threads);
+  Value regs = map.lookup(tile);
   for (int64_t k = 0; k < layout.slots; ++k) {
     Value p = arith::AddIOp::create(b, loc, tid, index(k * layout.threads));
     Value valid = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, p,
@@ -175,8 +222,6 @@ Value GPUKernelLowering::toShared(Location loc, Value tile) {
     Value at = arith::MulIOp::create(b, loc, p, index(layout.vec));
     vector::StoreOp::create(b, loc, slot, buf, ValueRange{at});
   }
-  gpu::BarrierOp::create(b, loc);
-  return buf;
 }
 
 Value GPUKernelLowering::shuffleXor(Location loc, Value v, int32_t offset) {
@@ -700,6 +745,7 @@ struct ConvertTileToGPUPass
                                              gpu::Dimension::x);
       if (failed(lowering.lowerBlock(kernel.getBody().front())))
         return signalPassFailure();
+      lowering.finishScratch();
       gpu::ReturnOp::create(b, kernel.getLoc());
       kernel.erase();
     }
