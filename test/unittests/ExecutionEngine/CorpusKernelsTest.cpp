@@ -281,4 +281,179 @@ TEST_F(CorpusKernels, SubTileLoopsWriteWholeBlocks) {
     }
 }
 
+TEST_F(CorpusKernels, RMSNormRows16BF16) {
+  const int R = 20; // two blocks of 16 rows, the second partial
+  std::vector<float> xf = randomFloats(R * 4096, -3, 3, 60);
+  std::vector<uint16_t> x(R * 4096), w(4096, toBF16(1.0f)), y(R * 4096, kPoison16);
+  for (int i = 0; i < R * 4096; ++i) x[i] = toBF16(xf[i]);
+  runOrFail(*runner, "rmsnorm_rows16",
+            {HostArg::view(x.data(), {R, 4096}), HostArg::view(w.data(), {4096}),
+             HostArg::view(y.data(), {R, 4096}), HostArg::f32(1e-6f)},
+            {2, 1, 1});
+  // This kernel divides by the row's sum of squares, not its mean (no 1/n).
+  std::vector<float> got;
+  std::vector<double> ref;
+  for (int r = 0; r < R; ++r) {
+    double ss = 0;
+    for (int c = 0; c < 4096; ++c) ss += double(fromBF16(x[r * 4096 + c])) * fromBF16(x[r * 4096 + c]);
+    for (int c = 0; c < 4096; ++c) {
+      ASSERT_NE(y[r * 4096 + c], kPoison16);
+      got.push_back(fromBF16(y[r * 4096 + c]));
+      ref.push_back(fromBF16(x[r * 4096 + c]) / std::sqrt(ss + 1e-6));
+    }
+  }
+  expectClose(got, ref, 8e-3, 1e-4);
+}
+
+TEST_F(CorpusKernels, AddRMSNormWritesResidualInPlace) {
+  const int R = 4;
+  std::vector<uint16_t> x = halves(randomFloats(R * 1024, -1, 1, 61));
+  std::vector<uint16_t> res = halves(randomFloats(R * 1024, -1, 1, 62));
+  std::vector<uint16_t> before = res, y(R * 1024, kPoison16);
+  runOrFail(*runner, "add_rmsnorm",
+            {HostArg::view(x.data(), {R, 1024}), HostArg::view(res.data(), {R, 1024}),
+             HostArg::view(y.data(), {R, 1024})},
+            {R, 1, 1});
+  for (int i = 0; i < R * 1024; ++i) {
+    uint16_t sum = toHalf(fromHalf(x[i]) + fromHalf(before[i]));
+    ASSERT_EQ(res[i], sum) << i;
+    ASSERT_EQ(y[i], sum) << i;
+  }
+}
+
+TEST_F(CorpusKernels, SplitKPartials) {
+  const int N = 40; // 3 column blocks of 16, the last partial
+  std::vector<uint16_t> w = halves(randomFloats(N * 4096, -1, 1, 63));
+  std::vector<float> part = poisoned32(8 * N);
+  runOrFail(*runner, "gemv_splitk",
+            {HostArg::view(w.data(), {N, 4096}), HostArg::view(part.data(), {8, N}, {N, 1})},
+            {3, 8, 1});
+  std::vector<double> ref(8 * N, 0);
+  for (int ks = 0; ks < 8; ++ks)
+    for (int n = 0; n < N; ++n)
+      for (int k = 0; k < 512; ++k)
+        ref[ks * N + n] += fromHalf(w[n * 4096 + ks * 512 + k]);
+  expectClose(part, ref, 1e-5, 1e-4);
+}
+
+TEST_F(CorpusKernels, DecodeAttentionSplitAndMerge) {
+  const int L = 100, H = 32, S = 16;
+  std::vector<uint16_t> q = halves(randomFloats(H * 128, -1, 1, 64));
+  std::vector<uint16_t> kc = halves(randomFloats(size_t(L) * 8 * 128, -1, 1, 65));
+  std::vector<float> po = poisoned32(H * S * 128), pl = poisoned32(H * S);
+  runOrFail(*runner, "decode_attention_split",
+            {HostArg::view(q.data(), {H, 128}), HostArg::view(kc.data(), {L, 8, 128}),
+             HostArg::view(po.data(), {H, S, 128}), HostArg::view(pl.data(), {H, S}),
+             HostArg::i64(L)},
+            {H, S, 1});
+  // Partial s of head h: column sums of cache rows [64 s, 64 s + 64) of kv
+  // head h / 4 (padding past L); lse: the max of those sums.
+  std::vector<double> rpo(H * S * 128, 0), rpl(H * S);
+  for (int h = 0; h < H; ++h)
+    for (int s = 0; s < S; ++s) {
+      double mx = -1e300;
+      for (int d = 0; d < 128; ++d) {
+        double acc = 0;
+        for (int t = 64 * s; t < std::min(64 * s + 64, L); ++t)
+          acc += fromHalf(kc[(size_t(t) * 8 + h / 4) * 128 + d]);
+        rpo[(h * S + s) * 128 + d] = acc;
+        mx = std::max(mx, acc);
+      }
+      rpl[h * S + s] = mx;
+    }
+  expectClose(po, rpo, 1e-5, 1e-4);
+  expectClose(pl, rpl, 1e-5, 1e-4);
+  // Merge: out[h] = sum_s exp(lse) * partial, to f16.
+  std::vector<float> plse(H * S);
+  for (int i = 0; i < H * S; ++i) plse[i] = 0.01f * float(i % 7);
+  std::vector<uint16_t> out(H * 128, kPoison16);
+  runOrFail(*runner, "decode_attention_merge",
+            {HostArg::view(po.data(), {H, S, 128}), HostArg::view(plse.data(), {H, S}),
+             HostArg::view(out.data(), {H, 128})},
+            {H, 1, 1});
+  std::vector<double> ref(H * 128, 0);
+  for (int h = 0; h < H; ++h)
+    for (int s = 0; s < S; ++s)
+      for (int d = 0; d < 128; ++d)
+        ref[h * 128 + d] += std::exp(double(plse[h * S + s])) * po[(h * S + s) * 128 + d];
+  expectClose(fromHalves(out), ref, 2e-3, 1e-2);
+}
+
+TEST_F(CorpusKernels, KVWriteAtADeviceSidePositionIsClamped) {
+  std::vector<uint16_t> k = halves(randomFloats(8 * 128, -1, 1, 66));
+  for (int32_t pos : {5, -3, 9999}) {
+    std::vector<uint16_t> cache(size_t(4096) * 8 * 128, 0x3c00); // 1.0
+    std::vector<int32_t> posbuf = {pos};
+    runOrFail(*runner, "kv_write_device_pos",
+              {HostArg::view(k.data(), {8, 128}), HostArg::view(cache.data(), {4096, 8, 128}),
+               HostArg::view(posbuf.data(), {1})},
+              {8, 1, 1});
+    int row = std::clamp(pos, 0, 4095);
+    for (int t : {0, row, 4095})
+      for (int i = 0; i < 8 * 128; ++i)
+        ASSERT_EQ(cache[size_t(t) * 1024 + i], t == row ? k[i] : uint16_t(0x3c00))
+            << "pos " << pos << " row " << t;
+  }
+}
+
+TEST_F(CorpusKernels, SmallGridKernels) {
+  // elementwise_2d: exp into a column-major output.
+  const int M = 40, N = 70;
+  std::vector<float> x = randomFloats(M * N, -2, 2, 67), y = poisoned32(M * N);
+  runOrFail(*runner, "elementwise_2d",
+            {HostArg::view(x.data(), {M, N}), HostArg::view(y.data(), {M, N}, {1, M})},
+            {2, 3, 1});
+  std::vector<double> ref(M * N);
+  for (int i = 0; i < M; ++i)
+    for (int j = 0; j < N; ++j) ref[j * M + i] = std::exp(double(x[i * N + j]));
+  expectClose(y, ref, 1e-6);
+
+  // batched_3d: a splat into every block of a 3-D grid.
+  std::vector<uint16_t> b(3 * 64 * 256, kPoison16);
+  runOrFail(*runner, "batched_3d",
+            {HostArg::view(b.data(), {3, 64, 256}), HostArg::half(toHalf(0.75f))},
+            {4, 4, 3});
+  EXPECT_EQ(std::count(b.begin(), b.end(), toHalf(0.75f)), 3 * 64 * 256);
+
+  // rows_per_program_loop and conditional_claim: which rows get written.
+  std::vector<float> r = poisoned32(12 * 128);
+  runOrFail(*runner, "rows_per_program_loop",
+            {HostArg::view(r.data(), {12, 128}), HostArg::f32(4.0f)}, {3, 1, 1});
+  expectClose(r, std::vector<double>(12 * 128, 4.0), 0);
+  std::vector<float> c = poisoned32(5 * 64);
+  runOrFail(*runner, "conditional_claim",
+            {HostArg::view(c.data(), {5, 64}), HostArg::f32(-2.0f)}, {5, 1, 1});
+  for (int i = 0; i < 5; ++i)
+    for (int j = 0; j < 64; ++j) {
+      if (i % 2 == 0)
+        ASSERT_EQ(c[i * 64 + j], -2.0f);
+      else
+        ASSERT_TRUE(isPoison(c[i * 64 + j])) << "odd rows are not claimed";
+    }
+
+  // static_shapes: a copy with a partial last block of 1000 rows.
+  std::vector<float> sx = randomFloats(1000 * 64, -1, 1, 68), sy = poisoned32(1000 * 64);
+  runOrFail(*runner, "static_shapes",
+            {HostArg::view(sx.data(), {1000, 64}), HostArg::view(sy.data(), {1000, 64})},
+            {8, 1, 1});
+  expectClose(sy, std::vector<double>(sx.begin(), sx.end()), 0);
+}
+
+TEST_F(CorpusKernels, InOutSubTilesAndUncheckedScatter) {
+  std::vector<float> y = randomFloats(3 * 512, -1, 1, 69);
+  std::vector<double> ref(y.begin(), y.end());
+  for (double &v : ref) v *= 2;
+  runOrFail(*runner, "inout_subtiles", {HostArg::view(y.data(), {3, 512})}, {3, 1, 1});
+  expectClose(y, ref, 0);
+
+  std::vector<float> oy = poisoned32(4 * 64), oz = poisoned32(4 * 64);
+  std::vector<int32_t> perm = {3, 1, 0, 2};
+  runOrFail(*runner, "with_unchecked",
+            {HostArg::view(oy.data(), {4, 64}), HostArg::view(oz.data(), {4, 64}),
+             HostArg::view(perm.data(), {4}), HostArg::f32(1.25f)},
+            {4, 1, 1});
+  expectClose(oy, std::vector<double>(4 * 64, 1.25), 0);
+  expectClose(oz, std::vector<double>(4 * 64, 1.25), 0);
+}
+
 } // namespace
