@@ -51,8 +51,6 @@ LogicalResult GPUKernelLowering::lowerElementwise(Operation *op) {
 }
 
 LogicalResult GPUKernelLowering::lowerConvert(ConvertOp op) {
-  Layout layout = Layout::get(op.getResult().getType(), threads);
-  (void)layout;
   map.map(op.getResult(),
           convertElements(b, op.getLoc(), map.lookup(op.getSource()),
                           op.getSource().getType().getElementType(),
@@ -163,8 +161,6 @@ LogicalResult GPUKernelLowering::lowerReduceLastDim(ReduceOp op) {
   int64_t G = std::min(Q, T);
   int64_t rows = inType.getNumElements() / inType.getShape().back();
   unsigned n = op.getInputs().size();
-  auto space = gpu::AddressSpaceAttr::get(b.getContext(),
-                                          gpu::AddressSpace::Workgroup);
   SmallVector<std::pair<Type, int64_t>> shapes;
   for (Value input : op.getInputs())
     shapes.push_back({cast<RankedTensorType>(input.getType()).getElementType(),
@@ -176,7 +172,6 @@ LogicalResult GPUKernelLowering::lowerReduceLastDim(ReduceOp op) {
   SmallVector<Value> bufs = scratch(loc, shapes);
   SmallVector<Value> outBufs(bufs.begin(), bufs.begin() + n);
   SmallVector<Value> partBufs(bufs.begin() + n, bufs.end());
-  (void)space;
   SmallVector<Value> regs;
   for (Value input : op.getInputs())
     regs.push_back(map.lookup(input));

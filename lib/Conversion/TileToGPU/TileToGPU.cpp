@@ -125,7 +125,6 @@ Value GPUKernelLowering::buildRegisters(
     Location loc, const Layout &layout,
     function_ref<Value(int64_t, int64_t, Value)> element) {
   Value regs = zeroOf(layout.registerType());
-  Type elt = layout.type.getElementType();
   for (int64_t k = 0; k < layout.slots; ++k) {
     // p = tid + k*T; elements past the tile are left zero.
     Value p = arith::AddIOp::create(b, loc, tid, index(k * layout.threads));
@@ -148,7 +147,6 @@ Value GPUKernelLowering::buildRegisters(
       scf::YieldOp::create(b, loc, zeroOf(layout.slotType()));
     }
     regs = insertSlot(loc, regs, branch.getResult(0), k);
-    (void)elt;
   }
   return regs;
 }

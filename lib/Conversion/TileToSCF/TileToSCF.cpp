@@ -74,7 +74,6 @@ static TypedAttr zeroAttr(Type type) {
 Value KernelLowering::maskedLoad(Location loc, Value base,
                                  ArrayRef<Value> offsets,
                                  RankedTensorType type, TypedAttr padding) {
-  auto memrefType = cast<MemRefType>(base.getType());
   if (!padding)
     padding = zeroAttr(type.getElementType());
   SmallVector<Value> bounds;
@@ -96,7 +95,6 @@ Value KernelLowering::maskedLoad(Location loc, Value base,
           scf::YieldOp::create(t, tl, v);
         },
         [&](OpBuilder &e, Location el) { scf::YieldOp::create(e, el, pad); });
-    (void)memrefType;
     return branch.getResult(0);
   });
 }
