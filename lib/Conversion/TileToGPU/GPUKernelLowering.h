@@ -103,6 +103,10 @@ public:
   LogicalResult lowerStore(StoreOp op);
   LogicalResult lowerGather(GatherOp op);
   LogicalResult lowerOwn(OwnOp op);
+  std::pair<Value, SmallVector<Value>> resolveAccess(Location loc,
+                                                     Value handle,
+                                                     ValueRange indices,
+                                                     RankedTensorType type);
   LogicalResult lowerReduce(ReduceOp op);
   LogicalResult lowerReduceLastDim(ReduceOp op);
   LogicalResult lowerShapeOp(Operation *op);

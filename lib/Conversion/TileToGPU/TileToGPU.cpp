@@ -8,6 +8,7 @@
 #include "GPUKernelLowering.h"
 
 #include "tile/Conversion/Passes.h"
+#include "tile/Conversion/Utils/BlockAccess.h"
 #include "tile/Dialect/Tile/Transforms/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -450,39 +451,30 @@ LogicalResult GPUKernelLowering::lowerOwn(OwnOp op) {
   Location loc = op.getLoc();
   auto [memref, tile] = partitions.lookup(op.getPartition());
   SmallVector<Value> offsets = scaledIndices(*this, loc, op.getIndices(), tile);
-  SmallVector<OpFoldResult> offs, sizes, strides;
-  for (unsigned d = 0; d < tile.size(); ++d) {
-    Value dim = memref::DimOp::create(b, loc, memref, d);
-    Value left = arith::SubIOp::create(b, loc, dim, offsets[d]);
-    Value size = arith::MinSIOp::create(
-        b, loc, arith::MaxSIOp::create(b, loc, left, index(0)), index(tile[d]));
-    Value off = arith::MaxSIOp::create(
-        b, loc, arith::MinSIOp::create(b, loc, offsets[d], dim), index(0));
-    offs.push_back(off);
-    sizes.push_back(size);
-    strides.push_back(b.getIndexAttr(1));
-  }
-  blocks[op.getResult()] =
-      memref::SubViewOp::create(b, loc, memref, offs, sizes, strides);
+  blocks[op.getResult()] = createClippedBlock(b, loc, memref, offsets, tile);
   return success();
+}
+
+/// The memref and element offsets a load or store at `indices` of a
+/// partition or claimed block `handle` addresses, for a tile of `type`.
+std::pair<Value, SmallVector<Value>>
+GPUKernelLowering::resolveAccess(Location loc, Value handle, ValueRange indices,
+                                 RankedTensorType type) {
+  if (auto it = partitions.find(handle); it != partitions.end())
+    return {it->second.first,
+            scaledIndices(*this, loc, indices, it->second.second)};
+  // A claimed block: the whole block, or the aligned sub-tile at indices.
+  SmallVector<Value> offsets =
+      indices.empty() ? SmallVector<Value>(type.getRank(), index(0))
+                      : scaledIndices(*this, loc, indices, type.getShape());
+  return {blocks.lookup(handle), offsets};
 }
 
 LogicalResult GPUKernelLowering::lowerLoad(LoadOp op) {
   Location loc = op.getLoc();
   Layout layout = Layout::get(op.getResult().getType(), threads);
-  Value base;
-  SmallVector<Value> offsets;
-  if (auto it = partitions.find(op.getSource()); it != partitions.end()) {
-    base = it->second.first;
-    offsets = scaledIndices(*this, loc, op.getIndices(), it->second.second);
-  } else {
-    base = blocks.lookup(op.getSource());
-    if (op.getIndices().empty())
-      offsets.assign(layout.type.getRank(), index(0));
-    else
-      offsets = scaledIndices(*this, loc, op.getIndices(),
-                              layout.type.getShape());
-  }
+  auto [base, offsets] =
+      resolveAccess(loc, op.getSource(), op.getIndices(), layout.type);
   TypedAttr pad = op.getPadding() ? *op.getPadding() : TypedAttr();
   map.map(op.getResult(), maskedLoad(*this, loc, base, offsets, layout, pad));
   return success();
@@ -491,19 +483,8 @@ LogicalResult GPUKernelLowering::lowerLoad(LoadOp op) {
 LogicalResult GPUKernelLowering::lowerStore(StoreOp op) {
   Location loc = op.getLoc();
   Layout layout = Layout::get(op.getValue().getType(), threads);
-  Value base;
-  SmallVector<Value> offsets;
-  if (auto it = partitions.find(op.getDest()); it != partitions.end()) {
-    base = it->second.first;
-    offsets = scaledIndices(*this, loc, op.getIndices(), it->second.second);
-  } else {
-    base = blocks.lookup(op.getDest());
-    if (op.getIndices().empty())
-      offsets.assign(layout.type.getRank(), index(0));
-    else
-      offsets = scaledIndices(*this, loc, op.getIndices(),
-                              layout.type.getShape());
-  }
+  auto [base, offsets] =
+      resolveAccess(loc, op.getDest(), op.getIndices(), layout.type);
   maskedStore(*this, loc, map.lookup(op.getValue()), base, offsets, layout);
   return success();
 }

@@ -40,6 +40,10 @@ public:
   // Memory ops (TileToSCF.cpp).
   LogicalResult lowerPartition(PartitionOp op);
   LogicalResult lowerOwn(OwnOp op);
+  std::pair<Value, SmallVector<Value>> resolveAccess(Location loc,
+                                                     Value handle,
+                                                     ValueRange indices,
+                                                     RankedTensorType type);
   LogicalResult lowerLoad(LoadOp op);
   LogicalResult lowerStore(StoreOp op);
   LogicalResult lowerGather(GatherOp op);

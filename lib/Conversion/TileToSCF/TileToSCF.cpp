@@ -8,6 +8,7 @@
 #include "KernelLowering.h"
 
 #include "tile/Conversion/Passes.h"
+#include "tile/Conversion/Utils/BlockAccess.h"
 #include "tile/Dialect/Tile/Transforms/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -151,45 +152,32 @@ LogicalResult KernelLowering::lowerOwn(OwnOp op) {
   PartitionInfo p = partitions.lookup(op.getPartition());
   ArrayRef<int64_t> tile = p.type.getTileShape();
   SmallVector<Value> offsets = scaled(rewriter, loc, op.getIndices(), tile);
-  // The block clipped to the view: size = clamp(dim - offset, 0, tile).
-  SmallVector<OpFoldResult> offs, sizes, strides;
-  for (unsigned d = 0; d < tile.size(); ++d) {
-    Value dim = memref::DimOp::create(rewriter, loc, p.memref, d);
-    Value left = arith::SubIOp::create(rewriter, loc, dim, offsets[d]);
-    Value lo = arith::MaxSIOp::create(rewriter, loc, left,
-                                      constantIndex(rewriter, loc, 0));
-    Value size = arith::MinSIOp::create(rewriter, loc, lo,
-                                        constantIndex(rewriter, loc, tile[d]));
-    // Keep the offset inside the view for empty blocks too.
-    Value off = arith::MinSIOp::create(rewriter, loc, offsets[d], dim);
-    Value offClamped = arith::MaxSIOp::create(
-        rewriter, loc, off, constantIndex(rewriter, loc, 0));
-    offs.push_back(offClamped);
-    sizes.push_back(size);
-    strides.push_back(rewriter.getIndexAttr(1));
-  }
-  Value sub = memref::SubViewOp::create(rewriter, loc, p.memref, offs, sizes,
-                                        strides);
-  blocks[op.getResult()] = {sub, op.getResult().getType()};
+  blocks[op.getResult()] = {
+      createClippedBlock(rewriter, loc, p.memref, offsets, tile),
+      op.getResult().getType()};
   return success();
+}
+
+/// The memref and element offsets a load or store at `indices` of a
+/// partition or claimed block `handle` addresses, for a tile of `type`.
+std::pair<Value, SmallVector<Value>>
+KernelLowering::resolveAccess(Location loc, Value handle, ValueRange indices,
+                              RankedTensorType type) {
+  if (auto p = partitions.find(handle); p != partitions.end())
+    return {p->second.memref,
+            scaled(rewriter, loc, indices, p->second.type.getTileShape())};
+  SmallVector<Value> offsets =
+      indices.empty()
+          ? SmallVector<Value>(type.getRank(), constantIndex(rewriter, loc, 0))
+          : scaled(rewriter, loc, indices, type.getShape());
+  return {blocks.lookup(handle).memref, offsets};
 }
 
 LogicalResult KernelLowering::lowerLoad(LoadOp op) {
   Location loc = op.getLoc();
   RankedTensorType type = op.getResult().getType();
-  Value base;
-  SmallVector<Value> offsets;
-  if (auto p = partitions.find(op.getSource()); p != partitions.end()) {
-    base = p->second.memref;
-    offsets = scaled(rewriter, loc, op.getIndices(),
-                     p->second.type.getTileShape());
-  } else {
-    base = blocks.lookup(op.getSource()).memref;
-    if (op.getIndices().empty())
-      offsets.assign(type.getRank(), constantIndex(rewriter, loc, 0));
-    else
-      offsets = scaled(rewriter, loc, op.getIndices(), type.getShape());
-  }
+  auto [base, offsets] =
+      resolveAccess(loc, op.getSource(), op.getIndices(), type);
   if (!base)
     return op.emitError("convert-tile-to-scf: load from an unknown source");
   TypedAttr pad = op.getPadding() ? *op.getPadding() : TypedAttr();
@@ -199,20 +187,8 @@ LogicalResult KernelLowering::lowerLoad(LoadOp op) {
 
 LogicalResult KernelLowering::lowerStore(StoreOp op) {
   Location loc = op.getLoc();
-  RankedTensorType type = op.getValue().getType();
-  Value base;
-  SmallVector<Value> offsets;
-  if (auto p = partitions.find(op.getDest()); p != partitions.end()) {
-    base = p->second.memref;
-    offsets = scaled(rewriter, loc, op.getIndices(),
-                     p->second.type.getTileShape());
-  } else {
-    base = blocks.lookup(op.getDest()).memref;
-    if (op.getIndices().empty())
-      offsets.assign(type.getRank(), constantIndex(rewriter, loc, 0));
-    else
-      offsets = scaled(rewriter, loc, op.getIndices(), type.getShape());
-  }
+  auto [base, offsets] = resolveAccess(loc, op.getDest(), op.getIndices(),
+                                       op.getValue().getType());
   if (!base)
     return op.emitError("convert-tile-to-scf: store to an unknown block");
   maskedStore(loc, op.getValue(), base, offsets);

@@ -77,6 +77,29 @@ inline void expectClose(const std::vector<float> &got,
   EXPECT_EQ(bad, 0u) << "elements out of tolerance";
 }
 
+/// Checks f16 RMSNorm output `y` against Hugging Face's definition in double
+/// (x * rsqrt(mean(x^2) + eps) * w, row by row), every element written.
+inline void expectRMSNormF16(const std::vector<uint16_t> &x,
+                             const std::vector<uint16_t> &w,
+                             const std::vector<uint16_t> &y, int rows, int cols,
+                             float eps) {
+  std::vector<float> got;
+  std::vector<double> ref;
+  for (int i = 0; i < rows; ++i) {
+    double ss = 0;
+    for (int j = 0; j < cols; ++j)
+      ss += double(fromHalf(x[i * cols + j])) * fromHalf(x[i * cols + j]);
+    double inv = 1.0 / std::sqrt(ss / cols + eps);
+    for (int j = 0; j < cols; ++j) {
+      ASSERT_NE(y[i * cols + j], kPoison16) << "unwritten " << i << "," << j;
+      got.push_back(fromHalf(y[i * cols + j]));
+      ref.push_back(fromHalf(x[i * cols + j]) * inv * fromHalf(w[j]));
+    }
+  }
+  // Two f16 roundings (the normalized value, the product): ~1e-3 each.
+  expectClose(got, ref, 2e-3, 1e-3);
+}
+
 } // namespace tile::testing
 
 #endif // TEST_UNITTESTS_COMMON_TESTNUMERICS_H

@@ -29,20 +29,7 @@ TEST(KernelSamples, RMSNormF16) {
             {HostArg::view(x.data(), {rows, cols}), HostArg::view(w.data(), {cols}),
              HostArg::view(y.data(), {rows, cols}), HostArg::f32(eps)},
             {rows, 1, 1});
-  std::vector<float> got;
-  std::vector<double> ref;
-  for (int i = 0; i < rows; ++i) {
-    double ss = 0;
-    for (int j = 0; j < cols; ++j)
-      ss += double(fromHalf(x[i * cols + j])) * fromHalf(x[i * cols + j]);
-    double inv = 1.0 / std::sqrt(ss / cols + eps);
-    for (int j = 0; j < cols; ++j) {
-      ASSERT_NE(y[i * cols + j], kPoison16);
-      got.push_back(fromHalf(y[i * cols + j]));
-      ref.push_back(fromHalf(x[i * cols + j]) * inv * fromHalf(w[j]));
-    }
-  }
-  expectClose(got, ref, 2e-3, 1e-3);
+  expectRMSNormF16(x, w, y, rows, cols, eps);
 }
 
 } // namespace
