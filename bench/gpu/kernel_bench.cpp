@@ -20,7 +20,9 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <array>
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <random>
 #include <string>
@@ -345,6 +347,65 @@ int main(int argc, char **argv) {
                       0, copyBandwidth(s, size_t(N) * K * 2), 0, true});
     for (auto d : dws) cuMemFree(d);
     cuMemFree(dx); cuMemFree(dy);
+  }
+
+  // -- GEMM on tensor cores (mma.sync), correctness and rate ----------------
+  for (auto [M, N, K] : small ? std::vector<std::array<int64_t, 3>>{{200, 136, 96}}
+                              : std::vector<std::array<int64_t, 3>>{{200, 136, 96},
+                                                                    {2048, 2048, 2048}}) {
+    CUfunction f = fn("gemm_f16");
+    auto a = randomHalves(M * K, -1, 1, 7), bm = randomHalves(K * N, -1, 1, 8);
+    CUdeviceptr da = upload(a), db = upload(bm), dc;
+    CHECK(cuMemAlloc(&dc, M * N * 4));
+    CHECK(cuMemsetD32(dc, 0x7fbadbad, M * N));
+    std::vector<Params> p(1);
+    p[0].view(da, {M, K}, {K, 1});
+    p[0].view(db, {K, N}, {N, 1});
+    p[0].view(dc, {M, N}, {N, 1});
+    unsigned gx = unsigned((M + 63) / 64), gy = unsigned((N + 63) / 64);
+    CHECK(cuLaunchKernel(f, gx, gy, 1, block, 1, 1, 0, s, p[0].finish(), nullptr));
+    CHECK(cuStreamSynchronize(s));
+    std::vector<float> out(M * N);
+    CHECK(cuMemcpyDtoH(out.data(), dc, M * N * 4));
+    double err = 0;
+    bool ok = true;
+    int64_t step = M * N > 100000 ? 97 : 1; // sample large problems
+    for (int64_t e = 0; e < M * N && ok; e += step) {
+      int64_t i = e / N, j = e % N;
+      uint32_t bits;
+      std::memcpy(&bits, &out[e], 4);
+      if (bits == 0x7fbadbad) { ok = false; break; }
+      double ref = 0, mag = 0;
+      for (int64_t kk = 0; kk < K; ++kk) {
+        double t = double(fromHalf(a[i * K + kk])) * fromHalf(bm[kk * N + j]);
+        ref += t;
+        mag += std::abs(t);
+      }
+      err = std::max(err, std::abs(out[e] - ref) / (mag / std::sqrt(double(K)) + 1e-3));
+    }
+    double us = 0;
+    if (!small && M >= 1024) {
+      CUevent e0, e1;
+      CHECK(cuEventCreate(&e0, CU_EVENT_DEFAULT));
+      CHECK(cuEventCreate(&e1, CU_EVENT_DEFAULT));
+      std::vector<double> t;
+      for (int r = 0; r < 7; ++r) {
+        CHECK(cuEventRecord(e0, s));
+        CHECK(cuLaunchKernel(f, gx, gy, 1, block, 1, 1, 0, s, p[0].finish(), nullptr));
+        CHECK(cuEventRecord(e1, s));
+        CHECK(cuEventSynchronize(e1));
+        float ms;
+        CHECK(cuEventElapsedTime(&ms, e0, e1));
+        t.push_back(ms * 1000);
+      }
+      std::sort(t.begin(), t.end());
+      us = t[t.size() / 2];
+    }
+    // For a GEMM the rate column is TFLOP/s (2 M N K / time).
+    rows.push_back({"gemm_f16 (TFLOP/s)", std::to_string(M) + "x" + std::to_string(N) + "x" + std::to_string(K),
+                    us, us ? 2.0 * M * N * K / (us * 1e-6) / 1e12 : 0, err,
+                    ok && err < 2e-3});
+    cuMemFree(da); cuMemFree(db); cuMemFree(dc);
   }
 
   std::printf("# GPU kernel bandwidth\n\n");

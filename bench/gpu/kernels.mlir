@@ -267,3 +267,30 @@ tile.kernel @gemv_k4096_r4_k1024(%w: !tile.view<in, ?x4096xf16>, %x: !tile.view<
   tile.store %oh, %b : tensor<4xf16>, !tile.owned<out, 4xf16>
   tile.return
 }
+
+// C = A B with f16 operands and f32 accumulation on tensor cores (mma.sync),
+// 64x64 output tiles, K in steps of 32.
+tile.kernel @gemm_f16(%a: !tile.view<in, ?x?xf16, strides = [?, 1]>, %b: !tile.view<in, ?x?xf16, strides = [?, 1]>,
+                  %c: !tile.view<out, ?x?xf32, strides = [?, 1]>) {
+  %m = tile.program_id x
+  %n = tile.program_id y
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %pa = tile.partition %a : !tile.partition<in, ?x?xf16, strides = [?, 1], tile = [64, 32]>
+  %pb = tile.partition %b : !tile.partition<in, ?x?xf16, strides = [?, 1], tile = [32, 64]>
+  %pc = tile.partition %c : !tile.partition<out, ?x?xf32, strides = [?, 1], tile = [64, 64]>
+  %tm = tile.num_tiles %pc, 0 : !tile.partition<out, ?x?xf32, strides = [?, 1], tile = [64, 64]>
+  %tn = tile.num_tiles %pc, 1 : !tile.partition<out, ?x?xf32, strides = [?, 1], tile = [64, 64]>
+  tile.grid %tm, %tn
+  %tk = tile.num_tiles %pa, 1 : !tile.partition<in, ?x?xf16, strides = [?, 1], tile = [64, 32]>
+  %z = arith.constant dense<0.0> : tensor<64x64xf32>
+  %acc = scf.for %k = %c0 to %tk step %c1 iter_args(%acc0 = %z) -> tensor<64x64xf32> {
+    %at = tile.load %pa[%m, %k] : !tile.partition<in, ?x?xf16, strides = [?, 1], tile = [64, 32]> -> tensor<64x32xf16>
+    %bt = tile.load %pb[%k, %n] : !tile.partition<in, ?x?xf16, strides = [?, 1], tile = [32, 64]> -> tensor<32x64xf16>
+    %d = tile.dot %at, %bt, %acc0 : tensor<64x32xf16>, tensor<32x64xf16> -> tensor<64x64xf32>
+    scf.yield %d : tensor<64x64xf32>
+  }
+  %blk = tile.own %pc[%m, %n] : !tile.partition<out, ?x?xf32, strides = [?, 1], tile = [64, 64]>
+  tile.store %acc, %blk : tensor<64x64xf32>, !tile.owned<out, 64x64xf32>
+  tile.return
+}

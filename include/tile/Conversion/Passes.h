@@ -12,6 +12,7 @@ namespace func { class FuncDialect; }
 namespace gpu { class GPUDialect; }
 namespace linalg { class LinalgDialect; }
 namespace math { class MathDialect; }
+namespace nvgpu { class NVGPUDialect; }
 namespace memref { class MemRefDialect; }
 namespace scf { class SCFDialect; }
 namespace tensor { class TensorDialect; }

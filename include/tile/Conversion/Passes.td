@@ -67,9 +67,13 @@ def ConvertTileToGPU : Pass<"convert-tile-to-gpu", "::mlir::ModuleOp"> {
     * reductions along the last dim combine within each thread, then across
       threads with `gpu.shuffle xor` and, beyond a warp, shared memory;
     * broadcast, permute, slice, concat, extract, gather, other reductions
-      and `tile.dot` move data through shared memory (workgroup
-      attributions, barriers around each use). `tile.dot` computes with
-      f32 FMAs: tensor-core MMA is not implemented yet.
+      and `tile.dot` move data through one shared-memory scratch arena
+      (barriers around each use);
+    * `tile.dot` with M, N, K multiples of 16, 8, 16 whose operands and
+      f32 accumulator fit 48 KB of shared memory runs on tensor cores
+      (`nvgpu.mma.sync` m16n8k16, f16/bf16 operands, f32 accumulators):
+      warps take the 16x8 output tiles round-robin, fragments read from
+      shared memory; other dots use f32 FMAs.
 
     All control flow in a tile kernel is uniform across the block (no value
     differs between the threads of one program at the tile level), so the
@@ -86,7 +90,8 @@ def ConvertTileToGPU : Pass<"convert-tile-to-gpu", "::mlir::ModuleOp"> {
   let dependentDialects = [
     "::mlir::arith::ArithDialect", "::mlir::gpu::GPUDialect",
     "::mlir::math::MathDialect", "::mlir::memref::MemRefDialect",
-    "::mlir::scf::SCFDialect", "::mlir::vector::VectorDialect"
+    "::mlir::nvgpu::NVGPUDialect", "::mlir::scf::SCFDialect",
+    "::mlir::vector::VectorDialect"
   ];
 }
 

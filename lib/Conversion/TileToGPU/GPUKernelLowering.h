@@ -111,6 +111,8 @@ public:
   LogicalResult lowerReduceLastDim(ReduceOp op);
   LogicalResult lowerShapeOp(Operation *op);
   LogicalResult lowerDot(DotOp op);
+  LogicalResult lowerDotMMA(DotOp op);
+  LogicalResult lowerDotFMA(DotOp op);
   LogicalResult lowerConvert(ConvertOp op);
   LogicalResult lowerExtract(ExtractOp op);
 
