@@ -24,6 +24,7 @@
 #include "mlir/Target/LLVMIR/Dialect/All.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Support/FileUtilities.h"
+#include "llvm/Bitcode/BitcodeReader.h"
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/Support/FileUtilities.h"
 #include "llvm/IR/Module.h"
@@ -48,7 +49,9 @@ static cl::opt<std::string> inputFile(cl::Positional,
 static cl::opt<std::string> outputFile("o", cl::desc("output file"),
                                        cl::value_desc("file"), cl::init("-"));
 static cl::opt<std::string>
-    emit("emit", cl::desc("what to produce: llvmir, host-so, ptx, cubin"),
+    emit("emit",
+         cl::desc("what to produce: llvmir (host or NVVM), host-so (host), "
+                  "ptx, cubin (GPU)"),
          cl::init("llvmir"));
 static cl::opt<std::string>
     target("target",
@@ -111,13 +114,26 @@ static llvm::Expected<std::string> compileGPU(ModuleOp module) {
   options.chip = target.getValue();
   options.optLevel = std::min(optLevel.getValue(), 3);
   options.numWarps = numWarps;
-  options.format = emit == "ptx" ? "isa" : "bin";
+  options.format = emit == "ptx" ? "isa" : emit == "llvmir" ? "llvm" : "bin";
   buildTileToBinaryPipeline(pm, options);
   if (failed(pm.run(module)))
     return error("compilation failed (see the diagnostics above)");
   for (auto binary : module.getOps<gpu::BinaryOp>())
-    for (Attribute object : binary.getObjects())
-      return cast<gpu::ObjectAttr>(object).getObject().str();
+    for (Attribute object : binary.getObjects()) {
+      std::string bytes = cast<gpu::ObjectAttr>(object).getObject().str();
+      if (emit != "llvmir")
+        return bytes;
+      // The NVVM module as LLVM bitcode: print it as text.
+      llvm::LLVMContext context;
+      auto parsed = llvm::parseBitcodeFile(
+          llvm::MemoryBufferRef(bytes, "tile_kernels"), context);
+      if (!parsed)
+        return parsed.takeError();
+      std::string text;
+      llvm::raw_string_ostream os(text);
+      (*parsed)->print(os, nullptr);
+      return text;
+    }
   return error("the module has no kernels");
 }
 
@@ -190,9 +206,9 @@ int main(int argc, char **argv) {
   if (target != "host" && !isGpu)
     return fail("--target=" + target +
                 " is not one of host, sm_80, sm_89, sm_90a, sm_100");
-  if (isGpu && !gpuOutput)
-    return fail("--emit=" + emit + " is for --target=host; use --emit=ptx "
-                "or --emit=cubin for --target=" + target);
+  if (isGpu && emit == "host-so")
+    return fail("--emit=host-so is for --target=host; use --emit=llvmir, "
+                "ptx or cubin for --target=" + target);
   if (!isGpu && gpuOutput)
     return fail("--emit=" + emit + " needs a GPU --target (sm_80, sm_89, "
                 "sm_90a, sm_100)");

@@ -39,9 +39,10 @@ struct TileToNVVMOptions : public PassPipelineOptions<TileToNVVMOptions> {
       *this, "cuda-path",
       llvm::cl::desc("CUDA toolkit (libdevice for math functions)"),
       llvm::cl::init("/usr/local/cuda")};
-  /// For tile-to-binary: "isa" (PTX) or "bin" (CUBIN).
+  /// For tile-to-binary: "isa" (PTX), "bin" (CUBIN) or "llvm" (bitcode).
   PassOptions::Option<std::string> format{
-      *this, "format", llvm::cl::desc("isa (PTX) or bin (CUBIN)"),
+      *this, "format",
+      llvm::cl::desc("isa (PTX), bin (CUBIN) or llvm (NVVM LLVM bitcode)"),
       llvm::cl::init("bin")};
 };
 

@@ -1,6 +1,7 @@
 // REQUIRES: ptxas
 // RUN: rm -rf %t && mkdir -p %t
 // RUN: env TILE_CACHE_DIR=%t/cache tile-translate %s --emit=ptx --target=sm_90a | FileCheck %s --check-prefix=PTX
+// RUN: env TILE_CACHE_DIR=%t/cache tile-translate %s --emit=llvmir --target=sm_90a | FileCheck %s --check-prefix=NVVMIR
 // RUN: env TILE_CACHE_DIR=%t/cache tile-translate %s --emit=cubin -o %t/k.cubin -v 2>&1 | FileCheck %s --check-prefix=MISS
 // RUN: env TILE_CACHE_DIR=%t/cache tile-translate %s --emit=cubin -o %t/k2.cubin -v 2>&1 | FileCheck %s --check-prefix=HIT
 // RUN: cmp %t/k.cubin %t/k2.cubin
@@ -11,6 +12,8 @@
 // PTX: .target sm_90a
 // PTX: .visible .entry scale(
 // PTX: .maxntid 128, 1, 1
+// NVVMIR: target triple = "nvptx64-nvidia-cuda"
+// NVVMIR: define ptx_kernel void @scale(
 // MISS: kernel cache miss
 // HIT: kernel cache hit
 // ELF: Class: ELF64

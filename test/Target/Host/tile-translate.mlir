@@ -12,7 +12,7 @@
 // Bad flags and GPU targets fail with one line.
 // RUN: not tile-translate %s --emit=obj 2>&1 | FileCheck %s --check-prefix=BADEMIT
 // RUN: not tile-translate %s --target=sm_75 2>&1 | FileCheck %s --check-prefix=BADTARGET
-// RUN: not tile-translate %s --target=sm_90a 2>&1 | FileCheck %s --check-prefix=GPU
+// RUN: not tile-translate %s --target=sm_90a --emit=host-so 2>&1 | FileCheck %s --check-prefix=GPU
 // RUN: not tile-translate %s --emit=cubin --target=host 2>&1 | FileCheck %s --check-prefix=CUBINHOST
 // RUN: not tile-translate %t/missing.mlir 2>&1 | FileCheck %s --check-prefix=MISSING
 
@@ -25,7 +25,7 @@
 // CLEAR: removed 3 entries
 // BADEMIT: error: --emit=obj is not one of llvmir, host-so, ptx, cubin
 // BADTARGET: error: --target=sm_75 is not one of host, sm_80, sm_89, sm_90a, sm_100
-// GPU: error: --emit=llvmir is for --target=host; use --emit=ptx or --emit=cubin for --target=sm_90a
+// GPU: error: --emit=host-so is for --target=host; use --emit=llvmir, ptx or cubin for --target=sm_90a
 // CUBINHOST: error: --emit=cubin needs a GPU --target (sm_80, sm_89, sm_90a, sm_100)
 // MISSING: error: cannot open input file '{{.*}}missing.mlir'
 
