@@ -1,4 +1,5 @@
-//===- tile-translate.cpp - tile kernels to LLVM IR, objects, binaries -----===//
+//===- tile-translate.cpp - tile kernels to LLVM IR, objects, binaries
+//-----===//
 //
 //   tile-translate kernels.mlir --emit=llvmir|host-so|ptx|cubin
 //                  [--target=host|sm_80|sm_89|sm_90a|sm_100] [-o FILE]
@@ -21,19 +22,19 @@
 #include "mlir/InitAllDialects.h"
 #include "mlir/InitAllExtensions.h"
 #include "mlir/Parser/Parser.h"
-#include "mlir/Target/LLVMIR/Dialect/All.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Support/FileUtilities.h"
+#include "mlir/Target/LLVMIR/Dialect/All.h"
 #include "llvm/Bitcode/BitcodeReader.h"
 #include "llvm/IR/LLVMContext.h"
-#include "llvm/Support/FileUtilities.h"
 #include "llvm/IR/Module.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FileUtilities.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/MemoryBuffer.h"
-#include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/Program.h"
+#include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/ToolOutputFile.h"
 #include "llvm/Support/WithColor.h"
 
@@ -43,40 +44,43 @@ using namespace mlir;
 using namespace tile;
 namespace cl = llvm::cl;
 
-static cl::opt<std::string> inputFile(cl::Positional,
-                                      cl::desc("<input .mlir>"),
-                                      cl::init("-"));
+static cl::OptionCategory toolOptions("tile-translate options");
+
+static cl::opt<std::string> inputFile(cl::Positional, cl::desc("<input .mlir>"),
+                                      cl::init("-"), cl::cat(toolOptions));
 static cl::opt<std::string> outputFile("o", cl::desc("output file"),
-                                       cl::value_desc("file"), cl::init("-"));
+                                       cl::value_desc("file"), cl::init("-"),
+                                       cl::cat(toolOptions));
 static cl::opt<std::string>
     emit("emit",
          cl::desc("what to produce: llvmir (host or NVVM), host-so (host), "
                   "ptx, cubin (GPU)"),
-         cl::init("llvmir"));
+         cl::init("llvmir"), cl::cat(toolOptions));
 static cl::opt<std::string>
     target("target",
            cl::desc("host, or a GPU: sm_80, sm_89, sm_90a (default for "
                     "ptx/cubin), sm_100"),
-           cl::init(""));
+           cl::init(""), cl::cat(toolOptions));
 static cl::opt<int64_t> numWarps("num-warps",
                                  cl::desc("GPU: warps per program"),
-                                 cl::init(4));
+                                 cl::init(4), cl::cat(toolOptions));
 static cl::opt<std::string>
     hostCpu("host-cpu",
             cl::desc("CPU of host objects: x86-64 (portable) or native"),
-            cl::init("x86-64"));
+            cl::init("x86-64"), cl::cat(toolOptions));
 static cl::opt<int> optLevel("O", cl::desc("optimization level (0-3)"),
-                             cl::init(2), cl::Prefix);
-static cl::opt<bool> noCache("no-cache", cl::desc("do not use the kernel cache"),
-                             cl::init(false));
+                             cl::init(2), cl::Prefix, cl::cat(toolOptions));
+static cl::opt<bool> noCache("no-cache",
+                             cl::desc("do not use the kernel cache"),
+                             cl::init(false), cl::cat(toolOptions));
 static cl::opt<bool> cacheStats("cache-stats",
                                 cl::desc("print kernel cache statistics"),
-                                cl::init(false));
+                                cl::init(false), cl::cat(toolOptions));
 static cl::opt<bool> cacheClear("cache-clear",
                                 cl::desc("remove every kernel cache entry"),
-                                cl::init(false));
+                                cl::init(false), cl::cat(toolOptions));
 static cl::opt<bool> verbose("v", cl::desc("report cache hits and misses"),
-                             cl::init(false));
+                             cl::init(false), cl::cat(toolOptions));
 
 static int fail(const llvm::Twine &message) {
   llvm::WithColor::error(llvm::errs(), "tile-translate") << message << "\n";
@@ -85,8 +89,8 @@ static int fail(const llvm::Twine &message) {
 
 /// `ptxas --version`, the toolchain part of GPU cache keys.
 static std::string ptxasFingerprint() {
-  llvm::ErrorOr<std::string> ptxas = llvm::sys::findProgramByName(
-      "ptxas", {"/usr/local/cuda/bin"});
+  llvm::ErrorOr<std::string> ptxas =
+      llvm::sys::findProgramByName("ptxas", {"/usr/local/cuda/bin"});
   if (!ptxas)
     return "no ptxas";
   llvm::SmallString<128> out;
@@ -95,9 +99,8 @@ static std::string ptxasFingerprint() {
     return *ptxas;
   ::close(fd);
   llvm::FileRemover remove(out);
-  std::optional<llvm::StringRef> redirects[] = {std::nullopt,
-                                                llvm::StringRef(out),
-                                                std::nullopt};
+  std::optional<llvm::StringRef> redirects[] = {
+      std::nullopt, llvm::StringRef(out), std::nullopt};
   llvm::sys::ExecuteAndWait(*ptxas, {*ptxas, "--version"}, std::nullopt,
                             redirects);
   auto text = llvm::MemoryBuffer::getFile(out);
@@ -176,6 +179,7 @@ static llvm::Expected<std::string> compile(ModuleOp module) {
 
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
+  cl::HideUnrelatedOptions(toolOptions);
   cl::ParseCommandLineOptions(argc, argv, "tile kernel translator\n");
 
   KernelCache cache = KernelCache::openDefault();
@@ -189,14 +193,13 @@ int main(int argc, char **argv) {
     }
     if (cacheStats) {
       KernelCache::Stats s = cache.stats();
-      llvm::outs() << cache.getDirectory() << ": " << s.entries
-                   << " entries, " << s.bytes << " bytes\n";
+      llvm::outs() << cache.getDirectory() << ": " << s.entries << " entries, "
+                   << s.bytes << " bytes\n";
     }
     return 0;
   }
 
-  if (emit != "llvmir" && emit != "host-so" && emit != "ptx" &&
-      emit != "cubin")
+  if (emit != "llvmir" && emit != "host-so" && emit != "ptx" && emit != "cubin")
     return fail("--emit=" + emit +
                 " is not one of llvmir, host-so, ptx, cubin");
   bool gpuOutput = emit == "ptx" || emit == "cubin";
@@ -208,9 +211,11 @@ int main(int argc, char **argv) {
                 " is not one of host, sm_80, sm_89, sm_90a, sm_100");
   if (isGpu && emit == "host-so")
     return fail("--emit=host-so is for --target=host; use --emit=llvmir, "
-                "ptx or cubin for --target=" + target);
+                "ptx or cubin for --target=" +
+                target);
   if (!isGpu && gpuOutput)
-    return fail("--emit=" + emit + " needs a GPU --target (sm_80, sm_89, "
+    return fail("--emit=" + emit +
+                " needs a GPU --target (sm_80, sm_89, "
                 "sm_90a, sm_100)");
   if (numWarps < 1 || numWarps > 32)
     return fail("--num-warps=" + llvm::Twine(numWarps.getValue()) +
@@ -242,9 +247,9 @@ int main(int argc, char **argv) {
   key.features = emit == "host-so" ? hostCpu.getValue() : "";
   key.optLevel = optLevel;
   key.emit = emit;
-  key.pipelineOptions = isGpu ? "tile-to-binary num-warps=" +
-                                    std::to_string(numWarps.getValue())
-                              : "tile-to-cpu";
+  key.pipelineOptions =
+      isGpu ? "tile-to-binary num-warps=" + std::to_string(numWarps.getValue())
+            : "tile-to-cpu";
   if (isGpu)
     key.toolchain = ptxasFingerprint();
   std::string keyHex;
@@ -255,8 +260,8 @@ int main(int argc, char **argv) {
     std::string warning;
     result = cache.lookup(keyHex, &warning);
     if (!warning.empty())
-      llvm::WithColor::warning(llvm::errs(), "tile-translate") << warning
-                                                               << "\n";
+      llvm::WithColor::warning(llvm::errs(), "tile-translate")
+          << warning << "\n";
     if (verbose)
       llvm::errs() << "kernel cache " << (result ? "hit" : "miss") << ": "
                    << keyHex << "\n";
