@@ -294,25 +294,24 @@ static bool isVectorizable(MemRefType type, int64_t vec) {
   return true;
 }
 
-/// Loads the tile of `layout` at element `offsets` of `base`: vec-wide
-/// loads where the whole vector is inside `base`, element loads with
-/// padding at the edges.
-static Value maskedLoad(GPUKernelLowering &L, Location loc, Value base,
-                        ArrayRef<Value> offsets, const Layout &layout,
-                        TypedAttr padding) {
-  OpBuilder &b = L.b;
-  auto memrefType = cast<MemRefType>(base.getType());
-  int64_t rank = layout.type.getRank();
-  SmallVector<Value> bounds;
-  for (int64_t d = 0; d < rank; ++d)
-    bounds.push_back(memref::DimOp::create(b, loc, base, d));
-  Value pad = padding ? arith::ConstantOp::create(b, loc, padding).getResult()
-                      : L.zeroOf(layout.type.getElementType());
-  bool vectorize = layout.vec > 1 && isVectorizable(memrefType, layout.vec);
-  int64_t eltBytes =
-      std::max<int64_t>(1, layout.type.getElementTypeBitWidth() / 8);
-  Value regs = L.zeroOf(layout.registerType());
-  for (int64_t k = 0; k < layout.slots; ++k) {
+/// Addresses of the vector slots of a tile at `offsets` of `base`.
+struct GlobalAccess {
+  GlobalAccess(GPUKernelLowering &L, Location loc, Value base,
+               ArrayRef<Value> offsets, const Layout &layout)
+      : L(L), loc(loc), offsets(offsets), layout(layout) {
+    for (int64_t d = 0; d < layout.type.getRank(); ++d)
+      bounds.push_back(memref::DimOp::create(L.b, loc, base, d));
+    vectorize = layout.vec > 1 &&
+                isVectorizable(cast<MemRefType>(base.getType()), layout.vec);
+    eltBytes = std::max<int64_t>(1, layout.type.getElementTypeBitWidth() / 8);
+  }
+
+  /// For slot `k` of this thread: the element indices of its first lane, the
+  /// condition that the slot exists and its row is inside the view, and the
+  /// condition that all its lanes are inside the view.
+  std::tuple<SmallVector<Value>, Value, Value> slot(int64_t k) {
+    OpBuilder &b = L.b;
+    int64_t rank = layout.type.getRank();
     Value p = arith::AddIOp::create(b, loc, L.tid, L.index(k * layout.threads));
     Value e0 = arith::MulIOp::create(b, loc, p, L.index(layout.vec));
     SmallVector<Value> idx = L.delinearize(e0, layout.type.getShape());
@@ -326,11 +325,41 @@ static Value maskedLoad(GPUKernelLowering &L, Location loc, Value base,
                                    inRange(b, loc, at.back(), bounds[d]));
     }
     Value last = at.back();
-    Value lastEnd = arith::AddIOp::create(b, loc, last, L.index(layout.vec - 1));
+    Value lastEnd =
+        arith::AddIOp::create(b, loc, last, L.index(layout.vec - 1));
     Value whole = arith::AndIOp::create(
         b, loc, ok,
         arith::AndIOp::create(b, loc, inRange(b, loc, last, bounds.back()),
                               inRange(b, loc, lastEnd, bounds.back())));
+    return {at, ok, whole};
+  }
+
+  GPUKernelLowering &L;
+  Location loc;
+  ArrayRef<Value> offsets;
+  const Layout &layout;
+  SmallVector<Value> bounds;
+  bool vectorize = false;
+  int64_t eltBytes = 1;
+};
+
+/// Loads the tile of `layout` at element `offsets` of `base`: vec-wide
+/// loads where the whole vector is inside `base`, element loads with
+/// padding at the edges.
+static Value maskedLoad(GPUKernelLowering &L, Location loc, Value base,
+                        ArrayRef<Value> offsets, const Layout &layout,
+                        TypedAttr padding) {
+  OpBuilder &b = L.b;
+  GlobalAccess access(L, loc, base, offsets, layout);
+  Value pad = padding ? arith::ConstantOp::create(b, loc, padding).getResult()
+                      : L.zeroOf(layout.type.getElementType());
+  Value regs = L.zeroOf(layout.registerType());
+  for (int64_t k = 0; k < layout.slots; ++k) {
+    auto [at, ok, whole] = access.slot(k);
+    Value last = at.back();
+    bool vectorize = access.vectorize;
+    int64_t eltBytes = access.eltBytes;
+    SmallVector<Value> &bounds = access.bounds;
     auto branch = scf::IfOp::create(b, loc, TypeRange{layout.slotType()},
                                     whole, /*withElse=*/true);
     {
@@ -381,34 +410,13 @@ static void maskedStore(GPUKernelLowering &L, Location loc, Value regs,
                         Value base, ArrayRef<Value> offsets,
                         const Layout &layout) {
   OpBuilder &b = L.b;
-  auto memrefType = cast<MemRefType>(base.getType());
-  int64_t rank = layout.type.getRank();
-  SmallVector<Value> bounds;
-  for (int64_t d = 0; d < rank; ++d)
-    bounds.push_back(memref::DimOp::create(b, loc, base, d));
-  bool vectorize = layout.vec > 1 && isVectorizable(memrefType, layout.vec);
-  int64_t eltBytes =
-      std::max<int64_t>(1, layout.type.getElementTypeBitWidth() / 8);
+  GlobalAccess access(L, loc, base, offsets, layout);
   for (int64_t k = 0; k < layout.slots; ++k) {
-    Value p = arith::AddIOp::create(b, loc, L.tid, L.index(k * layout.threads));
-    Value e0 = arith::MulIOp::create(b, loc, p, L.index(layout.vec));
-    SmallVector<Value> idx = L.delinearize(e0, layout.type.getShape());
-    SmallVector<Value> at;
-    Value ok = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, p,
-                                     L.index(layout.positions));
-    for (int64_t d = 0; d < rank; ++d) {
-      at.push_back(arith::AddIOp::create(b, loc, offsets[d], idx[d]));
-      if (d + 1 < rank)
-        ok = arith::AndIOp::create(b, loc, ok,
-                                   inRange(b, loc, at.back(), bounds[d]));
-    }
+    auto [at, ok, whole] = access.slot(k);
     Value slot = L.extractSlot(loc, regs, k, layout.vec);
     Value last = at.back();
-    Value lastEnd = arith::AddIOp::create(b, loc, last, L.index(layout.vec - 1));
-    Value whole = arith::AndIOp::create(
-        b, loc, ok,
-        arith::AndIOp::create(b, loc, inRange(b, loc, last, bounds.back()),
-                              inRange(b, loc, lastEnd, bounds.back())));
+    bool vectorize = access.vectorize;
+    int64_t eltBytes = access.eltBytes;
     auto branch = scf::IfOp::create(b, loc, whole, /*withElse=*/true);
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(branch.thenBlock());
@@ -429,7 +437,7 @@ static void maskedStore(GPUKernelLowering &L, Location loc, Value regs,
       SmallVector<Value> ai(at);
       ai.back() = arith::AddIOp::create(b, loc, last, L.index(i));
       Value inb = arith::AndIOp::create(
-          b, loc, ok, inRange(b, loc, ai.back(), bounds.back()));
+          b, loc, ok, inRange(b, loc, ai.back(), access.bounds.back()));
       auto one = scf::IfOp::create(b, loc, inb, /*withElse=*/false);
       OpBuilder::InsertionGuard inner(b);
       b.setInsertionPointToStart(one.thenBlock());
