@@ -11,6 +11,7 @@
 
 #include "tile/Dialect/Tile/IR/TileOps.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/PatternMatch.h"
 
 namespace tile::lowering {
@@ -78,6 +79,10 @@ public:
   llvm::DenseMap<Value, PartitionInfo> partitions;
   llvm::DenseMap<Value, BlockInfo> blocks;
 };
+
+inline Value constantIndex(OpBuilder &b, Location loc, int64_t v) {
+  return arith::ConstantIndexOp::create(b, loc, v);
+}
 
 /// The memref type a view lowers to: same dims and element type, strided
 /// layout with its static strides and a dynamic offset.

@@ -15,9 +15,6 @@ using namespace mlir;
 using namespace tile;
 using namespace tile::lowering;
 
-static Value constantIndex(OpBuilder &b, Location loc, int64_t v) {
-  return arith::ConstantIndexOp::create(b, loc, v);
-}
 
 LogicalResult KernelLowering::lowerBroadcast(BroadcastOp op) {
   Value src = op.getSource();

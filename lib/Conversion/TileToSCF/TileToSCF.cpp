@@ -37,9 +37,6 @@ MemRefType tile::lowering::getMemRefType(ViewType view) {
   return MemRefType::get(view.getShape(), view.getElementType(), layout);
 }
 
-static Value constantIndex(OpBuilder &b, Location loc, int64_t v) {
-  return arith::ConstantIndexOp::create(b, loc, v);
-}
 
 //===----------------------------------------------------------------------===//
 // Generated tensors, masked loads and stores
