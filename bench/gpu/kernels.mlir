@@ -294,3 +294,108 @@ tile.kernel @gemm_f16(%a: !tile.view<in, ?x?xf16, strides = [?, 1]>, %b: !tile.v
   tile.store %acc, %blk : tensor<64x64xf32>, !tile.owned<out, 64x64xf32>
   tile.return
 }
+
+// y = W x with 4 rows x 256 columns per step (32 threads per row).
+tile.kernel @gemv_k4096_w4(%w: !tile.view<in, ?x4096xf16>, %x: !tile.view<in, 4096xf16>, %y: !tile.view<out, ?xf16>) {
+  %pid = tile.program_id x
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %cs = arith.constant 16 : index
+  %pw = tile.partition %w : !tile.partition<in, ?x4096xf16, tile = [4, 256]>
+  %px = tile.partition %x : !tile.partition<in, 4096xf16, tile = [256]>
+  %py = tile.partition %y : !tile.partition<out, ?xf16, tile = [4]>
+  %n = tile.num_tiles %py, 0 : !tile.partition<out, ?xf16, tile = [4]>
+  tile.grid %n
+  %zero = arith.constant dense<0.0> : tensor<4x256xf32>
+  %acc = scf.for %k = %c0 to %cs step %c1 iter_args(%a = %zero) -> tensor<4x256xf32> {
+    %wt = tile.load %pw[%pid, %k] : !tile.partition<in, ?x4096xf16, tile = [4, 256]> -> tensor<4x256xf16>
+    %xt = tile.load %px[%k] : !tile.partition<in, 4096xf16, tile = [256]> -> tensor<256xf16>
+    %xr = tile.reshape %xt : tensor<256xf16> -> tensor<1x256xf16>
+    %xb = tile.broadcast %xr : tensor<1x256xf16> -> tensor<4x256xf16>
+    %w32 = tile.convert %wt : tensor<4x256xf16> -> tensor<4x256xf32>
+    %x32 = tile.convert %xb : tensor<4x256xf16> -> tensor<4x256xf32>
+    %p = arith.mulf %w32, %x32 : tensor<4x256xf32>
+    %a2 = arith.addf %a, %p : tensor<4x256xf32>
+    scf.yield %a2 : tensor<4x256xf32>
+  }
+  %s = tile.reduce %acc dim = 1 : (tensor<4x256xf32>) -> tensor<4x1xf32> {
+  ^bb0(%l: f32, %r: f32):
+    %t = arith.addf %l, %r : f32
+    tile.yield %t : f32
+  }
+  %o = tile.reshape %s : tensor<4x1xf32> -> tensor<4xf32>
+  %oh = tile.convert %o : tensor<4xf32> -> tensor<4xf16>
+  %b = tile.own %py[%pid] : !tile.partition<out, ?xf16, tile = [4]>
+  tile.store %oh, %b : tensor<4xf16>, !tile.owned<out, 4xf16>
+  tile.return
+}
+
+// y = W x with 8 rows x 256 columns per step (32 threads per row).
+tile.kernel @gemv_k4096_w8(%w: !tile.view<in, ?x4096xf16>, %x: !tile.view<in, 4096xf16>, %y: !tile.view<out, ?xf16>) {
+  %pid = tile.program_id x
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %cs = arith.constant 16 : index
+  %pw = tile.partition %w : !tile.partition<in, ?x4096xf16, tile = [8, 256]>
+  %px = tile.partition %x : !tile.partition<in, 4096xf16, tile = [256]>
+  %py = tile.partition %y : !tile.partition<out, ?xf16, tile = [8]>
+  %n = tile.num_tiles %py, 0 : !tile.partition<out, ?xf16, tile = [8]>
+  tile.grid %n
+  %zero = arith.constant dense<0.0> : tensor<8x256xf32>
+  %acc = scf.for %k = %c0 to %cs step %c1 iter_args(%a = %zero) -> tensor<8x256xf32> {
+    %wt = tile.load %pw[%pid, %k] : !tile.partition<in, ?x4096xf16, tile = [8, 256]> -> tensor<8x256xf16>
+    %xt = tile.load %px[%k] : !tile.partition<in, 4096xf16, tile = [256]> -> tensor<256xf16>
+    %xr = tile.reshape %xt : tensor<256xf16> -> tensor<1x256xf16>
+    %xb = tile.broadcast %xr : tensor<1x256xf16> -> tensor<8x256xf16>
+    %w32 = tile.convert %wt : tensor<8x256xf16> -> tensor<8x256xf32>
+    %x32 = tile.convert %xb : tensor<8x256xf16> -> tensor<8x256xf32>
+    %p = arith.mulf %w32, %x32 : tensor<8x256xf32>
+    %a2 = arith.addf %a, %p : tensor<8x256xf32>
+    scf.yield %a2 : tensor<8x256xf32>
+  }
+  %s = tile.reduce %acc dim = 1 : (tensor<8x256xf32>) -> tensor<8x1xf32> {
+  ^bb0(%l: f32, %r: f32):
+    %t = arith.addf %l, %r : f32
+    tile.yield %t : f32
+  }
+  %o = tile.reshape %s : tensor<8x1xf32> -> tensor<8xf32>
+  %oh = tile.convert %o : tensor<8xf32> -> tensor<8xf16>
+  %b = tile.own %py[%pid] : !tile.partition<out, ?xf16, tile = [8]>
+  tile.store %oh, %b : tensor<8xf16>, !tile.owned<out, 8xf16>
+  tile.return
+}
+
+// y = W x with 4 rows x 256 columns per step (32 threads per row).
+tile.kernel @gemv_k12288_w4(%w: !tile.view<in, ?x12288xf16>, %x: !tile.view<in, 12288xf16>, %y: !tile.view<out, ?xf16>) {
+  %pid = tile.program_id x
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %cs = arith.constant 48 : index
+  %pw = tile.partition %w : !tile.partition<in, ?x12288xf16, tile = [4, 256]>
+  %px = tile.partition %x : !tile.partition<in, 12288xf16, tile = [256]>
+  %py = tile.partition %y : !tile.partition<out, ?xf16, tile = [4]>
+  %n = tile.num_tiles %py, 0 : !tile.partition<out, ?xf16, tile = [4]>
+  tile.grid %n
+  %zero = arith.constant dense<0.0> : tensor<4x256xf32>
+  %acc = scf.for %k = %c0 to %cs step %c1 iter_args(%a = %zero) -> tensor<4x256xf32> {
+    %wt = tile.load %pw[%pid, %k] : !tile.partition<in, ?x12288xf16, tile = [4, 256]> -> tensor<4x256xf16>
+    %xt = tile.load %px[%k] : !tile.partition<in, 12288xf16, tile = [256]> -> tensor<256xf16>
+    %xr = tile.reshape %xt : tensor<256xf16> -> tensor<1x256xf16>
+    %xb = tile.broadcast %xr : tensor<1x256xf16> -> tensor<4x256xf16>
+    %w32 = tile.convert %wt : tensor<4x256xf16> -> tensor<4x256xf32>
+    %x32 = tile.convert %xb : tensor<4x256xf16> -> tensor<4x256xf32>
+    %p = arith.mulf %w32, %x32 : tensor<4x256xf32>
+    %a2 = arith.addf %a, %p : tensor<4x256xf32>
+    scf.yield %a2 : tensor<4x256xf32>
+  }
+  %s = tile.reduce %acc dim = 1 : (tensor<4x256xf32>) -> tensor<4x1xf32> {
+  ^bb0(%l: f32, %r: f32):
+    %t = arith.addf %l, %r : f32
+    tile.yield %t : f32
+  }
+  %o = tile.reshape %s : tensor<4x1xf32> -> tensor<4xf32>
+  %oh = tile.convert %o : tensor<4xf32> -> tensor<4xf16>
+  %b = tile.own %py[%pid] : !tile.partition<out, ?xf16, tile = [4]>
+  tile.store %oh, %b : tensor<4xf16>, !tile.owned<out, 4xf16>
+  tile.return
+}

@@ -100,9 +100,10 @@ void tile::buildTileToNVVMPipeline(OpPassManager &pm,
   gpu.addPass(createConvertGpuOpsToNVVMOps());
   gpu.addPass(createReconcileUnrealizedCastsPass());
   gpu.addPass(createCanonicalizerPass());
+  gpu.addPass(createMarkInvariantLoads());
 }
 
-void tile::buildTileToBinaryPipeline(OpPassManager &pm,
+void tile::buildTileToCubinPipeline(OpPassManager &pm,
                                      const TileToNVVMOptions &options) {
   buildTileToNVVMPipeline(pm, options);
   GpuModuleToBinaryPassOptions binary;
@@ -120,7 +121,7 @@ void tile::registerTilePipelines() {
       "verify tile kernels and lower them to a gpu.module in NVVM dialect",
       buildTileToNVVMPipeline);
   PassPipelineRegistration<TileToNVVMOptions>(
-      "tile-to-binary",
+      "tile-to-cubin",
       "tile-to-nvvm, then PTX (format=isa) or CUBIN (format=bin)",
-      buildTileToBinaryPipeline);
+      buildTileToCubinPipeline);
 }

@@ -1,5 +1,5 @@
 // REQUIRES: ptxas
 // Every kernel of the accepted ownership corpus compiles to a sm_89 CUBIN
 // (ptxas accepts it).
-// RUN: tile-opt %S/../Dialect/Tile/Transforms/ownership-accept.mlir '--tile-to-binary=chip=sm_89 format=bin' | FileCheck %s
+// RUN: tile-opt %S/../Dialect/Tile/Transforms/ownership-accept.mlir '--tile-to-cubin=chip=sm_89 format=bin' | FileCheck %s
 // CHECK: gpu.binary @tile_kernels [#gpu.object<#nvvm.target<O = 3, chip = "sm_89"

@@ -118,7 +118,7 @@ static llvm::Expected<std::string> compileGPU(ModuleOp module) {
   options.optLevel = std::min(optLevel.getValue(), 3);
   options.numWarps = numWarps;
   options.format = emit == "ptx" ? "isa" : emit == "llvmir" ? "llvm" : "bin";
-  buildTileToBinaryPipeline(pm, options);
+  buildTileToCubinPipeline(pm, options);
   if (failed(pm.run(module)))
     return error("compilation failed (see the diagnostics above)");
   for (auto binary : module.getOps<gpu::BinaryOp>())
@@ -248,7 +248,7 @@ int main(int argc, char **argv) {
   key.optLevel = optLevel;
   key.emit = emit;
   key.pipelineOptions =
-      isGpu ? "tile-to-binary num-warps=" + std::to_string(numWarps.getValue())
+      isGpu ? "tile-to-cubin num-warps=" + std::to_string(numWarps.getValue())
             : "tile-to-cpu";
   if (isGpu)
     key.toolchain = ptxasFingerprint();

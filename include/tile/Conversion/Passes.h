@@ -11,6 +11,7 @@ namespace arith { class ArithDialect; }
 namespace func { class FuncDialect; }
 namespace gpu { class GPUDialect; }
 namespace linalg { class LinalgDialect; }
+namespace LLVM { class LLVMDialect; }
 namespace math { class MathDialect; }
 namespace nvgpu { class NVGPUDialect; }
 namespace memref { class MemRefDialect; }
@@ -20,6 +21,14 @@ namespace vector { class VectorDialect; }
 } // namespace mlir
 
 namespace tile {
+
+/// The unit attribute convert-tile-to-gpu sets on kernels whose ownership
+/// was verified: their read-only arguments are not written during a launch.
+inline constexpr llvm::StringLiteral kInvariantInputsAttrName =
+    "tile.invariant_inputs";
+/// The argument attribute on the memrefs of `in` views (LLVM's readonly;
+/// convert-gpu-to-nvvm keeps it on the descriptor's pointers).
+inline constexpr llvm::StringLiteral kReadonlyArgAttrName = "llvm.readonly";
 
 #define GEN_PASS_DECL
 #include "tile/Conversion/Passes.h.inc"

@@ -95,6 +95,30 @@ def ConvertTileToGPU : Pass<"convert-tile-to-gpu", "::mlir::ModuleOp"> {
   ];
 }
 
+def MarkInvariantLoads : Pass<"tile-mark-invariant-loads"> {
+  let summary = "marks loads through the read-only inputs of verified kernels invariant";
+  let description = [{
+    Runs on the LLVM dialect form of GPU kernels (after
+    `convert-gpu-to-nvvm`). In a kernel that `convert-tile-to-gpu` marked
+    `tile.invariant_inputs` (its ownership was verified), pointer arguments
+    marked `llvm.readonly` come from `in` views: the kernel never writes
+    them, and the launch contract rules out any exclusive argument
+    overlapping them, so nothing writes that memory while the kernel runs.
+    Every `llvm.load` whose address is derived from such an argument
+    (through `getelementptr`, casts, and descriptor `insertvalue` /
+    `extractvalue` pairs) gets the `invariant` flag (`!invariant.load`),
+    which the NVPTX backend turns into non-coherent `ld.global.nc` loads
+    through the read-only data path.
+
+    Example (after the pass):
+
+    ```mlir
+    %v = llvm.load %p invariant {alignment = 16 : i64} : !llvm.ptr -> vector<8xf16>
+    ```
+  }];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
+}
+
 def ConvertMemRefCopyToLoops : Pass<"convert-memref-copy-to-loops"> {
   let summary = "rewrites memref.copy as loops of loads and stores";
   let description = [{

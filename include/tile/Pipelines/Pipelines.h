@@ -39,7 +39,7 @@ struct TileToNVVMOptions : public PassPipelineOptions<TileToNVVMOptions> {
       *this, "cuda-path",
       llvm::cl::desc("CUDA toolkit (libdevice for math functions)"),
       llvm::cl::init("/usr/local/cuda")};
-  /// For tile-to-binary: "isa" (PTX), "bin" (CUBIN) or "llvm" (bitcode).
+  /// For tile-to-cubin: "isa" (PTX), "bin" (CUBIN) or "llvm" (bitcode).
   PassOptions::Option<std::string> format{
       *this, "format",
       llvm::cl::desc("isa (PTX), bin (CUBIN) or llvm (NVVM LLVM bitcode)"),
@@ -55,14 +55,14 @@ void buildTileToNVVMPipeline(OpPassManager &pm,
                              const TileToNVVMOptions &options);
 /// tile-to-nvvm, then gpu-module-to-binary (PTX through LLVM's NVPTX
 /// backend; CUBIN through ptxas).
-void buildTileToBinaryPipeline(OpPassManager &pm,
+void buildTileToCubinPipeline(OpPassManager &pm,
                                const TileToNVVMOptions &options);
 
 /// tile kernels -> LLVM dialect for the host: verify ownership (always
 /// first), lower to func/scf/tensor, bufferize, lower to loops and to LLVM.
 void buildTileToCPUPipeline(OpPassManager &pm, const TileToCPUOptions &options);
 
-/// Registers `tile-to-cpu`, `tile-to-nvvm` and `tile-to-binary`.
+/// Registers `tile-to-cpu`, `tile-to-nvvm` and `tile-to-cubin`.
 void registerTilePipelines();
 
 } // namespace tile

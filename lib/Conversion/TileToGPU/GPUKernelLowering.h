@@ -102,6 +102,9 @@ public:
   LogicalResult lowerLoad(LoadOp op);
   LogicalResult lowerStore(StoreOp op);
   LogicalResult lowerGather(GatherOp op);
+  /// A broadcast of a read-only load as a load in the broadcast's layout;
+  /// null where that does not apply.
+  Value loadBroadcast(BroadcastOp op);
   LogicalResult lowerOwn(OwnOp op);
   std::pair<Value, SmallVector<Value>> resolveAccess(Location loc,
                                                      Value handle,

@@ -87,6 +87,11 @@ LogicalResult GPUKernelLowering::lowerShapeOp(Operation *op) {
             }));
     return success();
   }
+  if (auto broadcast = dyn_cast<BroadcastOp>(op))
+    if (Value regs = loadBroadcast(broadcast)) {
+      map.map(broadcast.getResult(), regs);
+      return success();
+    }
   if (auto reshape = dyn_cast<ReshapeOp>(op)) {
     // Same linear order; identical registers when the vector width agrees.
     Layout src = Layout::get(reshape.getSource().getType(), threads);

@@ -4,9 +4,10 @@
 // vectors of 8 (16 bytes): 32 positions, one per thread of the first warp...
 // CHECK: module attributes {gpu.container_module}
 // CHECK: gpu.module @tile_kernels
-// CHECK: gpu.func @rows(%{{.*}}: memref<?x256xf16, strided<[256, 1], offset: ?>>, %{{.*}}: memref<?x256xf16, strided<[256, 1], offset: ?>>)
+// The `in` view is readonly; the verified kernel's inputs are invariant.
+// CHECK: gpu.func @rows(%{{.*}}: memref<?x256xf16, strided<[256, 1], offset: ?>> {llvm.readonly}, %{{.*}}: memref<?x256xf16, strided<[256, 1], offset: ?>>)
 // CHECK-SAME: workgroup(
-// CHECK-SAME: kernel attributes {known_block_size = array<i32: 64, 1, 1>}
+// CHECK-SAME: kernel attributes {known_block_size = array<i32: 64, 1, 1>, tile.invariant_inputs}
 // CHECK-DAG: gpu.thread_id x
 // CHECK-DAG: gpu.block_id x
 // ... loaded 16 bytes at a time where the vector is inside the view,

@@ -1,13 +1,13 @@
 // REQUIRES: ptxas
 // Every target: PTX through LLVM's NVPTX backend, CUBIN through ptxas.
-// RUN: tile-opt %s '--tile-to-binary=chip=sm_80 format=isa' | FileCheck %s --check-prefixes=PTX,PTX80
-// RUN: tile-opt %s '--tile-to-binary=chip=sm_89 format=isa' | FileCheck %s --check-prefixes=PTX,PTX89
-// RUN: tile-opt %s '--tile-to-binary=chip=sm_90a format=isa' | FileCheck %s --check-prefixes=PTX,PTX90
-// RUN: tile-opt %s '--tile-to-binary=chip=sm_100 format=isa' | FileCheck %s --check-prefixes=PTX,PTX100
-// RUN: tile-opt %s '--tile-to-binary=chip=sm_80 format=bin' | FileCheck %s --check-prefix=BIN
-// RUN: tile-opt %s '--tile-to-binary=chip=sm_89 format=bin' | FileCheck %s --check-prefix=BIN
-// RUN: tile-opt %s '--tile-to-binary=chip=sm_90a format=bin' | FileCheck %s --check-prefix=BIN
-// RUN: tile-opt %s '--tile-to-binary=chip=sm_100 format=bin' | FileCheck %s --check-prefix=BIN
+// RUN: tile-opt %s '--tile-to-cubin=chip=sm_80 format=isa' | FileCheck %s --check-prefixes=PTX,PTX80
+// RUN: tile-opt %s '--tile-to-cubin=chip=sm_89 format=isa' | FileCheck %s --check-prefixes=PTX,PTX89
+// RUN: tile-opt %s '--tile-to-cubin=chip=sm_90a format=isa' | FileCheck %s --check-prefixes=PTX,PTX90
+// RUN: tile-opt %s '--tile-to-cubin=chip=sm_100 format=isa' | FileCheck %s --check-prefixes=PTX,PTX100
+// RUN: tile-opt %s '--tile-to-cubin=chip=sm_80 format=bin' | FileCheck %s --check-prefix=BIN
+// RUN: tile-opt %s '--tile-to-cubin=chip=sm_89 format=bin' | FileCheck %s --check-prefix=BIN
+// RUN: tile-opt %s '--tile-to-cubin=chip=sm_90a format=bin' | FileCheck %s --check-prefix=BIN
+// RUN: tile-opt %s '--tile-to-cubin=chip=sm_100 format=bin' | FileCheck %s --check-prefix=BIN
 // (corpus-cubin-*.mlir compile the whole accepted ownership corpus for each
 // target.)
 
@@ -17,8 +17,9 @@
 // PTX90: .target sm_90a
 // PTX100: .target sm_100
 // PTX: .entry silu_mul
-// 16-byte global loads and stores:
-// PTX: ld.global.v4.b32
+// 16-byte global loads and stores; loads of `in` views take the read-only
+// (non-coherent) path:
+// PTX: ld.global.nc.v4.b32
 // PTX: st.global.v4.b32
 // BIN: gpu.binary @tile_kernels [#gpu.object<#nvvm.target<O = 3, chip = "{{sm_[0-9a]+}}", link = ["{{.*}}libdevice.10.bc"]>, properties = {{{.*}}}, bin = "\7FELF
 

@@ -1,0 +1,367 @@
+//===- LowerGlobalMemory.cpp - loads, stores and gathers of tiles ---------===//
+//
+// Global memory access of the GPU lowering: claimed blocks, partition
+// addressing, 16-byte vector loads and stores with masked edges, gathers,
+// and loads re-issued in the layout of a broadcast that consumes them.
+//
+//===----------------------------------------------------------------------===//
+
+#include "GPUKernelLowering.h"
+
+#include "tile/Conversion/Utils/BlockAccess.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+
+using namespace mlir;
+using namespace tile;
+using namespace tile::gpu_lowering;
+//===----------------------------------------------------------------------===//
+// Global memory
+//===----------------------------------------------------------------------===//
+
+/// 0 <= i < bound.
+static Value inRange(OpBuilder &b, Location loc, Value i, Value bound) {
+  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+  return arith::AndIOp::create(
+      b, loc,
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, i, zero),
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, i, bound));
+}
+
+/// Whether `vec` consecutive elements along the last dim of `memref` are
+/// contiguous and aligned to their size (static unit inner stride, other
+/// strides static multiples of `vec`).
+static bool isVectorizable(MemRefType type, int64_t vec) {
+  auto [strides, offset] = type.getStridesAndOffset();
+  if (strides.empty() || strides.back() != 1)
+    return false;
+  for (int64_t s : ArrayRef<int64_t>(strides).drop_back())
+    if (ShapedType::isDynamic(s) || s % vec != 0)
+      return false;
+  return true;
+}
+
+/// Addresses of the vector slots of a tile at `offsets` of `base`. Tile dim
+/// d indexes memref dim dimMap[d], or none when dimMap[d] < 0 (the tile
+/// repeats along d: a broadcast); an empty dimMap is the identity.
+struct GlobalAccess {
+  GlobalAccess(GPUKernelLowering &L, Location loc, Value base,
+               ArrayRef<Value> offsets, const Layout &layout,
+               ArrayRef<int64_t> dimMap = {})
+      : L(L), loc(loc), offsets(offsets), layout(layout) {
+    auto memrefType = cast<MemRefType>(base.getType());
+    for (int64_t d = 0; d < memrefType.getRank(); ++d)
+      bounds.push_back(memref::DimOp::create(L.b, loc, base, d));
+    if (dimMap.empty())
+      for (int64_t d = 0; d < layout.type.getRank(); ++d)
+        this->dimMap.push_back(d);
+    else
+      this->dimMap.assign(dimMap.begin(), dimMap.end());
+    assert(this->dimMap.back() == memrefType.getRank() - 1 &&
+           "lanes run along the memref's last dim");
+    vectorize = layout.vec > 1 && isVectorizable(memrefType, layout.vec);
+    eltBytes = std::max<int64_t>(1, layout.type.getElementTypeBitWidth() / 8);
+  }
+
+  /// For slot `k` of this thread: the element indices of its first lane, the
+  /// condition that the slot exists and its row is inside the view, and the
+  /// condition that all its lanes are inside the view.
+  std::tuple<SmallVector<Value>, Value, Value> slot(int64_t k) {
+    OpBuilder &b = L.b;
+    Value p = arith::AddIOp::create(b, loc, L.tid, L.index(k * layout.threads));
+    Value e0 = arith::MulIOp::create(b, loc, p, L.index(layout.vec));
+    SmallVector<Value> idx = L.delinearize(e0, layout.type.getShape());
+    SmallVector<Value> at(offsets.begin(), offsets.end());
+    for (auto [d, m] : llvm::enumerate(dimMap))
+      if (m >= 0)
+        at[m] = arith::AddIOp::create(b, loc, at[m], idx[d]);
+    Value ok = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, p,
+                                     L.index(layout.positions));
+    for (size_t m = 0; m + 1 < at.size(); ++m)
+      ok = arith::AndIOp::create(b, loc, ok, inRange(b, loc, at[m], bounds[m]));
+    Value last = at.back();
+    Value lastEnd =
+        arith::AddIOp::create(b, loc, last, L.index(layout.vec - 1));
+    Value whole = arith::AndIOp::create(
+        b, loc, ok,
+        arith::AndIOp::create(b, loc, inRange(b, loc, last, bounds.back()),
+                              inRange(b, loc, lastEnd, bounds.back())));
+    return {at, ok, whole};
+  }
+
+  GPUKernelLowering &L;
+  Location loc;
+  ArrayRef<Value> offsets;
+  const Layout &layout;
+  SmallVector<int64_t> dimMap;
+  SmallVector<Value> bounds;
+  bool vectorize = false;
+  int64_t eltBytes = 1;
+};
+
+/// Loads the tile of `layout` at element `offsets` of `base`: vec-wide
+/// loads where the whole vector is inside `base`, element loads with
+/// padding at the edges. `dimMap` as for GlobalAccess.
+static Value maskedLoad(GPUKernelLowering &L, Location loc, Value base,
+                        ArrayRef<Value> offsets, const Layout &layout,
+                        TypedAttr padding, ArrayRef<int64_t> dimMap = {}) {
+  OpBuilder &b = L.b;
+  GlobalAccess access(L, loc, base, offsets, layout, dimMap);
+  Value pad = padding ? arith::ConstantOp::create(b, loc, padding).getResult()
+                      : L.zeroOf(layout.type.getElementType());
+  Value regs = L.zeroOf(layout.registerType());
+  for (int64_t k = 0; k < layout.slots; ++k) {
+    auto [at, ok, whole] = access.slot(k);
+    Value last = at.back();
+    bool vectorize = access.vectorize;
+    int64_t eltBytes = access.eltBytes;
+    SmallVector<Value> &bounds = access.bounds;
+    auto branch = scf::IfOp::create(b, loc, TypeRange{layout.slotType()},
+                                    whole, /*withElse=*/true);
+    {
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(branch.thenBlock());
+      Value v;
+      if (vectorize) {
+        auto load = vector::LoadOp::create(b, loc, layout.slotType(), base, at);
+        load.setAlignmentAttr(b.getI64IntegerAttr(layout.vec * eltBytes));
+        v = load;
+      } else {
+        v = L.zeroOf(layout.slotType());
+        for (int64_t i = 0; i < layout.vec; ++i) {
+          SmallVector<Value> ai(at);
+          ai.back() = arith::AddIOp::create(b, loc, last, L.index(i));
+          v = vector::InsertOp::create(
+              b, loc, memref::LoadOp::create(b, loc, base, ai), v, i);
+        }
+      }
+      scf::YieldOp::create(b, loc, v);
+      // Edge: element by element, padding outside.
+      b.setInsertionPointToStart(branch.elseBlock());
+      Value slot = L.zeroOf(layout.slotType());
+      for (int64_t i = 0; i < layout.vec; ++i) {
+        SmallVector<Value> ai(at);
+        ai.back() = arith::AddIOp::create(b, loc, last, L.index(i));
+        Value inb = arith::AndIOp::create(
+            b, loc, ok, inRange(b, loc, ai.back(), bounds.back()));
+        auto one = scf::IfOp::create(
+            b, loc, inb,
+            [&](OpBuilder &t, Location tl) {
+              scf::YieldOp::create(
+                  t, tl, memref::LoadOp::create(t, tl, base, ai).getResult());
+            },
+            [&](OpBuilder &e, Location el) { scf::YieldOp::create(e, el, pad); });
+        slot = vector::InsertOp::create(b, loc, one.getResult(0), slot, i);
+      }
+      scf::YieldOp::create(b, loc, slot);
+    }
+    regs = L.insertSlot(loc, regs, branch.getResult(0), k);
+  }
+  return regs;
+}
+
+/// Stores the tile registers `regs` of `layout` at `offsets` of `base`,
+/// skipping elements outside it.
+static void maskedStore(GPUKernelLowering &L, Location loc, Value regs,
+                        Value base, ArrayRef<Value> offsets,
+                        const Layout &layout) {
+  OpBuilder &b = L.b;
+  GlobalAccess access(L, loc, base, offsets, layout);
+  for (int64_t k = 0; k < layout.slots; ++k) {
+    auto [at, ok, whole] = access.slot(k);
+    Value slot = L.extractSlot(loc, regs, k, layout.vec);
+    Value last = at.back();
+    bool vectorize = access.vectorize;
+    int64_t eltBytes = access.eltBytes;
+    auto branch = scf::IfOp::create(b, loc, whole, /*withElse=*/true);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(branch.thenBlock());
+    if (vectorize) {
+      auto store = vector::StoreOp::create(b, loc, slot, base, at);
+      store.setAlignmentAttr(b.getI64IntegerAttr(layout.vec * eltBytes));
+    } else {
+      for (int64_t i = 0; i < layout.vec; ++i) {
+        SmallVector<Value> ai(at);
+        ai.back() = arith::AddIOp::create(b, loc, last, L.index(i));
+        memref::StoreOp::create(b, loc,
+                                vector::ExtractOp::create(b, loc, slot, i), base,
+                                ai);
+      }
+    }
+    b.setInsertionPointToStart(branch.elseBlock());
+    for (int64_t i = 0; i < layout.vec; ++i) {
+      SmallVector<Value> ai(at);
+      ai.back() = arith::AddIOp::create(b, loc, last, L.index(i));
+      Value inb = arith::AndIOp::create(
+          b, loc, ok, inRange(b, loc, ai.back(), access.bounds.back()));
+      auto one = scf::IfOp::create(b, loc, inb, /*withElse=*/false);
+      OpBuilder::InsertionGuard inner(b);
+      b.setInsertionPointToStart(one.thenBlock());
+      memref::StoreOp::create(b, loc, vector::ExtractOp::create(b, loc, slot, i),
+                              base, ai);
+    }
+  }
+}
+
+static SmallVector<Value> scaledIndices(GPUKernelLowering &L, Location loc,
+                                        ValueRange indices,
+                                        ArrayRef<int64_t> scale) {
+  SmallVector<Value> out;
+  for (auto [i, s] : llvm::zip_equal(indices, scale))
+    out.push_back(arith::MulIOp::create(L.b, loc, L.map.lookup(i), L.index(s)));
+  return out;
+}
+
+LogicalResult GPUKernelLowering::lowerOwn(OwnOp op) {
+  Location loc = op.getLoc();
+  auto [memref, tile] = partitions.lookup(op.getPartition());
+  SmallVector<Value> offsets = scaledIndices(*this, loc, op.getIndices(), tile);
+  blocks[op.getResult()] = createClippedBlock(b, loc, memref, offsets, tile);
+  return success();
+}
+
+/// The memref and element offsets a load or store at `indices` of a
+/// partition or claimed block `handle` addresses, for a tile of `type`.
+std::pair<Value, SmallVector<Value>>
+GPUKernelLowering::resolveAccess(Location loc, Value handle, ValueRange indices,
+                                 RankedTensorType type) {
+  if (auto it = partitions.find(handle); it != partitions.end())
+    return {it->second.first,
+            scaledIndices(*this, loc, indices, it->second.second)};
+  // A claimed block: the whole block, or the aligned sub-tile at indices.
+  SmallVector<Value> offsets =
+      indices.empty() ? SmallVector<Value>(type.getRank(), index(0))
+                      : scaledIndices(*this, loc, indices, type.getShape());
+  return {blocks.lookup(handle), offsets};
+}
+
+LogicalResult GPUKernelLowering::lowerLoad(LoadOp op) {
+  Location loc = op.getLoc();
+  Layout layout = Layout::get(op.getResult().getType(), threads);
+  auto [base, offsets] =
+      resolveAccess(loc, op.getSource(), op.getIndices(), layout.type);
+  TypedAttr pad = op.getPadding() ? *op.getPadding() : TypedAttr();
+  map.map(op.getResult(), maskedLoad(*this, loc, base, offsets, layout, pad));
+  return success();
+}
+
+LogicalResult GPUKernelLowering::lowerStore(StoreOp op) {
+  Location loc = op.getLoc();
+  Layout layout = Layout::get(op.getValue().getType(), threads);
+  auto [base, offsets] =
+      resolveAccess(loc, op.getDest(), op.getIndices(), layout.type);
+  maskedStore(*this, loc, map.lookup(op.getValue()), base, offsets, layout);
+  return success();
+}
+
+LogicalResult GPUKernelLowering::lowerGather(GatherOp op) {
+  Location loc = op.getLoc();
+  auto entry = partitions.lookup(op.getSource());
+  Value memref = entry.first;
+  ArrayRef<int64_t> tile = entry.second;
+  RankedTensorType type = op.getResult().getType();
+  Layout layout = Layout::get(type, threads);
+  Value rows = toShared(loc, op.getRows());
+  SmallVector<Value> offsets{index(0)};
+  llvm::append_range(offsets,
+                     scaledIndices(*this, loc, op.getIndices(), tile.drop_front()));
+  SmallVector<Value> bounds;
+  for (unsigned d = 0; d < tile.size(); ++d)
+    bounds.push_back(memref::DimOp::create(b, loc, memref, d));
+  TypedAttr padding = op.getPadding() ? *op.getPadding() : TypedAttr();
+  Value pad = padding ? arith::ConstantOp::create(b, loc, padding).getResult()
+                      : zeroOf(type.getElementType());
+  map.map(op.getResult(),
+          buildRegisters(loc, layout, [&](int64_t, int64_t, Value e) {
+            SmallVector<Value> idx = delinearize(e, type.getShape());
+            Value row = memref::LoadOp::create(b, loc, rows, idx[0]);
+            if (!row.getType().isIndex())
+              row = arith::IndexCastOp::create(b, loc, b.getIndexType(), row);
+            SmallVector<Value> at{row};
+            Value ok = inRange(b, loc, row, bounds[0]);
+            for (unsigned d = 1; d < idx.size(); ++d) {
+              at.push_back(arith::AddIOp::create(b, loc, offsets[d], idx[d]));
+              ok = arith::AndIOp::create(b, loc, ok,
+                                         inRange(b, loc, at.back(), bounds[d]));
+            }
+            auto branch = scf::IfOp::create(
+                b, loc, ok,
+                [&](OpBuilder &t, Location tl) {
+                  scf::YieldOp::create(
+                      t, tl, memref::LoadOp::create(t, tl, memref, at)
+                                 .getResult());
+                },
+                [&](OpBuilder &el, Location l2) {
+                  scf::YieldOp::create(el, l2, pad);
+                });
+            return branch.getResult(0);
+          }));
+  return success();
+}
+
+/// The dims of `shape` that are not 1, in order.
+static SmallVector<int64_t> nonUnitDims(ArrayRef<int64_t> shape) {
+  SmallVector<int64_t> dims;
+  for (auto [d, s] : llvm::enumerate(shape))
+    if (s != 1)
+      dims.push_back(d);
+  return dims;
+}
+
+static SmallVector<int64_t> nonUnitSizes(ArrayRef<int64_t> shape) {
+  SmallVector<int64_t> sizes;
+  for (int64_t s : shape)
+    if (s != 1)
+      sizes.push_back(s);
+  return sizes;
+}
+
+/// Triton gives a load the layout of its consumer; here the one consumer
+/// that would otherwise move data through shared memory is a broadcast (the
+/// x of a GEMV, a row of scales). When the broadcast's source is a load of a
+/// read-only (`in`) partition, seen through reshapes that only add or drop
+/// unit dims, the load is issued again in the broadcast's layout: each
+/// thread loads the elements it holds, repeats hit L1, and no barrier is
+/// needed. Re-reading is sound because nothing writes an `in` view while the
+/// kernel runs (the ownership proof and the launch contract).
+Value GPUKernelLowering::loadBroadcast(BroadcastOp op) {
+  Value src = op.getSource();
+  while (auto reshape = src.getDefiningOp<ReshapeOp>()) {
+    if (nonUnitSizes(reshape.getSource().getType().getShape()) !=
+        nonUnitSizes(reshape.getResult().getType().getShape()))
+      return {};
+    src = reshape.getSource();
+  }
+  auto load = src.getDefiningOp<LoadOp>();
+  if (!load)
+    return {};
+  auto partition = dyn_cast<PartitionType>(load.getSource().getType());
+  if (!partition || partition.getMode() != OwnershipMode::In)
+    return {};
+  RankedTensorType loadType = load.getResult().getType();
+  ArrayRef<int64_t> from = op.getSource().getType().getShape();
+  RankedTensorType type = op.getResult().getType();
+  SmallVector<int64_t> loadDims = nonUnitDims(loadType.getShape());
+  SmallVector<int64_t> dimMap;
+  size_t next = 0;
+  for (int64_t d = 0; d < type.getRank(); ++d) {
+    if (from[d] == 1) {
+      dimMap.push_back(-1);
+      continue;
+    }
+    if (next == loadDims.size())
+      return {};
+    dimMap.push_back(loadDims[next++]);
+  }
+  // Lanes run along the last dim, which must index the view's last dim.
+  if (next != loadDims.size() || dimMap.back() != loadType.getRank() - 1)
+    return {};
+  Location loc = op.getLoc();
+  auto [base, offsets] =
+      resolveAccess(loc, load.getSource(), load.getIndices(), loadType);
+  TypedAttr pad = load.getPadding() ? *load.getPadding() : TypedAttr();
+  return maskedLoad(*this, loc, base, offsets, Layout::get(type, threads), pad,
+                    dimMap);
+}
