@@ -399,3 +399,108 @@ tile.kernel @gemv_k12288_w4(%w: !tile.view<in, ?x12288xf16>, %x: !tile.view<in, 
   tile.store %oh, %b : tensor<4xf16>, !tile.owned<out, 4xf16>
   tile.return
 }
+
+// y = W x with 2 rows x 512 columns per step (64 threads per row).
+tile.kernel @gemv_k12288_r2(%w: !tile.view<in, ?x12288xf16>, %x: !tile.view<in, 12288xf16>, %y: !tile.view<out, ?xf16>) {
+  %pid = tile.program_id x
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %cs = arith.constant 24 : index
+  %pw = tile.partition %w : !tile.partition<in, ?x12288xf16, tile = [2, 512]>
+  %px = tile.partition %x : !tile.partition<in, 12288xf16, tile = [512]>
+  %py = tile.partition %y : !tile.partition<out, ?xf16, tile = [2]>
+  %n = tile.num_tiles %py, 0 : !tile.partition<out, ?xf16, tile = [2]>
+  tile.grid %n
+  %zero = arith.constant dense<0.0> : tensor<2x512xf32>
+  %acc = scf.for %k = %c0 to %cs step %c1 iter_args(%a = %zero) -> tensor<2x512xf32> {
+    %wt = tile.load %pw[%pid, %k] : !tile.partition<in, ?x12288xf16, tile = [2, 512]> -> tensor<2x512xf16>
+    %xt = tile.load %px[%k] : !tile.partition<in, 12288xf16, tile = [512]> -> tensor<512xf16>
+    %xr = tile.reshape %xt : tensor<512xf16> -> tensor<1x512xf16>
+    %xb = tile.broadcast %xr : tensor<1x512xf16> -> tensor<2x512xf16>
+    %w32 = tile.convert %wt : tensor<2x512xf16> -> tensor<2x512xf32>
+    %x32 = tile.convert %xb : tensor<2x512xf16> -> tensor<2x512xf32>
+    %p = arith.mulf %w32, %x32 : tensor<2x512xf32>
+    %a2 = arith.addf %a, %p : tensor<2x512xf32>
+    scf.yield %a2 : tensor<2x512xf32>
+  }
+  %s = tile.reduce %acc dim = 1 : (tensor<2x512xf32>) -> tensor<2x1xf32> {
+  ^bb0(%l: f32, %r: f32):
+    %t = arith.addf %l, %r : f32
+    tile.yield %t : f32
+  }
+  %o = tile.reshape %s : tensor<2x1xf32> -> tensor<2xf32>
+  %oh = tile.convert %o : tensor<2xf32> -> tensor<2xf16>
+  %b = tile.own %py[%pid] : !tile.partition<out, ?xf16, tile = [2]>
+  tile.store %oh, %b : tensor<2xf16>, !tile.owned<out, 2xf16>
+  tile.return
+}
+
+// y = W x with 2 rows x 1024 columns per step (128 threads per row).
+tile.kernel @gemv_k12288_r2_k1024(%w: !tile.view<in, ?x12288xf16>, %x: !tile.view<in, 12288xf16>, %y: !tile.view<out, ?xf16>) {
+  %pid = tile.program_id x
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %cs = arith.constant 12 : index
+  %pw = tile.partition %w : !tile.partition<in, ?x12288xf16, tile = [2, 1024]>
+  %px = tile.partition %x : !tile.partition<in, 12288xf16, tile = [1024]>
+  %py = tile.partition %y : !tile.partition<out, ?xf16, tile = [2]>
+  %n = tile.num_tiles %py, 0 : !tile.partition<out, ?xf16, tile = [2]>
+  tile.grid %n
+  %zero = arith.constant dense<0.0> : tensor<2x1024xf32>
+  %acc = scf.for %k = %c0 to %cs step %c1 iter_args(%a = %zero) -> tensor<2x1024xf32> {
+    %wt = tile.load %pw[%pid, %k] : !tile.partition<in, ?x12288xf16, tile = [2, 1024]> -> tensor<2x1024xf16>
+    %xt = tile.load %px[%k] : !tile.partition<in, 12288xf16, tile = [1024]> -> tensor<1024xf16>
+    %xr = tile.reshape %xt : tensor<1024xf16> -> tensor<1x1024xf16>
+    %xb = tile.broadcast %xr : tensor<1x1024xf16> -> tensor<2x1024xf16>
+    %w32 = tile.convert %wt : tensor<2x1024xf16> -> tensor<2x1024xf32>
+    %x32 = tile.convert %xb : tensor<2x1024xf16> -> tensor<2x1024xf32>
+    %p = arith.mulf %w32, %x32 : tensor<2x1024xf32>
+    %a2 = arith.addf %a, %p : tensor<2x1024xf32>
+    scf.yield %a2 : tensor<2x1024xf32>
+  }
+  %s = tile.reduce %acc dim = 1 : (tensor<2x1024xf32>) -> tensor<2x1xf32> {
+  ^bb0(%l: f32, %r: f32):
+    %t = arith.addf %l, %r : f32
+    tile.yield %t : f32
+  }
+  %o = tile.reshape %s : tensor<2x1xf32> -> tensor<2xf32>
+  %oh = tile.convert %o : tensor<2xf32> -> tensor<2xf16>
+  %b = tile.own %py[%pid] : !tile.partition<out, ?xf16, tile = [2]>
+  tile.store %oh, %b : tensor<2xf16>, !tile.owned<out, 2xf16>
+  tile.return
+}
+
+// y = W x with 2 rows x 1024 columns per step (128 threads per row).
+tile.kernel @gemv_k4096_r2_k1024(%w: !tile.view<in, ?x4096xf16>, %x: !tile.view<in, 4096xf16>, %y: !tile.view<out, ?xf16>) {
+  %pid = tile.program_id x
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %cs = arith.constant 4 : index
+  %pw = tile.partition %w : !tile.partition<in, ?x4096xf16, tile = [2, 1024]>
+  %px = tile.partition %x : !tile.partition<in, 4096xf16, tile = [1024]>
+  %py = tile.partition %y : !tile.partition<out, ?xf16, tile = [2]>
+  %n = tile.num_tiles %py, 0 : !tile.partition<out, ?xf16, tile = [2]>
+  tile.grid %n
+  %zero = arith.constant dense<0.0> : tensor<2x1024xf32>
+  %acc = scf.for %k = %c0 to %cs step %c1 iter_args(%a = %zero) -> tensor<2x1024xf32> {
+    %wt = tile.load %pw[%pid, %k] : !tile.partition<in, ?x4096xf16, tile = [2, 1024]> -> tensor<2x1024xf16>
+    %xt = tile.load %px[%k] : !tile.partition<in, 4096xf16, tile = [1024]> -> tensor<1024xf16>
+    %xr = tile.reshape %xt : tensor<1024xf16> -> tensor<1x1024xf16>
+    %xb = tile.broadcast %xr : tensor<1x1024xf16> -> tensor<2x1024xf16>
+    %w32 = tile.convert %wt : tensor<2x1024xf16> -> tensor<2x1024xf32>
+    %x32 = tile.convert %xb : tensor<2x1024xf16> -> tensor<2x1024xf32>
+    %p = arith.mulf %w32, %x32 : tensor<2x1024xf32>
+    %a2 = arith.addf %a, %p : tensor<2x1024xf32>
+    scf.yield %a2 : tensor<2x1024xf32>
+  }
+  %s = tile.reduce %acc dim = 1 : (tensor<2x1024xf32>) -> tensor<2x1xf32> {
+  ^bb0(%l: f32, %r: f32):
+    %t = arith.addf %l, %r : f32
+    tile.yield %t : f32
+  }
+  %o = tile.reshape %s : tensor<2x1xf32> -> tensor<2xf32>
+  %oh = tile.convert %o : tensor<2xf32> -> tensor<2xf16>
+  %b = tile.own %py[%pid] : !tile.partition<out, ?xf16, tile = [2]>
+  tile.store %oh, %b : tensor<2xf16>, !tile.owned<out, 2xf16>
+  tile.return
+}

@@ -8,8 +8,10 @@ root="$here/../.."
 out="${OUT:-$here/out}"
 mkdir -p "$out"
 nvidia-smi --query-gpu=name,driver_version,clocks.max.sm,clocks.max.mem --format=csv,noheader || true
-g++ -O2 -std=c++17 -I"$root/runtime/include" -I/usr/local/cuda/include \
-  "$here/kernel_bench.cpp" -o "$out/kernel_bench" -L/usr/local/cuda/lib64/stubs -lcuda
+for tool in kernel_bench gemv_ab; do
+  g++ -O2 -std=c++17 -I"$root/runtime/include" -I/usr/local/cuda/include \
+    "$here/$tool.cpp" -o "$out/$tool" -L/usr/local/cuda/lib64/stubs -lcuda
+done
 # Sanitizers on small problems with partial tiles, then the measurement.
 if command -v compute-sanitizer >/dev/null; then
   for tool in memcheck racecheck; do
@@ -20,3 +22,8 @@ if command -v compute-sanitizer >/dev/null; then
   done
 fi
 "$out/kernel_bench" "$here/out/kernels.cubin" | tee "$out/results.md"
+# The GEMV under each compiler configuration, interleaved (cd: short names).
+if [ "${GEMV_AB:-1}" = 1 ]; then
+  (cd "$here/out" && "$out/gemv_ab" kernels.cubin no-invariant-loads.cubin \
+    no-reload-broadcasts.cubin neither.cubin) | tee "$out/gemv_ab.md"
+fi

@@ -75,6 +75,7 @@ void tile::buildTileToNVVMPipeline(OpPassManager &pm,
   pm.addNestedPass<KernelOp>(createTileVerifyOwnership());
   ConvertTileToGPUOptions toGPU;
   toGPU.numWarps = options.numWarps;
+  toGPU.reloadBroadcasts = options.reloadBroadcasts;
   pm.addPass(createConvertTileToGPU(toGPU));
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
@@ -100,7 +101,8 @@ void tile::buildTileToNVVMPipeline(OpPassManager &pm,
   gpu.addPass(createConvertGpuOpsToNVVMOps());
   gpu.addPass(createReconcileUnrealizedCastsPass());
   gpu.addPass(createCanonicalizerPass());
-  gpu.addPass(createMarkInvariantLoads());
+  if (options.invariantLoads)
+    gpu.addPass(createMarkInvariantLoads());
 }
 
 void tile::buildTileToCubinPipeline(OpPassManager &pm,

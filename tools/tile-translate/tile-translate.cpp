@@ -68,6 +68,10 @@ static cl::opt<std::string>
     hostCpu("host-cpu",
             cl::desc("CPU of host objects: x86-64 (portable) or native"),
             cl::init("x86-64"), cl::cat(toolOptions));
+static cl::opt<std::string> pipelineOptions(
+    "pipeline-options",
+    cl::desc("more tile-to-cubin options, e.g. 'invariant-loads=0'"),
+    cl::init(""), cl::cat(toolOptions));
 static cl::opt<int> optLevel("O", cl::desc("optimization level (0-3)"),
                              cl::init(2), cl::Prefix, cl::cat(toolOptions));
 static cl::opt<bool> noCache("no-cache",
@@ -107,6 +111,19 @@ static std::string ptxasFingerprint() {
   return text ? (*text)->getBuffer().str() : *ptxas;
 }
 
+/// The tile-to-cubin options the flags select.
+static LogicalResult gpuOptions(TileToNVVMOptions &options) {
+  std::string errors;
+  llvm::raw_string_ostream os(errors);
+  if (failed(options.parseFromString(pipelineOptions, os)))
+    return failure();
+  options.chip = target.getValue();
+  options.optLevel = std::min(optLevel.getValue(), 3);
+  options.numWarps = numWarps;
+  options.format = emit == "ptx" ? "isa" : emit == "llvmir" ? "llvm" : "bin";
+  return success();
+}
+
 /// Compiles `module` for a GPU: the PTX or CUBIN of its gpu.binary.
 static llvm::Expected<std::string> compileGPU(ModuleOp module) {
   auto error = [](const llvm::Twine &m) {
@@ -114,10 +131,8 @@ static llvm::Expected<std::string> compileGPU(ModuleOp module) {
   };
   PassManager pm(module.getContext());
   TileToNVVMOptions options;
-  options.chip = target.getValue();
-  options.optLevel = std::min(optLevel.getValue(), 3);
-  options.numWarps = numWarps;
-  options.format = emit == "ptx" ? "isa" : emit == "llvmir" ? "llvm" : "bin";
+  if (failed(gpuOptions(options)))
+    return error("--pipeline-options: cannot parse '" + pipelineOptions + "'");
   buildTileToCubinPipeline(pm, options);
   if (failed(pm.run(module)))
     return error("compilation failed (see the diagnostics above)");
@@ -247,9 +262,19 @@ int main(int argc, char **argv) {
   key.features = emit == "host-so" ? hostCpu.getValue() : "";
   key.optLevel = optLevel;
   key.emit = emit;
-  key.pipelineOptions =
-      isGpu ? "tile-to-cubin num-warps=" + std::to_string(numWarps.getValue())
-            : "tile-to-cpu";
+  key.pipelineOptions = "tile-to-cpu";
+  if (isGpu) {
+    TileToNVVMOptions options;
+    if (failed(gpuOptions(options))) {
+      llvm::errs() << "tile-translate: --pipeline-options: cannot parse '"
+                   << pipelineOptions << "'\n";
+      return 2;
+    }
+    std::string printed;
+    llvm::raw_string_ostream os(printed);
+    options.print(os);
+    key.pipelineOptions = "tile-to-cubin" + printed;
+  }
   if (isGpu)
     key.toolchain = ptxasFingerprint();
   std::string keyHex;

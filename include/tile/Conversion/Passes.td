@@ -66,9 +66,15 @@ def ConvertTileToGPU : Pass<"convert-tile-to-gpu", "::mlir::ModuleOp"> {
       the block, with per-element masking and padding at view edges;
     * reductions along the last dim combine within each thread, then across
       threads with `gpu.shuffle xor` and, beyond a warp, shared memory;
-    * broadcast, permute, slice, concat, extract, gather, other reductions
-      and `tile.dot` move data through one shared-memory scratch arena
-      (barriers around each use);
+    * a broadcast of a tile loaded from an `in` view (seen through
+      reshapes that add or drop unit dims) is loaded again in the
+      broadcast's layout (`reload-broadcasts`): each thread loads what it
+      holds, repeats hit L1 (the x of a GEMV);
+    * other broadcasts, permute, slice, concat, extract, gather, other
+      reductions and `tile.dot` move data through one shared-memory
+      scratch arena (barriers around each use);
+    * `in` views get `llvm.readonly` and verified kernels
+      `tile.invariant_inputs`, for `tile-mark-invariant-loads`;
     * `tile.dot` with M, N, K multiples of 16, 8, 16 whose operands and
       f32 accumulator fit 48 KB of shared memory runs on tensor cores
       (`nvgpu.mma.sync` m16n8k16, f16/bf16 operands, f32 accumulators):
@@ -85,7 +91,9 @@ def ConvertTileToGPU : Pass<"convert-tile-to-gpu", "::mlir::ModuleOp"> {
     Option<"moduleName", "module-name", "std::string",
            /*default=*/"\"tile_kernels\"", "name of the gpu.module">,
     Option<"allowUnverified", "allow-unverified", "bool", /*default=*/"false",
-           "lower kernels not marked tile.ownership_verified (tests only)">
+           "lower kernels not marked tile.ownership_verified (tests only)">,
+    Option<"reloadBroadcasts", "reload-broadcasts", "bool", /*default=*/"true",
+           "issue a broadcast read-only load again in the broadcast's layout">
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect", "::mlir::gpu::GPUDialect",

@@ -39,6 +39,16 @@ struct TileToNVVMOptions : public PassPipelineOptions<TileToNVVMOptions> {
       *this, "cuda-path",
       llvm::cl::desc("CUDA toolkit (libdevice for math functions)"),
       llvm::cl::init("/usr/local/cuda")};
+  PassOptions::Option<bool> invariantLoads{
+      *this, "invariant-loads",
+      llvm::cl::desc("loads of `in` views as ld.global.nc "
+                     "(tile-mark-invariant-loads)"),
+      llvm::cl::init(true)};
+  PassOptions::Option<bool> reloadBroadcasts{
+      *this, "reload-broadcasts",
+      llvm::cl::desc("broadcasts of read-only loads re-issued in the "
+                     "broadcast's layout instead of through shared memory"),
+      llvm::cl::init(true)};
   /// For tile-to-cubin: "isa" (PTX), "bin" (CUBIN) or "llvm" (bitcode).
   PassOptions::Option<std::string> format{
       *this, "format",

@@ -122,6 +122,7 @@ public:
   OpBuilder &b;
   gpu::GPUFuncOp func;
   int64_t threads;
+  bool reloadBroadcasts = true;
   IRMapping map;
   Value tid;
   /// The scratch space (bytes) and the most any op needs of it.

@@ -327,6 +327,8 @@ static SmallVector<int64_t> nonUnitSizes(ArrayRef<int64_t> shape) {
 /// needed. Re-reading is sound because nothing writes an `in` view while the
 /// kernel runs (the ownership proof and the launch contract).
 Value GPUKernelLowering::loadBroadcast(BroadcastOp op) {
+  if (!reloadBroadcasts)
+    return {};
   Value src = op.getSource();
   while (auto reshape = src.getDefiningOp<ReshapeOp>()) {
     if (nonUnitSizes(reshape.getSource().getType().getShape()) !=

@@ -461,6 +461,7 @@ struct ConvertTileToGPUPass
       Block &entry = func.getBody().front();
       b.setInsertionPointToStart(&entry);
       GPUKernelLowering lowering(b, func, threads);
+      lowering.reloadBroadcasts = reloadBroadcasts;
       for (auto [old, neu] : llvm::zip(kernel.getArguments(),
                                        entry.getArguments()))
         lowering.map.map(old, neu);

@@ -8,10 +8,15 @@
 // RUN: llvm-readelf -h %t/k.cubin | FileCheck %s --check-prefix=ELF
 // RUN: env TILE_CACHE_DIR=%t/cache tile-translate %s --emit=cubin --num-warps=8 -o %t/k8.cubin -v 2>&1 | FileCheck %s --check-prefix=MISS
 // RUN: not tile-translate %s --emit=cubin --num-warps=64 2>&1 | FileCheck %s --check-prefix=WARPS
+// Pipeline options reach the pipeline and the cache key (a miss, not the
+// cached default).
+// RUN: env TILE_CACHE_DIR=%t/cache tile-translate %s --emit=ptx --pipeline-options='invariant-loads=0' -v 2>&1 | FileCheck %s --check-prefix=COHERENT
+// RUN: not tile-translate %s --emit=ptx --pipeline-options='no-such-option=1' 2>&1 | FileCheck %s --check-prefix=BADOPT
 
 // PTX: .target sm_90a
 // PTX: .visible .entry scale(
 // PTX: .maxntid 128, 1, 1
+// PTX: ld.global.nc.v4
 // NVVMIR: target triple = "nvptx64-nvidia-cuda"
 // NVVMIR: define ptx_kernel void @scale(
 // MISS: kernel cache miss
@@ -19,6 +24,10 @@
 // ELF: Class: ELF64
 // ELF: Machine: {{.*}}CUDA
 // WARPS: error: --num-warps=64 is not in [1, 32]
+// COHERENT: kernel cache miss
+// COHERENT-NOT: ld.global.nc
+// COHERENT: ld.global.v4
+// BADOPT: tile-translate: --pipeline-options: cannot parse 'no-such-option=1'
 
 tile.kernel @scale(%x: !tile.view<in, ?xf32>, %y: !tile.view<out, ?xf32>, %s: f32) {
   %pid = tile.program_id x
