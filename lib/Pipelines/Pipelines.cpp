@@ -110,6 +110,7 @@ void tile::buildTileToCubinPipeline(OpPassManager &pm,
   buildTileToNVVMPipeline(pm, options);
   GpuModuleToBinaryPassOptions binary;
   binary.compilationTarget = options.format;
+  binary.cmdOptions = options.ptxasOptions;
   pm.addPass(createGpuModuleToBinaryPass(binary));
 }
 

@@ -12,9 +12,8 @@
 //===----------------------------------------------------------------------===//
 
 #include "tile/Dialect/Tile/IR/TileOps.h"
-#include "tile/Pipelines/Pipelines.h"
+#include "tile/Driver/Compiler.h"
 #include "tile/Support/KernelCache.h"
-#include "tile/Target/Host/HostCodegen.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/IR/DialectRegistry.h"
@@ -91,107 +90,6 @@ static int fail(const llvm::Twine &message) {
   return 1;
 }
 
-/// `ptxas --version`, the toolchain part of GPU cache keys.
-static std::string ptxasFingerprint() {
-  llvm::ErrorOr<std::string> ptxas =
-      llvm::sys::findProgramByName("ptxas", {"/usr/local/cuda/bin"});
-  if (!ptxas)
-    return "no ptxas";
-  llvm::SmallString<128> out;
-  int fd;
-  if (llvm::sys::fs::createTemporaryFile("tile-ptxas", "txt", fd, out))
-    return *ptxas;
-  ::close(fd);
-  llvm::FileRemover remove(out);
-  std::optional<llvm::StringRef> redirects[] = {
-      std::nullopt, llvm::StringRef(out), std::nullopt};
-  llvm::sys::ExecuteAndWait(*ptxas, {*ptxas, "--version"}, std::nullopt,
-                            redirects);
-  auto text = llvm::MemoryBuffer::getFile(out);
-  return text ? (*text)->getBuffer().str() : *ptxas;
-}
-
-/// The tile-to-cubin options the flags select.
-static LogicalResult gpuOptions(TileToNVVMOptions &options) {
-  std::string errors;
-  llvm::raw_string_ostream os(errors);
-  if (failed(options.parseFromString(pipelineOptions, os)))
-    return failure();
-  options.chip = target.getValue();
-  options.optLevel = std::min(optLevel.getValue(), 3);
-  options.numWarps = numWarps;
-  options.format = emit == "ptx" ? "isa" : emit == "llvmir" ? "llvm" : "bin";
-  return success();
-}
-
-/// Compiles `module` for a GPU: the PTX or CUBIN of its gpu.binary.
-static llvm::Expected<std::string> compileGPU(ModuleOp module) {
-  auto error = [](const llvm::Twine &m) {
-    return llvm::createStringError(llvm::inconvertibleErrorCode(), m);
-  };
-  PassManager pm(module.getContext());
-  TileToNVVMOptions options;
-  if (failed(gpuOptions(options)))
-    return error("--pipeline-options: cannot parse '" + pipelineOptions + "'");
-  buildTileToCubinPipeline(pm, options);
-  if (failed(pm.run(module)))
-    return error("compilation failed (see the diagnostics above)");
-  for (auto binary : module.getOps<gpu::BinaryOp>())
-    for (Attribute object : binary.getObjects()) {
-      std::string bytes = cast<gpu::ObjectAttr>(object).getObject().str();
-      if (emit != "llvmir")
-        return bytes;
-      // The NVVM module as LLVM bitcode: print it as text.
-      llvm::LLVMContext context;
-      auto parsed = llvm::parseBitcodeFile(
-          llvm::MemoryBufferRef(bytes, "tile_kernels"), context);
-      if (!parsed)
-        return parsed.takeError();
-      std::string text;
-      llvm::raw_string_ostream os(text);
-      (*parsed)->print(os, nullptr);
-      return text;
-    }
-  return error("the module has no kernels");
-}
-
-/// Compiles `module` to the requested output, as bytes.
-static llvm::Expected<std::string> compile(ModuleOp module) {
-  auto error = [](const llvm::Twine &m) {
-    return llvm::createStringError(llvm::inconvertibleErrorCode(), m);
-  };
-  if (target != "host")
-    return compileGPU(module);
-  PassManager pm(module.getContext());
-  buildTileToCPUPipeline(pm, TileToCPUOptions());
-  if (failed(pm.run(module)))
-    return error("compilation failed (see the diagnostics above)");
-  llvm::LLVMContext llvmContext;
-  auto llvmModule = translateToHostLLVMIR(module, llvmContext, optLevel);
-  if (!llvmModule)
-    return llvmModule.takeError();
-  if (emit == "llvmir") {
-    std::string text;
-    llvm::raw_string_ostream os(text);
-    (*llvmModule)->print(os, nullptr);
-    return text;
-  }
-  auto object = emitHostObject(**llvmModule, hostCpu, optLevel);
-  if (!object)
-    return object.takeError();
-  llvm::SmallString<128> soPath;
-  if (std::error_code ec =
-          llvm::sys::fs::createTemporaryFile("tile-host", "so", soPath))
-    return error("cannot create a temporary file: " + ec.message());
-  llvm::FileRemover removeSo(soPath);
-  if (llvm::Error e = linkHostSharedObject(*object, soPath))
-    return std::move(e);
-  auto so = llvm::MemoryBuffer::getFile(soPath, /*IsText=*/false);
-  if (!so)
-    return error("cannot read " + soPath + ": " + so.getError().message());
-  return (*so)->getBuffer().str();
-}
-
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
   cl::HideUnrelatedOptions(toolOptions);
@@ -214,30 +112,15 @@ int main(int argc, char **argv) {
     return 0;
   }
 
-  if (emit != "llvmir" && emit != "host-so" && emit != "ptx" && emit != "cubin")
-    return fail("--emit=" + emit +
-                " is not one of llvmir, host-so, ptx, cubin");
-  bool gpuOutput = emit == "ptx" || emit == "cubin";
-  if (target.empty())
-    target = gpuOutput ? "sm_90a" : "host";
-  bool isGpu = isSupportedChip(target);
-  if (target != "host" && !isGpu)
-    return fail("--target=" + target +
-                " is not one of host, sm_80, sm_89, sm_90a, sm_100");
-  if (isGpu && emit == "host-so")
-    return fail("--emit=host-so is for --target=host; use --emit=llvmir, "
-                "ptx or cubin for --target=" +
-                target);
-  if (!isGpu && gpuOutput)
-    return fail("--emit=" + emit +
-                " needs a GPU --target (sm_80, sm_89, "
-                "sm_90a, sm_100)");
-  if (numWarps < 1 || numWarps > 32)
-    return fail("--num-warps=" + llvm::Twine(numWarps.getValue()) +
-                " is not in [1, 32]");
-  if (optLevel < 0 || optLevel > 3)
-    return fail("-O" + llvm::Twine(optLevel.getValue()) +
-                " is not an optimization level (0-3)");
+  CompileOptions options;
+  options.emit = emit;
+  options.target = target;
+  options.optLevel = optLevel;
+  options.numWarps = numWarps;
+  options.pipelineOptions = pipelineOptions;
+  options.hostCpu = hostCpu;
+  if (llvm::Error e = validateCompileOptions(options))
+    return fail(llvm::toString(std::move(e)));
 
   std::string errorMessage;
   auto input = openInputFile(inputFile, &errorMessage);
@@ -257,55 +140,21 @@ int main(int argc, char **argv) {
   if (!module)
     return 1; // the parser reported the error with its location
 
-  KernelCacheKeyInputs key;
-  key.target = target;
-  key.features = emit == "host-so" ? hostCpu.getValue() : "";
-  key.optLevel = optLevel;
-  key.emit = emit;
-  key.pipelineOptions = "tile-to-cpu";
-  if (isGpu) {
-    TileToNVVMOptions options;
-    if (failed(gpuOptions(options))) {
-      llvm::errs() << "tile-translate: --pipeline-options: cannot parse '"
-                   << pipelineOptions << "'\n";
-      return 2;
-    }
-    std::string printed;
-    llvm::raw_string_ostream os(printed);
-    options.print(os);
-    key.pipelineOptions = "tile-to-cubin" + printed;
-  }
-  if (isGpu)
-    key.toolchain = ptxasFingerprint();
-  std::string keyHex;
-  std::optional<std::string> result;
-  if (!noCache) {
-    key.module = canonicalModuleBytes(*module);
-    keyHex = KernelCache::computeKey(key);
-    std::string warning;
-    result = cache.lookup(keyHex, &warning);
-    if (!warning.empty())
-      llvm::WithColor::warning(llvm::errs(), "tile-translate")
-          << warning << "\n";
-    if (verbose)
-      llvm::errs() << "kernel cache " << (result ? "hit" : "miss") << ": "
-                   << keyHex << "\n";
-  }
-  if (!result) {
-    llvm::Expected<std::string> compiled = compile(*module);
-    if (!compiled)
-      return fail(llvm::toString(compiled.takeError()));
-    result = std::move(*compiled);
-    if (!noCache)
-      if (llvm::Error e = cache.store(keyHex, *result))
-        llvm::WithColor::warning(llvm::errs(), "tile-translate")
-            << llvm::toString(std::move(e)) << "\n";
-  }
+  std::string warnings;
+  llvm::Expected<CompileResult> result =
+      compileModule(*module, options, noCache ? nullptr : &cache, &warnings);
+  if (!warnings.empty())
+    llvm::WithColor::warning(llvm::errs(), "tile-translate") << warnings;
+  if (!result)
+    return fail(llvm::toString(result.takeError()));
+  if (verbose && !noCache)
+    llvm::errs() << "kernel cache " << (result->cacheHit ? "hit" : "miss")
+                 << ": " << result->cacheKey << "\n";
 
   auto output = openOutputFile(outputFile, &errorMessage);
   if (!output)
     return fail(errorMessage);
-  output->os() << *result;
+  output->os() << result->bytes;
   output->keep();
   return 0;
 }

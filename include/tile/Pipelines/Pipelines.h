@@ -49,6 +49,10 @@ struct TileToNVVMOptions : public PassPipelineOptions<TileToNVVMOptions> {
       llvm::cl::desc("broadcasts of read-only loads re-issued in the "
                      "broadcast's layout instead of through shared memory"),
       llvm::cl::init(true)};
+  PassOptions::Option<std::string> ptxasOptions{
+      *this, "ptxas-options",
+      llvm::cl::desc("extra ptxas options (tilec: -c, relocatable CUBINs)"),
+      llvm::cl::init("")};
   /// For tile-to-cubin: "isa" (PTX), "bin" (CUBIN) or "llvm" (bitcode).
   PassOptions::Option<std::string> format{
       *this, "format",

@@ -27,7 +27,7 @@
 // COHERENT: kernel cache miss
 // COHERENT-NOT: ld.global.nc
 // COHERENT: ld.global.v4
-// BADOPT: tile-translate: --pipeline-options: cannot parse 'no-such-option=1'
+// BADOPT: tile-translate: error: --pipeline-options: cannot parse 'no-such-option=1'
 
 tile.kernel @scale(%x: !tile.view<in, ?xf32>, %y: !tile.view<out, ?xf32>, %s: f32) {
   %pid = tile.program_id x
