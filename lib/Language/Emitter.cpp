@@ -10,6 +10,7 @@
 #include "EmitterImpl.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 
 #include <set>
@@ -581,7 +582,8 @@ OwningOpRef<ModuleOp>
 tile::lang::emitKernels(MLIRContext &context, llvm::SourceMgr &sourceMgr,
                         const Module &module,
                         ArrayRef<KernelInstance> instances) {
-  context.loadDialect<TileDialect, arith::ArithDialect, scf::SCFDialect>();
+  context.loadDialect<TileDialect, arith::ArithDialect, math::MathDialect,
+                      scf::SCFDialect>();
   EmitterImpl emitter(context, sourceMgr, module);
   OwningOpRef<ModuleOp> out = ModuleOp::create(UnknownLoc::get(&context));
   for (const KernelInstance &inst : instances)

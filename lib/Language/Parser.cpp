@@ -21,6 +21,9 @@ const std::vector<std::vector<StringRef>> kBinaryLevels = {
     {"||"}, {"&&"}, {"==", "!=", "<", "<=", ">", ">="}, {"|"}, {"&"},
     {"+", "-"}, {"*", "/", "%"}};
 
+/// The level of `+ -`: constant defaults parse from here.
+constexpr int kAdditiveLevel = 5;
+
 /// Nesting bound, so hostile input cannot overflow the stack.
 constexpr int kMaxDepth = 200;
 
@@ -128,8 +131,9 @@ private:
           g.name = ident("after 'const'");
           expect(":", "after the const parameter name");
           g.scalarType = ident("(the const parameter's type)");
+          // Arithmetic only: a '>' here closes the parameter list.
           if (consume("="))
-            g.defaultValue = parseExpr();
+            g.defaultValue = parseExpr(kAdditiveLevel);
         } else if (isKeyword("type")) {
           advance();
           g.isType = true;

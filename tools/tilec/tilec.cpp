@@ -1,0 +1,456 @@
+//===- tilec.cpp - the .tile compiler --------------------------------------===//
+//
+//   tilec model.tile -o kernels.cubin        (and kernels.json beside it)
+//   tilec model.tile --emit=mlir|llvmir|ptx|cubin|host-so [--target=sm_XX|host]
+//         [-D NAME=VALUE] [--specialize 'kernel<N=V,...>'] [-I DIR] [-j N]
+//         [--no-cache] [--time]
+//
+// Front end (lib/Language) -> tile-report-unchecked + tile-verify-ownership
+// -> per kernel, the compile driver (lib/Driver) through the kernel cache ->
+// one CUBIN (relocatable per-kernel CUBINs linked by nvlink) and a manifest.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tile/Dialect/Tile/IR/TileOps.h"
+#include "tile/Dialect/Tile/Transforms/LaunchContractEmission.h"
+#include "tile/Dialect/Tile/Transforms/Passes.h"
+#include "tile/Driver/Compiler.h"
+#include "tile/Language/Emitter.h"
+#include "tile/Language/Parser.h"
+
+#include "mlir/Bytecode/BytecodeWriter.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/Verifier.h"
+#include "mlir/Support/FileUtilities.h"
+#include "mlir/IR/DialectRegistry.h"
+#include "mlir/InitAllDialects.h"
+#include "mlir/InitAllExtensions.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Target/LLVMIR/Dialect/All.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/SHA256.h"
+#include "llvm/Support/ThreadPool.h"
+#include "llvm/Support/ToolOutputFile.h"
+#include "llvm/Support/WithColor.h"
+
+#include <chrono>
+#include <mutex>
+#include <set>
+
+using namespace mlir;
+using namespace tile;
+namespace cl = llvm::cl;
+
+static cl::OptionCategory toolOptions("tilec options");
+static cl::opt<std::string> inputFile(cl::Positional, cl::desc("<model.tile>"),
+                                      cl::Required, cl::cat(toolOptions));
+static cl::opt<std::string> outputFile("o", cl::desc("output file"),
+                                       cl::value_desc("file"), cl::init(""),
+                                       cl::cat(toolOptions));
+static cl::opt<std::string>
+    emit("emit", cl::desc("mlir, llvmir, ptx, cubin (default), host-so"),
+         cl::init("cubin"), cl::cat(toolOptions));
+static cl::opt<std::string>
+    target("target",
+           cl::desc("sm_80, sm_89, sm_90a (default), sm_100, or host"),
+           cl::init(""), cl::cat(toolOptions));
+static cl::list<std::string>
+    defines("D", cl::desc("compile-time parameter NAME=VALUE"), cl::Prefix,
+            cl::cat(toolOptions));
+static cl::list<std::string>
+    specializations("specialize",
+                    cl::desc("an extra instance: 'kernel<NAME=VALUE,...>'"),
+                    cl::cat(toolOptions));
+static cl::list<std::string> includeDirs("I", cl::desc("import search path"),
+                                         cl::Prefix, cl::cat(toolOptions));
+static cl::opt<unsigned> jobs("j", cl::desc("kernels compiled in parallel"),
+                              cl::init(0), cl::Prefix, cl::cat(toolOptions));
+static cl::opt<int64_t> numWarps("num-warps",
+                                 cl::desc("GPU: warps per program"),
+                                 cl::init(4), cl::cat(toolOptions));
+static cl::opt<int> optLevel("O", cl::desc("optimization level (0-3)"),
+                             cl::init(2), cl::Prefix, cl::cat(toolOptions));
+static cl::opt<std::string> pipelineOptions(
+    "pipeline-options", cl::desc("more tile-to-cubin options"), cl::init(""),
+    cl::cat(toolOptions));
+static cl::opt<bool> noCache("no-cache", cl::desc("do not use the kernel cache"),
+                             cl::init(false), cl::cat(toolOptions));
+static cl::opt<bool> timing("time", cl::desc("print the time of each stage"),
+                            cl::init(false), cl::cat(toolOptions));
+
+static int fail(const llvm::Twine &message) {
+  llvm::WithColor::error(llvm::errs(), "tilec") << message << "\n";
+  return 1;
+}
+
+namespace {
+/// Wall-clock stage timer for --time.
+struct StageTimer {
+  using Clock = std::chrono::steady_clock;
+  Clock::time_point start = Clock::now(), last = start;
+  std::vector<std::pair<std::string, double>> stages;
+  void mark(const std::string &name) {
+    auto now = Clock::now();
+    stages.push_back(
+        {name, std::chrono::duration<double, std::milli>(now - last).count()});
+    last = now;
+  }
+  void print(llvm::raw_ostream &os) {
+    for (auto &[name, ms] : stages)
+      os << llvm::format("  %-28s %9.1f ms\n", name.c_str(), ms);
+    os << llvm::format(
+        "  %-28s %9.1f ms\n", "total",
+        std::chrono::duration<double, std::milli>(Clock::now() - start).count());
+  }
+};
+
+/// Loads `path` and, transitively, its imports (relative to the importing
+/// file, then the -I dirs), each once.
+class SourceLoader {
+public:
+  SourceLoader(llvm::SourceMgr &sm, lang::Module &module)
+      : sm(sm), module(module) {}
+
+  bool load(const std::string &path, llvm::SMLoc importedAt) {
+    llvm::SmallString<256> real;
+    if (llvm::sys::fs::real_path(path, real))
+      real = path;
+    if (!seen.insert(std::string(real)).second)
+      return true;
+    auto buffer = llvm::MemoryBuffer::getFile(path, /*IsText=*/true);
+    if (!buffer) {
+      if (importedAt.isValid())
+        sm.PrintMessage(importedAt, llvm::SourceMgr::DK_Error,
+                        "cannot read '" + path + "': " +
+                            buffer.getError().message());
+      else
+        llvm::WithColor::error(llvm::errs(), "tilec")
+            << "cannot read '" << path << "': " << buffer.getError().message()
+            << "\n";
+      return false;
+    }
+    unsigned id = sm.AddNewSourceBuffer(std::move(*buffer), importedAt);
+    size_t firstImport = module.imports.size();
+    if (!lang::parseBuffer(sm, id, module))
+      return false;
+    std::vector<std::pair<llvm::SMLoc, std::string>> imports(
+        module.imports.begin() + firstImport, module.imports.end());
+    for (auto &[at, name] : imports) {
+      std::string found = resolve(path, name);
+      if (found.empty()) {
+        sm.PrintMessage(at, llvm::SourceMgr::DK_Error,
+                        "cannot find '" + name +
+                            "' next to this file or in any -I directory");
+        return false;
+      }
+      if (!load(found, at))
+        return false;
+    }
+    return true;
+  }
+
+private:
+  std::string resolve(const std::string &from, const std::string &name) {
+    llvm::SmallString<256> candidate(llvm::sys::path::parent_path(from));
+    llvm::sys::path::append(candidate, name);
+    if (llvm::sys::fs::exists(candidate))
+      return std::string(candidate);
+    for (const std::string &dir : includeDirs) {
+      llvm::SmallString<256> c(dir);
+      llvm::sys::path::append(c, name);
+      if (llvm::sys::fs::exists(c))
+        return std::string(c);
+    }
+    return "";
+  }
+
+  llvm::SourceMgr &sm;
+  lang::Module &module;
+  std::set<std::string> seen;
+};
+
+DialectRegistry makeRegistry() {
+  DialectRegistry registry;
+  registry.insert<TileDialect>();
+  registerAllDialects(registry);
+  registerAllExtensions(registry);
+  registerAllGPUToLLVMIRTranslations(registry);
+  return registry;
+}
+
+std::string sha256Hex(llvm::StringRef bytes) {
+  return llvm::toHex(llvm::SHA256::hash(llvm::arrayRefFromStringRef(bytes)),
+                     /*LowerCase=*/true);
+}
+
+/// The manifest entry of one kernel (everything but the cache key).
+llvm::json::Object describeKernel(KernelOp kernel) {
+  llvm::json::Object k;
+  k["name"] = kernel.getSymName().str();
+  if (auto l = dyn_cast<FileLineColLoc>(kernel.getLoc()))
+    k["source"] = (l.getFilename().str() + ":" + std::to_string(l.getLine()));
+  auto dims = [](ArrayRef<int64_t> shape) {
+    llvm::json::Array a;
+    for (int64_t d : shape)
+      a.push_back(ShapedType::isDynamic(d) ? llvm::json::Value(nullptr)
+                                           : llvm::json::Value(d));
+    return a;
+  };
+  auto typeName = [](Type t) {
+    std::string s;
+    llvm::raw_string_ostream os(s);
+    t.print(os);
+    return s;
+  };
+  llvm::json::Array params;
+  for (auto [i, t] : llvm::enumerate(kernel.getArgumentTypes())) {
+    llvm::json::Object p;
+    if (auto name = kernel.getArgAttrOfType<StringAttr>(i, "tile.name"))
+      p["name"] = name.str();
+    if (auto view = dyn_cast<ViewType>(t)) {
+      p["kind"] = "tensor";
+      p["mode"] = stringifyOwnershipMode(view.getMode()).str();
+      p["dtype"] = typeName(view.getElementType());
+      p["shape"] = dims(view.getShape());
+      p["strides"] = dims(view.getStrides());
+    } else {
+      p["kind"] = "scalar";
+      p["dtype"] = typeName(t);
+    }
+    params.push_back(std::move(p));
+  }
+  k["params"] = std::move(params);
+  llvm::json::Array partitions;
+  kernel.walk([&](PartitionOp op) {
+    llvm::json::Object p;
+    if (auto arg = dyn_cast<BlockArgument>(op.getView()))
+      p["param"] = static_cast<int64_t>(arg.getArgNumber());
+    p["mode"] = stringifyOwnershipMode(op.getResult().getType().getMode()).str();
+    p["tile"] = dims(op.getResult().getType().getTileShape());
+    partitions.push_back(std::move(p));
+  });
+  k["partitions"] = std::move(partitions);
+  if (auto contract = kernel->getAttrOfType<StringAttr>(kLaunchContractAttrName)) {
+    llvm::Expected<llvm::json::Value> parsed =
+        llvm::json::parse(contract.getValue());
+    if (parsed)
+      k["launch_contract"] = std::move(*parsed);
+    else
+      llvm::consumeError(parsed.takeError());
+  }
+  int64_t unchecked = 0;
+  if (auto n = kernel->getAttrOfType<IntegerAttr>(kUncheckedRegionsAttrName))
+    unchecked = n.getInt();
+  k["unchecked_regions"] = unchecked;
+  return k;
+}
+} // namespace
+
+int main(int argc, char **argv) {
+  llvm::InitLLVM init(argc, argv);
+  cl::HideUnrelatedOptions(toolOptions);
+  cl::ParseCommandLineOptions(argc, argv, "the .tile kernel compiler\n");
+  StageTimer timer;
+
+  bool toMlir = emit == "mlir";
+  CompileOptions options;
+  options.emit = toMlir ? "llvmir" : emit.getValue();
+  options.target = target.empty() && emit == "host-so" ? "host"
+                   : target.empty() && emit == "llvmir" ? "sm_90a"
+                                                        : target.getValue();
+  options.optLevel = optLevel;
+  options.numWarps = numWarps;
+  options.pipelineOptions = pipelineOptions;
+  if (llvm::Error e = validateCompileOptions(options))
+    return fail(llvm::toString(std::move(e)));
+  lang::Bindings bindings;
+  for (const std::string &d : defines) {
+    auto [k, v] = llvm::StringRef(d).split('=');
+    if (k.empty() || v.empty())
+      return fail("-D" + d + ": expected NAME=VALUE");
+    bindings[k.str()] = v.str();
+  }
+  std::string output = outputFile;
+  if (output.empty()) {
+    llvm::SmallString<256> o(llvm::sys::path::stem(inputFile));
+    o += emit == "mlir"      ? ".mlir"
+         : emit == "llvmir"  ? ".ll"
+         : emit == "ptx"     ? ".ptx"
+         : emit == "host-so" ? ".so"
+                             : ".cubin";
+    output = std::string(o);
+  }
+
+  // -- Front end --------------------------------------------------------------
+  llvm::SourceMgr sourceMgr;
+  lang::Module ast;
+  SourceLoader loader(sourceMgr, ast);
+  if (!loader.load(inputFile, llvm::SMLoc()))
+    return 1;
+  timer.mark("parse");
+  std::string selectError;
+  auto instances =
+      lang::selectInstances(ast, bindings, specializations, selectError);
+  if (failed(instances))
+    return fail(selectError);
+  if (instances->empty())
+    return fail(inputFile + " defines no kernels");
+
+  DialectRegistry registry = makeRegistry();
+  MLIRContext context(registry);
+  SourceMgrDiagnosticHandler diagnostics(sourceMgr, &context);
+  OwningOpRef<ModuleOp> module =
+      lang::emitKernels(context, sourceMgr, ast, *instances);
+  if (!module || failed(verify(*module)))
+    return 1;
+  timer.mark("emit tile IR");
+  {
+    PassManager pm(&context);
+    pm.addNestedPass<KernelOp>(createTileReportUnchecked());
+    pm.addNestedPass<KernelOp>(createTileVerifyOwnership());
+    if (failed(pm.run(*module)))
+      return 1;
+  }
+  timer.mark("verify ownership");
+
+  std::string errorMessage;
+  auto out = openOutputFile(output, &errorMessage);
+  if (!out)
+    return fail(errorMessage);
+  if (toMlir) {
+    module->print(out->os());
+    out->keep();
+    if (timing)
+      timer.print(llvm::errs());
+    return 0;
+  }
+
+  KernelCache cache = KernelCache::openDefault();
+  const KernelCache *cachePtr = noCache ? nullptr : &cache;
+  std::vector<KernelOp> kernels(module->getOps<KernelOp>().begin(),
+                                module->getOps<KernelOp>().end());
+  llvm::json::Array manifestKernels;
+  for (KernelOp k : kernels)
+    manifestKernels.push_back(describeKernel(k));
+  std::string artifact;
+  std::vector<std::string> keys(kernels.size());
+  std::string hitSummary;
+
+  if (emit == "cubin") {
+    // One relocatable CUBIN per kernel, each through the cache, in
+    // parallel; then one link.
+    std::vector<std::string> payloads(kernels.size());
+    for (size_t i = 0; i < kernels.size(); ++i) {
+      OwningOpRef<ModuleOp> one = ModuleOp::create(module->getLoc());
+      one->getBody()->push_back(kernels[i]->clone());
+      llvm::raw_string_ostream os(payloads[i]);
+      if (failed(writeBytecodeToFile(*one, os)))
+        return fail("cannot serialize kernel " + kernels[i].getSymName());
+    }
+    std::vector<std::string> objects(kernels.size()), errors(kernels.size());
+    std::vector<char> hits(kernels.size(), 0);
+    std::mutex diagMutex;
+    CompileOptions relocatable = options;
+    relocatable.emit = "cubin-relocatable";
+    auto work = [&](size_t i) {
+      MLIRContext local(registry);
+      std::string diags;
+      llvm::raw_string_ostream ds(diags);
+      ScopedDiagnosticHandler handler(&local, [&](Diagnostic &d) {
+        ds << d.getLocation() << ": " << d << "\n";
+        return success();
+      });
+      OwningOpRef<ModuleOp> m =
+          parseSourceString<ModuleOp>(payloads[i], ParserConfig(&local));
+      if (!m) {
+        errors[i] = "cannot reload kernel";
+        return;
+      }
+      std::string warnings;
+      auto r = compileModule(*m, relocatable, cachePtr, &warnings);
+      if (!r) {
+        errors[i] = llvm::toString(r.takeError()) + "\n" + diags;
+        return;
+      }
+      objects[i] = std::move(r->bytes);
+      keys[i] = r->cacheKey;
+      hits[i] = r->cacheHit;
+      if (!warnings.empty()) {
+        std::lock_guard<std::mutex> lock(diagMutex);
+        llvm::WithColor::warning(llvm::errs(), "tilec") << warnings;
+      }
+    };
+    unsigned threads = jobs ? jobs : llvm::hardware_concurrency().compute_thread_count();
+    if (threads <= 1 || kernels.size() == 1) {
+      for (size_t i = 0; i < kernels.size(); ++i)
+        work(i);
+    } else {
+      llvm::DefaultThreadPool pool(llvm::hardware_concurrency(threads));
+      for (size_t i = 0; i < kernels.size(); ++i)
+        pool.async([&, i] { work(i); });
+      pool.wait();
+    }
+    size_t hitCount = 0;
+    for (size_t i = 0; i < kernels.size(); ++i) {
+      if (!errors[i].empty())
+        return fail("kernel " + kernels[i].getSymName() + ": " + errors[i]);
+      hitCount += hits[i];
+    }
+    hitSummary = std::to_string(hitCount) + "/" +
+                 std::to_string(kernels.size()) + " kernels from the cache";
+    timer.mark("compile kernels (" + hitSummary + ")");
+    auto linked = linkCubins(objects, options.target);
+    if (!linked)
+      return fail(llvm::toString(linked.takeError()));
+    artifact = std::move(*linked);
+    timer.mark("link (nvlink)");
+  } else {
+    std::string warnings;
+    auto r = compileModule(*module, options, cachePtr, &warnings);
+    if (!warnings.empty())
+      llvm::WithColor::warning(llvm::errs(), "tilec") << warnings;
+    if (!r)
+      return fail(llvm::toString(r.takeError()));
+    artifact = std::move(r->bytes);
+    std::fill(keys.begin(), keys.end(), r->cacheKey);
+    hitSummary = r->cacheHit ? "from the cache" : "compiled";
+    timer.mark("compile module (" + hitSummary + ")");
+  }
+  out->os() << artifact;
+  out->keep();
+
+  // The manifest beside the artifact.
+  for (size_t i = 0; i < kernels.size(); ++i) {
+    llvm::json::Object *k = manifestKernels[i].getAsObject();
+    (*k)["cache_key"] = keys[i];
+    (*k)["num_warps"] = static_cast<int64_t>(numWarps);
+  }
+  llvm::json::Object manifest;
+  manifest["tile_manifest_version"] = 1;
+  manifest["target"] = options.target;
+  manifest["artifact"] = llvm::sys::path::filename(output).str();
+  manifest["artifact_kind"] = emit.getValue();
+  manifest["artifact_sha256"] = sha256Hex(artifact);
+  manifest["source"] = inputFile.getValue();
+  manifest["kernels"] = std::move(manifestKernels);
+  llvm::SmallString<256> manifestPath(output);
+  llvm::sys::path::replace_extension(manifestPath, "json");
+  auto mf = openOutputFile(manifestPath, &errorMessage);
+  if (!mf)
+    return fail(errorMessage);
+  mf->os() << llvm::formatv("{0:2}", llvm::json::Value(std::move(manifest)))
+           << "\n";
+  mf->keep();
+  timer.mark("write outputs");
+  if (timing) {
+    llvm::errs() << "tilec: " << kernels.size() << " kernels -> " << output
+                 << " (" << hitSummary << ")\n";
+    timer.print(llvm::errs());
+  }
+  return 0;
+}
