@@ -205,12 +205,16 @@ std::optional<Val> EmitterImpl::binary(const Expr &e) {
   if (op == "*")
     return Val::of(fp ? arith::MulFOp::create(b, lc, a, c).getResult()
                       : arith::MulIOp::create(b, lc, a, c).getResult());
+  // Indices are never negative: unsigned division, which the ownership
+  // analysis models exactly; other integers are signed.
   if (op == "/")
-    return Val::of(fp ? arith::DivFOp::create(b, lc, a, c).getResult()
-                      : arith::DivSIOp::create(b, lc, a, c).getResult());
+    return Val::of(fp           ? arith::DivFOp::create(b, lc, a, c).getResult()
+                   : elt.isIndex() ? arith::DivUIOp::create(b, lc, a, c).getResult()
+                                   : arith::DivSIOp::create(b, lc, a, c).getResult());
   if (op == "%")
-    return Val::of(fp ? arith::RemFOp::create(b, lc, a, c).getResult()
-                      : arith::RemSIOp::create(b, lc, a, c).getResult());
+    return Val::of(fp           ? arith::RemFOp::create(b, lc, a, c).getResult()
+                   : elt.isIndex() ? arith::RemUIOp::create(b, lc, a, c).getResult()
+                                   : arith::RemSIOp::create(b, lc, a, c).getResult());
   error(e.loc) << "unknown operator '" << op << "'";
   return std::nullopt;
 }

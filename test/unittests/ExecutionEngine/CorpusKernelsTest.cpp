@@ -8,7 +8,14 @@
 
 #include "HostTestUtils.h"
 
+#include "tile/Language/Emitter.h"
+#include "tile/Language/Parser.h"
+
+#include "mlir/IR/Diagnostics.h"
 #include "llvm/Support/MemoryBuffer.h"
+
+#include <map>
+#include <set>
 
 #include <algorithm>
 #include <limits>
@@ -18,21 +25,77 @@ using namespace tile::testing;
 
 namespace {
 
-class CorpusKernels : public ::testing::Test {
+/// The tile IR of a .tile file (all kernels, default parameters), printed;
+/// empty after reporting errors. Fills `names` with its kernels.
+std::string emitTileSource(const char *path, std::set<std::string> &names) {
+  auto file = llvm::MemoryBuffer::getFile(path);
+  if (!file) {
+    ADD_FAILURE() << "cannot read " << path;
+    return "";
+  }
+  llvm::SourceMgr sm;
+  unsigned id = sm.AddNewSourceBuffer(std::move(*file), llvm::SMLoc());
+  lang::Module ast;
+  if (!lang::parseBuffer(sm, id, ast))
+    return "";
+  std::string error;
+  auto instances = lang::selectInstances(ast, {}, {}, error);
+  if (failed(instances)) {
+    ADD_FAILURE() << error;
+    return "";
+  }
+  mlir::MLIRContext context;
+  mlir::SourceMgrDiagnosticHandler handler(sm, &context);
+  auto module = lang::emitKernels(context, sm, ast, *instances);
+  if (!module)
+    return "";
+  for (const lang::KernelInstance &i : *instances)
+    names.insert(i.name);
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  module->print(os);
+  return text;
+}
+
+/// The corpus compiled from its MLIR (every kernel) or from its .tile port
+/// (test/Language/corpus.tile, the kernels ported so far): the same tests
+/// run on both.
+class CorpusKernels : public ::testing::TestWithParam<std::string> {
 protected:
   static void SetUpTestSuite() {
     auto file = llvm::MemoryBuffer::getFile(
         TILE_SOURCE_DIR "/test/Dialect/Tile/Transforms/ownership-accept.mlir");
     ASSERT_TRUE(static_cast<bool>(file));
-    runner = new HostRunner(compileOrDie((*file)->getBuffer()));
+    runners["mlir"] = new HostRunner(compileOrDie((*file)->getBuffer()));
+    std::string tileModule = emitTileSource(
+        TILE_SOURCE_DIR "/test/Language/corpus.tile", tileKernels);
+    ASSERT_FALSE(tileModule.empty());
+    runners["tile"] = new HostRunner(compileOrDie(tileModule));
   }
   static void TearDownTestSuite() {
-    delete runner;
-    runner = nullptr;
+    for (auto &[k, r] : runners)
+      delete r;
+    runners.clear();
   }
-  static HostRunner *runner;
+  void SetUp() override { runner = runners.at(GetParam()); }
+  bool available(const std::string &kernel) const {
+    return GetParam() == "mlir" || tileKernels.count(kernel);
+  }
+  static std::map<std::string, HostRunner *> runners;
+  static std::set<std::string> tileKernels;
+  HostRunner *runner = nullptr;
 };
-HostRunner *CorpusKernels::runner = nullptr;
+std::map<std::string, HostRunner *> CorpusKernels::runners;
+std::set<std::string> CorpusKernels::tileKernels;
+
+/// Runs `kernel`, or skips the test (reported as skipped) where the .tile
+/// port does not have it yet.
+#define RUN_KERNEL(kernel, ...)                                                \
+  do {                                                                         \
+    if (!available(kernel))                                                    \
+      GTEST_SKIP() << kernel << " is not ported to .tile yet";                 \
+    runOrFail(*runner, kernel, __VA_ARGS__);                                   \
+  } while (0)
 
 std::vector<uint16_t> halves(const std::vector<float> &v) {
   std::vector<uint16_t> h(v.size());
@@ -54,22 +117,22 @@ std::vector<float> fromHalves(const std::vector<uint16_t> &h) {
   return v;
 }
 
-TEST_F(CorpusKernels, CopyRows) {
+TEST_P(CorpusKernels, CopyRows) {
   const int rows = 3;
   std::vector<uint16_t> x = halves(randomFloats(rows * 4096, -4, 4, 41));
   std::vector<uint16_t> y(rows * 4096, kPoison16);
-  runOrFail(*runner, "copy_rows",
+  RUN_KERNEL("copy_rows",
             {HostArg::view(x.data(), {rows, 4096}), HostArg::view(y.data(), {rows, 4096})},
             {rows, 1, 1});
   EXPECT_EQ(x, y);
 }
 
-TEST_F(CorpusKernels, GEMV) {
+TEST_P(CorpusKernels, GEMV) {
   const int n = 10; // 3 blocks of 4 rows, the last partial
   std::vector<uint16_t> w = halves(randomFloats(n * 4096, -1, 1, 42));
   std::vector<uint16_t> x = halves(randomFloats(4096, -1, 1, 43));
   std::vector<uint16_t> y(n, kPoison16);
-  runOrFail(*runner, "gemv",
+  RUN_KERNEL("gemv",
             {HostArg::view(w.data(), {n, 4096}), HostArg::view(x.data(), {4096}),
              HostArg::view(y.data(), {n})},
             {3, 1, 1});
@@ -81,12 +144,12 @@ TEST_F(CorpusKernels, GEMV) {
   expectClose(fromHalves(y), ref, 2e-3, 2e-2);
 }
 
-TEST_F(CorpusKernels, GEMM2D) {
+TEST_P(CorpusKernels, GEMM2D) {
   const int M = 130, N = 140, K = 70;
   std::vector<uint16_t> a = halves(randomFloats(M * K, -1, 1, 44));
   std::vector<uint16_t> b = halves(randomFloats(K * N, -1, 1, 45));
   std::vector<float> c = poisoned32(M * N);
-  runOrFail(*runner, "gemm_2d",
+  RUN_KERNEL("gemm_2d",
             {HostArg::view(a.data(), {M, K}), HostArg::view(b.data(), {K, N}),
              HostArg::view(c.data(), {M, N})},
             {2, 2, 1});
@@ -98,25 +161,25 @@ TEST_F(CorpusKernels, GEMM2D) {
   expectClose(c, ref, 1e-5, 1e-5);
 }
 
-TEST_F(CorpusKernels, GroupedGEMMOrderCoversEveryTileOnce) {
+TEST_P(CorpusKernels, GroupedGEMMOrderCoversEveryTileOnce) {
   // 8 row tiles x 32 column tiles, 256 programs in grouped order: every
   // element written exactly by the swizzled map (zeros over poison).
   const int M = 8 * 128, N = 4096;
   std::vector<uint16_t> a(M * N, toHalf(1.0f));
   std::vector<uint16_t> c(M * N, kPoison16);
-  runOrFail(*runner, "gemm_grouped",
+  RUN_KERNEL("gemm_grouped",
             {HostArg::view(a.data(), {M, N}), HostArg::view(c.data(), {M, N})},
             {256, 1, 1});
   EXPECT_EQ(std::count(c.begin(), c.end(), uint16_t(0)), M * N);
 }
 
-TEST_F(CorpusKernels, CausalFlashAttentionWithGQA) {
+TEST_P(CorpusKernels, CausalFlashAttentionWithGQA) {
   const int S = 70, H = 32, KVH = 8, D = 128;
   std::vector<uint16_t> q = halves(randomFloats(S * H * D, -0.5, 0.5, 46));
   std::vector<uint16_t> k = halves(randomFloats(S * KVH * D, -0.5, 0.5, 47));
   std::vector<uint16_t> v = halves(randomFloats(S * KVH * D, -1, 1, 48));
   std::vector<uint16_t> o(S * H * D, kPoison16);
-  runOrFail(*runner, "flash_attention_causal",
+  RUN_KERNEL("flash_attention_causal",
             {HostArg::view(q.data(), {S, H * D}), HostArg::view(k.data(), {S, KVH * D}),
              HostArg::view(v.data(), {S, KVH * D}), HostArg::view(o.data(), {S, H * D})},
             {2, 32, 1});
@@ -150,7 +213,7 @@ TEST_F(CorpusKernels, CausalFlashAttentionWithGQA) {
   expectClose(fromHalves(o), ref, 5e-3, 5e-3);
 }
 
-TEST_F(CorpusKernels, EmbeddingGatherPadsBadIds) {
+TEST_P(CorpusKernels, EmbeddingGatherPadsBadIds) {
   const int T = 5, V = 151936, Dm = 1024;
   std::vector<int32_t> ids = {7, 151935, -3, 151936, 42};
   std::vector<uint16_t> table(size_t(V) * Dm);
@@ -158,7 +221,7 @@ TEST_F(CorpusKernels, EmbeddingGatherPadsBadIds) {
     for (int d = 0; d < Dm; ++d)
       table[size_t(id) * Dm + d] = toBF16(float(id % 97) + d * 0.25f);
   std::vector<uint16_t> out(T * Dm, kPoison16);
-  runOrFail(*runner, "embedding",
+  RUN_KERNEL("embedding",
             {HostArg::view(ids.data(), {T}), HostArg::view(table.data(), {V, Dm}),
              HostArg::view(out.data(), {T, Dm})},
             {T, 1, 1});
@@ -171,30 +234,30 @@ TEST_F(CorpusKernels, EmbeddingGatherPadsBadIds) {
     }
 }
 
-TEST_F(CorpusKernels, TwoLevelArgmax) {
+TEST_P(CorpusKernels, TwoLevelArgmax) {
   const int V = 151936;
   std::vector<float> logits = randomFloats(V, -10, 10, 49);
   logits[123457] = 50;
   logits[150000] = 50; // tie: the smaller index wins
   std::vector<float> vals = poisoned32(38);
   std::vector<int32_t> idxs(38, -1), token(1, -1);
-  runOrFail(*runner, "argmax_stage1",
+  RUN_KERNEL("argmax_stage1",
             {HostArg::view(logits.data(), {V}), HostArg::view(vals.data(), {38}),
              HostArg::view(idxs.data(), {38})},
             {38, 1, 1});
-  runOrFail(*runner, "argmax_stage2",
+  RUN_KERNEL("argmax_stage2",
             {HostArg::view(vals.data(), {38}), HostArg::view(idxs.data(), {38}),
              HostArg::view(token.data(), {1})},
             {1, 1, 1});
   EXPECT_EQ(token[0], 123457);
 }
 
-TEST_F(CorpusKernels, SwiGLU) {
+TEST_P(CorpusKernels, SwiGLU) {
   const int n = 3000; // not a multiple of the 1024 block
   std::vector<uint16_t> g = halves(randomFloats(n, -4, 4, 50));
   std::vector<uint16_t> u = halves(randomFloats(n, -2, 2, 51));
   std::vector<uint16_t> o(n, kPoison16);
-  runOrFail(*runner, "swiglu",
+  RUN_KERNEL("swiglu",
             {HostArg::view(g.data(), {n}), HostArg::view(u.data(), {n}),
              HostArg::view(o.data(), {n})},
             {3, 1, 1});
@@ -206,12 +269,12 @@ TEST_F(CorpusKernels, SwiGLU) {
   expectClose(fromHalves(o), ref, 1e-3, 1e-3);
 }
 
-TEST_F(CorpusKernels, KVCacheWriteTouchesOnlyItsRow) {
+TEST_P(CorpusKernels, KVCacheWriteTouchesOnlyItsRow) {
   const int L = 16, pos = 9;
   std::vector<uint16_t> k = halves(randomFloats(8 * 128, -1, 1, 52));
   std::vector<uint16_t> cache = halves(randomFloats(L * 8 * 128, -1, 1, 53));
   std::vector<uint16_t> before = cache;
-  runOrFail(*runner, "kv_write_scalar_pos",
+  RUN_KERNEL("kv_write_scalar_pos",
             {HostArg::view(k.data(), {8, 128}), HostArg::view(cache.data(), {L, 8, 128}),
              HostArg::i64(pos)},
             {8, 1, 1});
@@ -221,10 +284,10 @@ TEST_F(CorpusKernels, KVCacheWriteTouchesOnlyItsRow) {
           << "position " << t << " element " << i;
 }
 
-TEST_F(CorpusKernels, TransposeMap) {
+TEST_P(CorpusKernels, TransposeMap) {
   std::vector<float> x = randomFloats(512 * 256, -1, 1, 54);
   std::vector<float> y = poisoned32(256 * 512);
-  runOrFail(*runner, "transpose_map",
+  RUN_KERNEL("transpose_map",
             {HostArg::view(x.data(), {512, 256}), HostArg::view(y.data(), {256, 512})},
             {8, 4, 1});
   std::vector<double> ref(256 * 512);
@@ -234,7 +297,7 @@ TEST_F(CorpusKernels, TransposeMap) {
   expectClose(y, ref, 0);
 }
 
-TEST_F(CorpusKernels, QKNormRopeRotateHalf) {
+TEST_P(CorpusKernels, QKNormRopeRotateHalf) {
   const int T = 3;
   std::vector<uint16_t> q(T * 4096);
   std::vector<float> qf = randomFloats(T * 4096, -2, 2, 55);
@@ -242,7 +305,7 @@ TEST_F(CorpusKernels, QKNormRopeRotateHalf) {
     q[i] = toBF16(qf[i]);
   std::vector<float> cs = randomFloats(T * 128, -1, 1, 56);
   std::vector<uint16_t> o(T * 4096, kPoison16);
-  runOrFail(*runner, "qk_norm_rope",
+  RUN_KERNEL("qk_norm_rope",
             {HostArg::view(q.data(), {T, 4096}), HostArg::view(cs.data(), {T, 128}),
              HostArg::view(o.data(), {T, 4096})},
             {T, 32, 1});
@@ -261,14 +324,14 @@ TEST_F(CorpusKernels, QKNormRopeRotateHalf) {
   expectClose(got, ref, 8e-3, 1e-2);
 }
 
-TEST_F(CorpusKernels, SubTileLoopsWriteWholeBlocks) {
+TEST_P(CorpusKernels, SubTileLoopsWriteWholeBlocks) {
   const int rows = 100; // two 64-row blocks, the second partial
   std::vector<float> y = poisoned32(rows * 256);
-  runOrFail(*runner, "subtile_loop",
+  RUN_KERNEL("subtile_loop",
             {HostArg::view(y.data(), {rows, 256}), HostArg::f32(2.5f)}, {2, 1, 1});
   expectClose(y, std::vector<double>(rows * 256, 2.5), 0);
   std::vector<float> z = poisoned32(256 * 128);
-  runOrFail(*runner, "nested_subtiles",
+  RUN_KERNEL("nested_subtiles",
             {HostArg::view(z.data(), {256, 128}), HostArg::f32(-1.5f)}, {4, 1, 1});
   // Columns 32..63 and 96..127 of each block (j = 1, 3) are written.
   for (int i = 0; i < 256; ++i)
@@ -281,12 +344,12 @@ TEST_F(CorpusKernels, SubTileLoopsWriteWholeBlocks) {
     }
 }
 
-TEST_F(CorpusKernels, RMSNormRows16BF16) {
+TEST_P(CorpusKernels, RMSNormRows16BF16) {
   const int R = 20; // two blocks of 16 rows, the second partial
   std::vector<float> xf = randomFloats(R * 4096, -3, 3, 60);
   std::vector<uint16_t> x(R * 4096), w(4096, toBF16(1.0f)), y(R * 4096, kPoison16);
   for (int i = 0; i < R * 4096; ++i) x[i] = toBF16(xf[i]);
-  runOrFail(*runner, "rmsnorm_rows16",
+  RUN_KERNEL("rmsnorm_rows16",
             {HostArg::view(x.data(), {R, 4096}), HostArg::view(w.data(), {4096}),
              HostArg::view(y.data(), {R, 4096}), HostArg::f32(1e-6f)},
             {2, 1, 1});
@@ -305,12 +368,12 @@ TEST_F(CorpusKernels, RMSNormRows16BF16) {
   expectClose(got, ref, 8e-3, 1e-4);
 }
 
-TEST_F(CorpusKernels, AddRMSNormWritesResidualInPlace) {
+TEST_P(CorpusKernels, AddRMSNormWritesResidualInPlace) {
   const int R = 4;
   std::vector<uint16_t> x = halves(randomFloats(R * 1024, -1, 1, 61));
   std::vector<uint16_t> res = halves(randomFloats(R * 1024, -1, 1, 62));
   std::vector<uint16_t> before = res, y(R * 1024, kPoison16);
-  runOrFail(*runner, "add_rmsnorm",
+  RUN_KERNEL("add_rmsnorm",
             {HostArg::view(x.data(), {R, 1024}), HostArg::view(res.data(), {R, 1024}),
              HostArg::view(y.data(), {R, 1024})},
             {R, 1, 1});
@@ -321,11 +384,11 @@ TEST_F(CorpusKernels, AddRMSNormWritesResidualInPlace) {
   }
 }
 
-TEST_F(CorpusKernels, SplitKPartials) {
+TEST_P(CorpusKernels, SplitKPartials) {
   const int N = 40; // 3 column blocks of 16, the last partial
   std::vector<uint16_t> w = halves(randomFloats(N * 4096, -1, 1, 63));
   std::vector<float> part = poisoned32(8 * N);
-  runOrFail(*runner, "gemv_splitk",
+  RUN_KERNEL("gemv_splitk",
             {HostArg::view(w.data(), {N, 4096}), HostArg::view(part.data(), {8, N}, {N, 1})},
             {3, 8, 1});
   std::vector<double> ref(8 * N, 0);
@@ -336,12 +399,12 @@ TEST_F(CorpusKernels, SplitKPartials) {
   expectClose(part, ref, 1e-5, 1e-4);
 }
 
-TEST_F(CorpusKernels, DecodeAttentionSplitAndMerge) {
+TEST_P(CorpusKernels, DecodeAttentionSplitAndMerge) {
   const int L = 100, H = 32, S = 16;
   std::vector<uint16_t> q = halves(randomFloats(H * 128, -1, 1, 64));
   std::vector<uint16_t> kc = halves(randomFloats(size_t(L) * 8 * 128, -1, 1, 65));
   std::vector<float> po = poisoned32(H * S * 128), pl = poisoned32(H * S);
-  runOrFail(*runner, "decode_attention_split",
+  RUN_KERNEL("decode_attention_split",
             {HostArg::view(q.data(), {H, 128}), HostArg::view(kc.data(), {L, 8, 128}),
              HostArg::view(po.data(), {H, S, 128}), HostArg::view(pl.data(), {H, S}),
              HostArg::i64(L)},
@@ -367,7 +430,7 @@ TEST_F(CorpusKernels, DecodeAttentionSplitAndMerge) {
   std::vector<float> plse(H * S);
   for (int i = 0; i < H * S; ++i) plse[i] = 0.01f * float(i % 7);
   std::vector<uint16_t> out(H * 128, kPoison16);
-  runOrFail(*runner, "decode_attention_merge",
+  RUN_KERNEL("decode_attention_merge",
             {HostArg::view(po.data(), {H, S, 128}), HostArg::view(plse.data(), {H, S}),
              HostArg::view(out.data(), {H, 128})},
             {H, 1, 1});
@@ -379,12 +442,12 @@ TEST_F(CorpusKernels, DecodeAttentionSplitAndMerge) {
   expectClose(fromHalves(out), ref, 2e-3, 1e-2);
 }
 
-TEST_F(CorpusKernels, KVWriteAtADeviceSidePositionIsClamped) {
+TEST_P(CorpusKernels, KVWriteAtADeviceSidePositionIsClamped) {
   std::vector<uint16_t> k = halves(randomFloats(8 * 128, -1, 1, 66));
   for (int32_t pos : {5, -3, 9999}) {
     std::vector<uint16_t> cache(size_t(4096) * 8 * 128, 0x3c00); // 1.0
     std::vector<int32_t> posbuf = {pos};
-    runOrFail(*runner, "kv_write_device_pos",
+    RUN_KERNEL("kv_write_device_pos",
               {HostArg::view(k.data(), {8, 128}), HostArg::view(cache.data(), {4096, 8, 128}),
                HostArg::view(posbuf.data(), {1})},
               {8, 1, 1});
@@ -396,11 +459,11 @@ TEST_F(CorpusKernels, KVWriteAtADeviceSidePositionIsClamped) {
   }
 }
 
-TEST_F(CorpusKernels, SmallGridKernels) {
+TEST_P(CorpusKernels, SmallGridKernels) {
   // elementwise_2d: exp into a column-major output.
   const int M = 40, N = 70;
   std::vector<float> x = randomFloats(M * N, -2, 2, 67), y = poisoned32(M * N);
-  runOrFail(*runner, "elementwise_2d",
+  RUN_KERNEL("elementwise_2d",
             {HostArg::view(x.data(), {M, N}), HostArg::view(y.data(), {M, N}, {1, M})},
             {2, 3, 1});
   std::vector<double> ref(M * N);
@@ -410,18 +473,18 @@ TEST_F(CorpusKernels, SmallGridKernels) {
 
   // batched_3d: a splat into every block of a 3-D grid.
   std::vector<uint16_t> b(3 * 64 * 256, kPoison16);
-  runOrFail(*runner, "batched_3d",
+  RUN_KERNEL("batched_3d",
             {HostArg::view(b.data(), {3, 64, 256}), HostArg::half(toHalf(0.75f))},
             {4, 4, 3});
   EXPECT_EQ(std::count(b.begin(), b.end(), toHalf(0.75f)), 3 * 64 * 256);
 
   // rows_per_program_loop and conditional_claim: which rows get written.
   std::vector<float> r = poisoned32(12 * 128);
-  runOrFail(*runner, "rows_per_program_loop",
+  RUN_KERNEL("rows_per_program_loop",
             {HostArg::view(r.data(), {12, 128}), HostArg::f32(4.0f)}, {3, 1, 1});
   expectClose(r, std::vector<double>(12 * 128, 4.0), 0);
   std::vector<float> c = poisoned32(5 * 64);
-  runOrFail(*runner, "conditional_claim",
+  RUN_KERNEL("conditional_claim",
             {HostArg::view(c.data(), {5, 64}), HostArg::f32(-2.0f)}, {5, 1, 1});
   for (int i = 0; i < 5; ++i)
     for (int j = 0; j < 64; ++j) {
@@ -433,27 +496,31 @@ TEST_F(CorpusKernels, SmallGridKernels) {
 
   // static_shapes: a copy with a partial last block of 1000 rows.
   std::vector<float> sx = randomFloats(1000 * 64, -1, 1, 68), sy = poisoned32(1000 * 64);
-  runOrFail(*runner, "static_shapes",
+  RUN_KERNEL("static_shapes",
             {HostArg::view(sx.data(), {1000, 64}), HostArg::view(sy.data(), {1000, 64})},
             {8, 1, 1});
   expectClose(sy, std::vector<double>(sx.begin(), sx.end()), 0);
 }
 
-TEST_F(CorpusKernels, InOutSubTilesAndUncheckedScatter) {
+TEST_P(CorpusKernels, InOutSubTilesAndUncheckedScatter) {
   std::vector<float> y = randomFloats(3 * 512, -1, 1, 69);
   std::vector<double> ref(y.begin(), y.end());
   for (double &v : ref) v *= 2;
-  runOrFail(*runner, "inout_subtiles", {HostArg::view(y.data(), {3, 512})}, {3, 1, 1});
+  RUN_KERNEL("inout_subtiles", {HostArg::view(y.data(), {3, 512})}, {3, 1, 1});
   expectClose(y, ref, 0);
 
   std::vector<float> oy = poisoned32(4 * 64), oz = poisoned32(4 * 64);
   std::vector<int32_t> perm = {3, 1, 0, 2};
-  runOrFail(*runner, "with_unchecked",
+  RUN_KERNEL("with_unchecked",
             {HostArg::view(oy.data(), {4, 64}), HostArg::view(oz.data(), {4, 64}),
              HostArg::view(perm.data(), {4}), HostArg::f32(1.25f)},
             {4, 1, 1});
   expectClose(oy, std::vector<double>(4 * 64, 1.25), 0);
   expectClose(oz, std::vector<double>(4 * 64, 1.25), 0);
 }
+
+INSTANTIATE_TEST_SUITE_P(Sources, CorpusKernels,
+                         ::testing::Values("mlir", "tile"),
+                         [](const auto &info) { return info.param; });
 
 } // namespace
