@@ -10,7 +10,8 @@ from lit.llvm.subst import ToolSubst
 
 config.name = "TILE"
 config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
-config.suffixes = [".mlir"]
+config.suffixes = [".mlir", ".test"]
+config.excludes = ["Inputs"]
 config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(config.tile_obj_root, "test")
 
@@ -25,7 +26,8 @@ llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 llvm_config.with_environment("PATH", config.tile_tools_dir, append_path=True)
 
 tools = [ToolSubst("tile-opt", unresolved="fatal"),
-         ToolSubst("tile-translate", unresolved="fatal")]
+         ToolSubst("tile-translate", unresolved="fatal"),
+         ToolSubst("tilec", unresolved="fatal")]
 llvm_config.add_tool_substitutions(tools, [config.tile_tools_dir])
 
 # PTX/CUBIN tests declare `REQUIRES: ptxas`.

@@ -303,6 +303,8 @@ int main(int argc, char **argv) {
 
   DialectRegistry registry = makeRegistry();
   MLIRContext context(registry);
+  // Errors point at the .tile source; the IR of the op adds only noise.
+  context.printOpOnDiagnostic(false);
   SourceMgrDiagnosticHandler diagnostics(sourceMgr, &context);
   OwningOpRef<ModuleOp> module =
       lang::emitKernels(context, sourceMgr, ast, *instances);
@@ -323,7 +325,10 @@ int main(int argc, char **argv) {
   if (!out)
     return fail(errorMessage);
   if (toMlir) {
-    module->print(out->os());
+    // With locations: they name the .tile line of every op.
+    module->print(out->os(), OpPrintingFlags().enableDebugInfo(
+                                 /*enable=*/true, /*prettyForm=*/false)
+                                 .useLocalScope());
     out->keep();
     if (timing)
       timer.print(llvm::errs());
