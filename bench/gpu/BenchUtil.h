@@ -168,6 +168,70 @@ struct Row {
   bool ok;
 };
 
+/// y[N] = W[N, K] x[K] with random non-zero f16 W and x: W uploaded in
+/// enough copies (with `rotate`) that cycling through them exceeds L2 several
+/// times, one parameter set per copy, and the double-precision reference.
+struct GemvProblem {
+  int64_t N, K;
+  std::vector<uint16_t> w, x;
+  std::vector<double> ref, mag;
+  std::vector<CUdeviceptr> dws;
+  CUdeviceptr dx = 0, dy = 0;
+  std::vector<Params> params;
+
+  GemvProblem(int64_t N, int64_t K, bool rotate)
+      : N(N), K(K), w(randomHalves(N * K, -1, 1, 5)),
+        x(randomHalves(K, -1, 1, 6)), ref(N), mag(N) {
+    int copies =
+        rotate ? int(std::max<int64_t>(1, (int64_t(512) << 20) / (N * K * 2)))
+               : 1;
+    for (int c = 0; c < copies; ++c)
+      dws.push_back(upload(w));
+    dx = upload(x);
+    CHECK(cuMemAlloc(&dy, N * 2));
+    params.resize(copies);
+    for (int c = 0; c < copies; ++c) {
+      params[c].view(dws[c], {N, K}, {K, 1});
+      params[c].view(dx, {K}, {1});
+      params[c].view(dy, {N}, {1});
+    }
+    for (int64_t i = 0; i < N; ++i)
+      for (int64_t k = 0; k < K; ++k) {
+        double t = double(fromHalf(w[i * K + k])) * fromHalf(x[k]);
+        ref[i] += t;
+        mag[i] += std::abs(t);
+      }
+  }
+  GemvProblem(const GemvProblem &) = delete;
+  ~GemvProblem() {
+    for (CUdeviceptr d : dws)
+      cuMemFree(d);
+    cuMemFree(dx);
+    cuMemFree(dy);
+  }
+
+  /// W and x read once, y written once.
+  double bytes() const { return double(N) * K * 2 + K * 2 + N * 2; }
+
+  /// Runs `f` once on a poisoned y and returns the largest error relative to
+  /// the magnitude sum / sqrt(K); infinity if an element was not written.
+  double check(CUfunction f, unsigned grid, unsigned block, CUstream s) {
+    CHECK(cuMemsetD16(dy, kPoison, N));
+    CHECK(cuLaunchKernel(f, grid, 1, 1, block, 1, 1, 0, s, params[0].finish(),
+                         nullptr));
+    CHECK(cuStreamSynchronize(s));
+    std::vector<uint16_t> y = download(dy, N);
+    double err = 0;
+    for (int64_t i = 0; i < N; ++i) {
+      if (y[i] == kPoison)
+        return INFINITY;
+      err = std::max(err, std::abs(fromHalf(y[i]) - ref[i]) /
+                              (mag[i] / std::sqrt(double(K)) + 1e-3));
+    }
+    return err;
+  }
+};
+
 } // namespace bench
 
 using namespace bench;

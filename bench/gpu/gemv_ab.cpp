@@ -65,26 +65,7 @@ int main(int argc, char **argv) {
                                {151936, 4096, k4096}};
   for (const Shape &shape : shapes) {
     const int64_t N = shape.N, K = shape.K;
-    int copies = int(std::max<int64_t>(1, (int64_t(512) << 20) / (N * K * 2)));
-    auto w = randomHalves(N * K, -1, 1, 5), x = randomHalves(K, -1, 1, 6);
-    std::vector<CUdeviceptr> dws;
-    for (int c = 0; c < copies; ++c)
-      dws.push_back(upload(w));
-    CUdeviceptr dx = upload(x), dy;
-    CHECK(cuMemAlloc(&dy, N * 2));
-    std::vector<Params> p(copies);
-    for (int c = 0; c < copies; ++c) {
-      p[c].view(dws[c], {N, K}, {K, 1});
-      p[c].view(dx, {K}, {1});
-      p[c].view(dy, {N}, {1});
-    }
-    std::vector<double> ref(N), mag(N);
-    for (int64_t i = 0; i < N; ++i)
-      for (int64_t k = 0; k < K; ++k) {
-        double t = double(fromHalf(w[i * K + k])) * fromHalf(x[k]);
-        ref[i] += t;
-        mag[i] += std::abs(t);
-      }
+    GemvProblem problem(N, K, /*rotate=*/true);
     std::map<std::pair<size_t, size_t>, std::vector<double>> times;
     for (int r = 0; r < rounds; ++r)
       for (size_t v = 0; v < shape.variants.size(); ++v)
@@ -94,25 +75,17 @@ int main(int argc, char **argv) {
           unsigned grid = unsigned((N + shape.variants[v].rows - 1) /
                                    shape.variants[v].rows);
           if (r == 0) {
-            CHECK(cuMemsetD16(dy, kPoison, N));
-            CHECK(cuLaunchKernel(f, grid, 1, 1, block, 1, 1, 0, s,
-                                 p[0].finish(), nullptr));
-            CHECK(cuStreamSynchronize(s));
-            auto y = download(dy, N);
-            for (int64_t i = 0; i < N; ++i) {
-              double err = std::abs(fromHalf(y[i]) - ref[i]) /
-                           (mag[i] / std::sqrt(double(K)) + 1e-3);
-              if (y[i] == kPoison || !(err < 2e-3)) {
-                std::fprintf(stderr, "%s %s: wrong y[%lld] (%g vs %g)\n",
-                             argv[m + 1], shape.variants[v].kernel,
-                             (long long)i, fromHalf(y[i]), ref[i]);
-                return 1;
-              }
+            double err = problem.check(f, grid, block, s);
+            if (!(err < 2e-3)) {
+              std::fprintf(stderr, "%s %s: wrong y (max relative error %g)\n",
+                           argv[m + 1], shape.variants[v].kernel, err);
+              return 1;
             }
           }
-          times[{v, m}].push_back(timeLaunches(f, grid, block, p, s, 50, 15));
+          times[{v, m}].push_back(
+              timeLaunches(f, grid, block, problem.params, s, 50, 15));
         }
-    double bytes = double(N) * K * 2 + K * 2 + N * 2;
+    double bytes = problem.bytes();
     for (size_t v = 0; v < shape.variants.size(); ++v) {
       std::printf("| %s | %lldx%lld |", shape.variants[v].kernel, (long long)N,
                   (long long)K);
@@ -128,8 +101,6 @@ int main(int argc, char **argv) {
       std::printf("\n");
     }
     std::fflush(stdout);
-    for (auto d : dws) cuMemFree(d);
-    cuMemFree(dx); cuMemFree(dy);
   }
   return 0;
 }

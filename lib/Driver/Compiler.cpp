@@ -5,7 +5,12 @@
 #include "tile/Pipelines/Pipelines.h"
 #include "tile/Target/Host/HostCodegen.h"
 
+#include "tile/Dialect/Tile/IR/TileDialect.h"
+
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/InitAllDialects.h"
+#include "mlir/InitAllExtensions.h"
+#include "mlir/Target/LLVMIR/Dialect/All.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Pass/PassManager.h"
 #include "llvm/Bitcode/BitcodeReader.h"
@@ -24,6 +29,13 @@ using namespace tile;
 
 static llvm::Error makeError(const llvm::Twine &message) {
   return llvm::createStringError(llvm::inconvertibleErrorCode(), message);
+}
+
+void tile::registerCompilerDialects(DialectRegistry &registry) {
+  registry.insert<TileDialect>();
+  registerAllDialects(registry);
+  registerAllExtensions(registry);
+  registerAllGPUToLLVMIRTranslations(registry);
 }
 
 bool CompileOptions::isGpu() const { return isSupportedChip(target); }

@@ -315,11 +315,10 @@ std::optional<Val> EmitterImpl::builtin(const Expr &e, bool &handled) {
     auto v = expr(args[1]);
     if (!v)
       return std::nullopt;
-    Value x = materialize(*v, args[1].loc, ot.getElementType());
+    // A scalar fills the whole block; a tile is the block or a sub-tile.
+    Value x = coerce(*v, ot.getBlockType(), args[1].loc);
     if (!x)
       return std::nullopt;
-    if (!isa<RankedTensorType>(x.getType()))
-      x = splat(x, ot.getBlockType());
     StoreOp::create(b, l, x, dest, indices);
     return none();
   }
@@ -664,12 +663,9 @@ std::optional<Val> EmitterImpl::inlineCall(const Function &fn, const Expr &e) {
       Type want = type(p.type);
       if (!want)
         return std::nullopt;
-      Value m = materialize(*v, a->loc, elementOf(want));
+      Value m = coerce(*v, want, a->loc);
       if (!m)
         return std::nullopt;
-      if (m.getType() != want && isa<RankedTensorType>(want) &&
-          !isa<RankedTensorType>(m.getType()))
-        m = splat(m, cast<RankedTensorType>(want));
       if (m.getType() != want) {
         error(a->loc) << "argument '" << p.name << "' of '" << fn.name
                       << "' is " << want << ", got " << m.getType();

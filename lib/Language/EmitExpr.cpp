@@ -52,6 +52,14 @@ Value EmitterImpl::materialize(const Val &v, llvm::SMLoc at, Type elt) {
   }
 }
 
+Value EmitterImpl::coerce(const Val &v, Type want, llvm::SMLoc at) {
+  Value m = materialize(v, at, elementOf(want));
+  if (m && m.getType() != want && isa<RankedTensorType>(want) &&
+      !isa<RankedTensorType>(m.getType()))
+    m = splat(m, cast<RankedTensorType>(want));
+  return m;
+}
+
 Value EmitterImpl::value(const Expr &e, Type elt) {
   auto v = expr(e);
   if (!v)

@@ -232,7 +232,7 @@ LogicalResult EmitterImpl::emitKernel(ModuleOp into,
     BlockArgument arg = entry.getArgument(i);
     arg.setLoc(loc(p.loc));
     kernel.setArgAttr(i, "tile.name", b.getStringAttr(p.name));
-    if (lookup(p.name) && scopes.back().count(p.name))
+    if (scopes.back().count(p.name))
       return error(p.loc) << "duplicate parameter '" << p.name << "'";
     if (p.kind == Param::Kind::Scalar) {
       bind(p.name, Val::of(arg));
@@ -342,12 +342,9 @@ LogicalResult EmitterImpl::emitStmt(const Stmt &s) {
       return success();
     }
     if (declared) {
-      Value m = materialize(*v, s.value->loc, elementOf(declared));
+      Value m = coerce(*v, declared, s.value->loc);
       if (!m)
         return failure();
-      if (m.getType() != declared && isa<RankedTensorType>(declared) &&
-          !isa<RankedTensorType>(m.getType()))
-        m = splat(m, cast<RankedTensorType>(declared));
       if (m.getType() != declared)
         return error(s.value->loc) << "'" << s.names[0] << "' is declared "
                                    << declared << " but the value is "
@@ -376,12 +373,9 @@ LogicalResult EmitterImpl::emitStmt(const Stmt &s) {
     if (!v)
       return failure();
     Type want = binding->val.value.getType();
-    Value m = materialize(*v, s.value->loc, elementOf(want));
+    Value m = coerce(*v, want, s.value->loc);
     if (!m)
       return failure();
-    if (m.getType() != want && isa<RankedTensorType>(want) &&
-        !isa<RankedTensorType>(m.getType()))
-      m = splat(m, cast<RankedTensorType>(want));
     if (m.getType() != want)
       return error(s.value->loc) << "'" << s.names[0] << "' has type " << want
                                  << "; the value has type " << m.getType();

@@ -121,6 +121,11 @@ public:
   /// null after reporting an error.
   mlir::Value materialize(const Val &v, llvm::SMLoc at,
                           mlir::Type elt = nullptr);
+  /// `v` as a value for a slot of type `want`: literals take its element
+  /// type, a scalar is splat when `want` is a tile. The caller checks the
+  /// result's type (it differs from `want` when `v` does not fit); null
+  /// after reporting an error.
+  mlir::Value coerce(const Val &v, mlir::Type want, llvm::SMLoc at);
   /// A scalar or tile value; literals default to index / f32.
   mlir::Value value(const Expr &e, mlir::Type elt = nullptr);
   mlir::Value indexValue(const Expr &e);

@@ -23,11 +23,8 @@
 #include "mlir/IR/Verifier.h"
 #include "mlir/Support/FileUtilities.h"
 #include "mlir/IR/DialectRegistry.h"
-#include "mlir/InitAllDialects.h"
-#include "mlir/InitAllExtensions.h"
 #include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassManager.h"
-#include "mlir/Target/LLVMIR/Dialect/All.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/InitLLVM.h"
@@ -174,15 +171,6 @@ private:
   std::set<std::string> seen;
 };
 
-DialectRegistry makeRegistry() {
-  DialectRegistry registry;
-  registry.insert<TileDialect>();
-  registerAllDialects(registry);
-  registerAllExtensions(registry);
-  registerAllGPUToLLVMIRTranslations(registry);
-  return registry;
-}
-
 std::string sha256Hex(llvm::StringRef bytes) {
   return llvm::toHex(llvm::SHA256::hash(llvm::arrayRefFromStringRef(bytes)),
                      /*LowerCase=*/true);
@@ -301,7 +289,8 @@ int main(int argc, char **argv) {
   if (instances->empty())
     return fail(inputFile + " defines no kernels");
 
-  DialectRegistry registry = makeRegistry();
+  DialectRegistry registry;
+  registerCompilerDialects(registry);
   MLIRContext context(registry);
   // Errors point at the .tile source; the IR of the op adds only noise.
   context.printOpOnDiagnostic(false);

@@ -17,10 +17,16 @@
 #include <string>
 
 namespace mlir {
+class DialectRegistry;
 class ModuleOp;
 } // namespace mlir
 
 namespace tile {
+
+/// Everything a context needs to parse tile kernels and run every pipeline
+/// of compileModule: the tile dialect, the upstream dialects, extensions and
+/// GPU-to-LLVM-IR translations.
+void registerCompilerDialects(mlir::DialectRegistry &registry);
 
 struct CompileOptions {
   /// llvmir (host or NVVM), host-so, ptx, cubin, or cubin-relocatable.

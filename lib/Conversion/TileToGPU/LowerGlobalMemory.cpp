@@ -21,15 +21,6 @@ using namespace tile::gpu_lowering;
 // Global memory
 //===----------------------------------------------------------------------===//
 
-/// 0 <= i < bound.
-static Value inRange(OpBuilder &b, Location loc, Value i, Value bound) {
-  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
-  return arith::AndIOp::create(
-      b, loc,
-      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, i, zero),
-      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, i, bound));
-}
-
 /// Whether `vec` consecutive elements along the last dim of `memref` are
 /// contiguous and aligned to their size (static unit inner stride, other
 /// strides static multiples of `vec`).
@@ -80,14 +71,14 @@ struct GlobalAccess {
     Value ok = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, p,
                                      L.index(layout.positions));
     for (size_t m = 0; m + 1 < at.size(); ++m)
-      ok = arith::AndIOp::create(b, loc, ok, inRange(b, loc, at[m], bounds[m]));
+      ok = arith::AndIOp::create(b, loc, ok, isInBounds(b, loc, at[m], bounds[m]));
     Value last = at.back();
     Value lastEnd =
         arith::AddIOp::create(b, loc, last, L.index(layout.vec - 1));
     Value whole = arith::AndIOp::create(
         b, loc, ok,
-        arith::AndIOp::create(b, loc, inRange(b, loc, last, bounds.back()),
-                              inRange(b, loc, lastEnd, bounds.back())));
+        arith::AndIOp::create(b, loc, isInBounds(b, loc, last, bounds.back()),
+                              isInBounds(b, loc, lastEnd, bounds.back())));
     return {at, ok, whole};
   }
 
@@ -145,15 +136,9 @@ static Value maskedLoad(GPUKernelLowering &L, Location loc, Value base,
         SmallVector<Value> ai(at);
         ai.back() = arith::AddIOp::create(b, loc, last, L.index(i));
         Value inb = arith::AndIOp::create(
-            b, loc, ok, inRange(b, loc, ai.back(), bounds.back()));
-        auto one = scf::IfOp::create(
-            b, loc, inb,
-            [&](OpBuilder &t, Location tl) {
-              scf::YieldOp::create(
-                  t, tl, memref::LoadOp::create(t, tl, base, ai).getResult());
-            },
-            [&](OpBuilder &e, Location el) { scf::YieldOp::create(e, el, pad); });
-        slot = vector::InsertOp::create(b, loc, one.getResult(0), slot, i);
+            b, loc, ok, isInBounds(b, loc, ai.back(), bounds.back()));
+        slot = vector::InsertOp::create(
+            b, loc, loadOrPad(b, loc, base, ai, inb, pad), slot, i);
       }
       scf::YieldOp::create(b, loc, slot);
     }
@@ -195,7 +180,7 @@ static void maskedStore(GPUKernelLowering &L, Location loc, Value regs,
       SmallVector<Value> ai(at);
       ai.back() = arith::AddIOp::create(b, loc, last, L.index(i));
       Value inb = arith::AndIOp::create(
-          b, loc, ok, inRange(b, loc, ai.back(), access.bounds.back()));
+          b, loc, ok, isInBounds(b, loc, ai.back(), access.bounds.back()));
       auto one = scf::IfOp::create(b, loc, inb, /*withElse=*/false);
       OpBuilder::InsertionGuard inner(b);
       b.setInsertionPointToStart(one.thenBlock());
@@ -276,27 +261,9 @@ LogicalResult GPUKernelLowering::lowerGather(GatherOp op) {
   map.map(op.getResult(),
           buildRegisters(loc, layout, [&](int64_t, int64_t, Value e) {
             SmallVector<Value> idx = delinearize(e, type.getShape());
-            Value row = memref::LoadOp::create(b, loc, rows, idx[0]);
-            if (!row.getType().isIndex())
-              row = arith::IndexCastOp::create(b, loc, b.getIndexType(), row);
-            SmallVector<Value> at{row};
-            Value ok = inRange(b, loc, row, bounds[0]);
-            for (unsigned d = 1; d < idx.size(); ++d) {
-              at.push_back(arith::AddIOp::create(b, loc, offsets[d], idx[d]));
-              ok = arith::AndIOp::create(b, loc, ok,
-                                         inRange(b, loc, at.back(), bounds[d]));
-            }
-            auto branch = scf::IfOp::create(
-                b, loc, ok,
-                [&](OpBuilder &t, Location tl) {
-                  scf::YieldOp::create(
-                      t, tl, memref::LoadOp::create(t, tl, memref, at)
-                                 .getResult());
-                },
-                [&](OpBuilder &el, Location l2) {
-                  scf::YieldOp::create(el, l2, pad);
-                });
-            return branch.getResult(0);
+            return gatherElement(b, loc, memref,
+                                 memref::LoadOp::create(b, loc, rows, idx[0]),
+                                 offsets, idx, bounds, pad);
           }));
   return success();
 }

@@ -52,16 +52,6 @@ Value KernelLowering::generate(
       });
 }
 
-/// 0 <= index < bound, as an i1.
-static Value inBounds(OpBuilder &b, Location loc, Value index, Value bound) {
-  Value zero = constantIndex(b, loc, 0);
-  Value lo = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, index,
-                                   zero);
-  Value hi = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, index,
-                                   bound);
-  return arith::AndIOp::create(b, loc, lo, hi);
-}
-
 static TypedAttr zeroAttr(Type type) {
   Builder b(type.getContext());
   if (isa<FloatType>(type))
@@ -83,17 +73,10 @@ Value KernelLowering::maskedLoad(Location loc, Value base,
     Value ok;
     for (unsigned d = 0; d < idx.size(); ++d) {
       at.push_back(arith::AddIOp::create(b, l, offsets[d], idx[d]));
-      Value in = inBounds(b, l, at.back(), bounds[d]);
+      Value in = isInBounds(b, l, at.back(), bounds[d]);
       ok = ok ? arith::AndIOp::create(b, l, ok, in).getResult() : in;
     }
-    auto branch = scf::IfOp::create(
-        b, l, ok,
-        [&](OpBuilder &t, Location tl) {
-          Value v = memref::LoadOp::create(t, tl, base, at);
-          scf::YieldOp::create(t, tl, v);
-        },
-        [&](OpBuilder &e, Location el) { scf::YieldOp::create(e, el, pad); });
-    return branch.getResult(0);
+    return loadOrPad(b, l, base, at, ok, pad);
   });
 }
 
@@ -117,7 +100,7 @@ void KernelLowering::maskedStore(Location loc, Value value, Value base,
   Value ok;
   for (unsigned d = 0; d < ivs.size(); ++d) {
     at.push_back(arith::AddIOp::create(rewriter, loc, offsets[d], ivs[d]));
-    Value in = inBounds(rewriter, loc, at.back(), bounds[d]);
+    Value in = isInBounds(rewriter, loc, at.back(), bounds[d]);
     ok = ok ? arith::AndIOp::create(rewriter, loc, ok, in).getResult() : in;
   }
   auto branch = scf::IfOp::create(rewriter, loc, ok, /*withElse=*/false);
@@ -210,27 +193,9 @@ LogicalResult KernelLowering::lowerGather(GatherOp op) {
   Value result = generate(
       loc, op.getResult().getType(),
       [&](OpBuilder &b, Location l, ValueRange idx) {
-        Value row = tensor::ExtractOp::create(b, l, rows, idx[0]);
-        if (!row.getType().isIndex())
-          row = arith::IndexCastOp::create(b, l, b.getIndexType(), row);
-        SmallVector<Value> at{row};
-        Value ok = inBounds(b, l, row, bounds[0]);
-        for (unsigned d = 1; d < idx.size(); ++d) {
-          at.push_back(arith::AddIOp::create(b, l, offsets[d], idx[d]));
-          ok = arith::AndIOp::create(b, l, ok,
-                                     inBounds(b, l, at.back(), bounds[d]));
-        }
-        auto branch = scf::IfOp::create(
-            b, l, ok,
-            [&](OpBuilder &t, Location tl) {
-              scf::YieldOp::create(
-                  t, tl, memref::LoadOp::create(t, tl, p.memref, at)
-                             .getResult());
-            },
-            [&](OpBuilder &e, Location el) {
-              scf::YieldOp::create(e, el, pad);
-            });
-        return branch.getResult(0);
+        return gatherElement(b, l, p.memref,
+                             tensor::ExtractOp::create(b, l, rows, idx[0]),
+                             offsets, idx, bounds, pad);
       });
   rewriter.replaceOp(op, result);
   return success();

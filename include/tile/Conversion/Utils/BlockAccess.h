@@ -15,6 +15,21 @@
 
 namespace tile {
 
+/// 0 <= index < bound, as an i1.
+Value isInBounds(OpBuilder &b, Location loc, Value index, Value bound);
+
+/// The element of `memref` at `indices` where `inBounds` holds, else `pad`
+/// (an scf.if, so nothing outside the memref is read).
+Value loadOrPad(OpBuilder &b, Location loc, Value memref, ValueRange indices,
+                Value inBounds, Value pad);
+
+/// One element of a tile.gather: row `row` (any integer type) of `memref`,
+/// and `offsets[d] + idx[d]` along the other dims; `pad` where any index
+/// falls outside `bounds` (the memref's dims).
+Value gatherElement(OpBuilder &b, Location loc, Value memref, Value row,
+                    ArrayRef<Value> offsets, ValueRange idx,
+                    ArrayRef<Value> bounds, Value pad);
+
 /// The subview of `memref` at element `offsets` with sizes
 /// clamp(dim - offset, 0, tile); offsets are clamped into [0, dim] so an
 /// empty block still addresses the view.
