@@ -297,6 +297,24 @@ std::optional<Val> EmitterImpl::builtin(const Expr &e, bool &handled) {
     Value dest;
     SmallVector<Value> indices;
     if (ref->kind == Val::Kind::TileRef &&
+        isa<PartitionType>(ref->value.getType()) && uncheckedDepth > 0) {
+      // Unchecked code writes the partition at any index, unclaimed.
+      auto pt = cast<PartitionType>(ref->value.getType());
+      if (pt.getMode() == OwnershipMode::In) {
+        error(args[0].loc) << "cannot store into a shared input (&Tensor): "
+                              "it is read-only, in unchecked code too";
+        return std::nullopt;
+      }
+      auto v = expr(args[1]);
+      if (!v)
+        return std::nullopt;
+      Value x = coerce(*v, pt.getTileType(), args[1].loc);
+      if (!x)
+        return std::nullopt;
+      StoreOp::create(b, l, x, ref->value, ref->indices);
+      return none();
+    }
+    if (ref->kind == Val::Kind::TileRef &&
         isa<PartitionType>(ref->value.getType())) {
       // Storing to p[i, ...] claims that tile first.
       auto pt = cast<PartitionType>(ref->value.getType());

@@ -10,6 +10,8 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 
+#include <limits>
+
 using namespace mlir;
 using namespace tile;
 using namespace tile::lang;
@@ -386,7 +388,12 @@ std::optional<Val> EmitterImpl::method(const Expr &e) {
   if (!base)
     return std::nullopt;
   if (e.name == "tiles") {
-    if (base->kind != Val::Kind::View || e.operands.size() != 2) {
+    // On a `by` parameter it partitions the same tensor again (tiles of
+    // another shape); the ownership proof covers claims of both.
+    Value view = base->kind == Val::Kind::View        ? base->value
+                 : base->kind == Val::Kind::Partition ? base->view
+                                                      : Value();
+    if (!view || e.operands.size() != 2) {
       error(e.loc) << "'.tiles([...])' partitions a tensor parameter into "
                       "tiles of a static shape";
       return std::nullopt;
@@ -394,7 +401,7 @@ std::optional<Val> EmitterImpl::method(const Expr &e) {
     auto tileShape = intList(*e.operands[1]);
     if (!tileShape)
       return std::nullopt;
-    auto viewType = cast<ViewType>(base->value.getType());
+    auto viewType = cast<ViewType>(view.getType());
     if (tileShape->size() != static_cast<size_t>(viewType.getRank())) {
       error(e.loc) << "the tile shape has " << tileShape->size()
                    << " dims; the tensor has " << viewType.getRank();
@@ -409,8 +416,8 @@ std::optional<Val> EmitterImpl::method(const Expr &e) {
     p.kind = Val::Kind::Partition;
     p.value = PartitionOp::create(b, loc(e.loc),
                                   PartitionType::get(viewType, *tileShape),
-                                  base->value);
-    p.view = base->value;
+                                  view);
+    p.view = view;
     return p;
   }
   error(e.loc) << "unknown method '" << e.name << "' (tensors have .tiles)";
@@ -437,6 +444,11 @@ std::optional<Val> EmitterImpl::expr(const Expr &e) {
       return Val::intLit(it->second);
     if (Binding *binding = lookup(e.name))
       return binding->val;
+    // Float constants a literal cannot spell (masks, padding of max).
+    if (e.name == "inf")
+      return Val::floatLit(std::numeric_limits<double>::infinity());
+    if (e.name == "nan")
+      return Val::floatLit(std::numeric_limits<double>::quiet_NaN());
     error(e.loc) << "unknown name '" << e.name << "'";
     return std::nullopt;
   }

@@ -219,7 +219,24 @@ LogicalResult EmitterImpl::emitKernel(ModuleOp into,
     OwnershipMode mode = p.mode == "in"    ? OwnershipMode::In
                          : p.mode == "out" ? OwnershipMode::Out
                                            : OwnershipMode::InOut;
-    argTypes.push_back(ViewType::get(mode, *dims, elt));
+    if (p.strides.empty()) {
+      argTypes.push_back(ViewType::get(mode, *dims, elt));
+      continue;
+    }
+    auto strides = shape(p.strides, /*allowDynamic=*/true);
+    if (!strides)
+      return failure();
+    if (strides->size() != dims->size())
+      return error(p.loc) << "'" << p.name << "' has " << dims->size()
+                          << " dims but " << strides->size() << " strides";
+    // The type's own verifier (positive strides, element type) reports at
+    // the parameter.
+    auto view = ViewType::getChecked(
+        [&] { return error(p.loc); }, &ctx, mode, ArrayRef<int64_t>(*dims),
+        elt, ArrayRef<int64_t>(*strides));
+    if (!view)
+      return failure();
+    argTypes.push_back(view);
   }
   b.setInsertionPointToEnd(into.getBody());
   auto kernel = KernelOp::create(b, loc(fn.loc), instance.name,
@@ -386,6 +403,8 @@ LogicalResult EmitterImpl::emitStmt(const Stmt &s) {
     return emitFor(s);
   case Stmt::Kind::If:
     return emitIf(s);
+  case Stmt::Kind::Unchecked:
+    return emitUnchecked(s);
   case Stmt::Kind::Expr: {
     auto v = expr(*s.value);
     return success(v.has_value());
@@ -491,6 +510,42 @@ LogicalResult EmitterImpl::emitIf(const Stmt &s) {
   if (failed(emitBranch(op.thenBlock(), s.body)) ||
       failed(emitBranch(op.elseBlock(), s.otherwise)))
     return failure();
+  for (auto [n, result] : llvm::zip(carried, op.getResults()))
+    lookup(n)->val = Val::of(result);
+  return success();
+}
+
+LogicalResult EmitterImpl::emitUnchecked(const Stmt &s) {
+  // Outer mutable variables assigned inside leave the region as its results,
+  // like the branches of an `if`.
+  SmallVector<std::string> carried = carriedNames(*this, s.body, nullptr);
+  SmallVector<Type> types;
+  for (const std::string &n : carried)
+    types.push_back(lookup(n)->val.value.getType());
+  auto op = UncheckedOp::create(b, loc(s.loc), types, s.reason);
+  Block *block = b.createBlock(&op.getBody());
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToEnd(block);
+    push();
+    for (const std::string &n : carried)
+      bind(n, lookup(n)->val, /*isMutable=*/true);
+    push();
+    ++uncheckedDepth;
+    LogicalResult emitted = emitBlock(s.body);
+    --uncheckedDepth;
+    if (failed(emitted))
+      return failure();
+    if (s.body.result)
+      return error(s.body.result->loc) << "expected ';' after the expression";
+    pop();
+    SmallVector<Value> yields;
+    for (const std::string &n : carried)
+      yields.push_back(scopes.back()[n].val.value);
+    pop();
+    YieldOp::create(b, loc(s.loc), yields);
+  }
+  b.setInsertionPointAfter(op);
   for (auto [n, result] : llvm::zip(carried, op.getResults()))
     lookup(n)->val = Val::of(result);
   return success();

@@ -105,6 +105,7 @@ public:
   mlir::LogicalResult emitStmt(const Stmt &s);
   mlir::LogicalResult emitFor(const Stmt &s);
   mlir::LogicalResult emitIf(const Stmt &s);
+  mlir::LogicalResult emitUnchecked(const Stmt &s);
 
   // -- Expressions ------------------------------------------------------------
   std::optional<Val> expr(const Expr &e);
@@ -152,6 +153,9 @@ public:
   std::map<std::string, mlir::Type> typeParams;
   bool sawGrid = false;
   int inlineDepth = 0;
+  /// > 0 inside `unchecked { ... }`: stores to p[i, ...] write the
+  /// partition directly instead of claiming the tile.
+  int uncheckedDepth = 0;
 };
 
 /// The element type of a scalar or tile type.

@@ -190,6 +190,15 @@ private:
       p.dtype = ident("(the element type)");
       expect(",", "after the element type");
       p.shape = parseShape(/*allowWild=*/true);
+      if (consume(",")) {
+        if (!isKeyword("strides")) {
+          error("expected 'strides = [...]' or '>' after the shape");
+          return p;
+        }
+        advance();
+        expect("=", "after 'strides'");
+        p.strides = parseShape(/*allowWild=*/true);
+      }
       expect(">", "to close 'Tensor<...>'");
       if (isKeyword("by")) {
         if (p.mode == "in") {
@@ -319,6 +328,19 @@ private:
     }
     if (isKeyword("if"))
       return parseIf(depth);
+    if (isKeyword("unchecked")) {
+      advance();
+      auto s = std::make_unique<Stmt>(Stmt::Kind::Unchecked, loc);
+      if (tok.kind != Token::Kind::String) {
+        error("expected a string after 'unchecked' saying why the code is "
+              "safe");
+        return nullptr;
+      }
+      s->reason = tok.text.str();
+      advance();
+      s->body = parseBlock(depth + 1);
+      return s;
+    }
     if (isKeyword("return")) {
       advance();
       auto s = std::make_unique<Stmt>(Stmt::Kind::Return, loc);

@@ -80,6 +80,11 @@ static cl::opt<bool> noCache("no-cache", cl::desc("do not use the kernel cache")
 static cl::opt<bool> timing("time", cl::desc("print the time of each stage"),
                             cl::init(false), cl::cat(toolOptions));
 
+static cl::opt<bool> forbidUnchecked(
+    "forbid-unchecked",
+    cl::desc("reject any unchecked { ... } region (safe-subset builds)"),
+    cl::init(false), cl::cat(toolOptions));
+
 static int fail(const llvm::Twine &message) {
   llvm::WithColor::error(llvm::errs(), "tilec") << message << "\n";
   return 1;
@@ -302,7 +307,9 @@ int main(int argc, char **argv) {
   timer.mark("emit tile IR");
   {
     PassManager pm(&context);
-    pm.addNestedPass<KernelOp>(createTileReportUnchecked());
+    TileReportUncheckedOptions report;
+    report.forbid = forbidUnchecked;
+    pm.addNestedPass<KernelOp>(createTileReportUnchecked(report));
     pm.addNestedPass<KernelOp>(createTileVerifyOwnership());
     if (failed(pm.run(*module)))
       return 1;

@@ -75,7 +75,8 @@ struct Stmt {
     For,    ///< for var in lo..hi [step s] body
     If,     ///< if cond then [else otherwise]
     Expr,   ///< value;
-    Return, ///< return [value];
+    Return,    ///< return [value];
+    Unchecked, ///< unchecked "reason" body: exempt from the ownership proof
   };
   Kind kind;
   llvm::SMLoc loc;
@@ -85,6 +86,7 @@ struct Stmt {
   ExprPtr value, lower, upper, step; ///< value; for bounds; If: value = cond
   Body body, otherwise;
   bool hasElse = false;
+  std::string reason; ///< Unchecked
 
   Stmt(Kind kind, llvm::SMLoc loc) : kind(kind), loc(loc) {}
 };
@@ -107,6 +109,8 @@ struct Param {
   std::string mode; ///< "in" (&), "out" (&mut), "inout" (&inout)
   std::string dtype;
   std::vector<ExprPtr> shape; ///< Wild for `?`
+  /// `strides = [...]` (Wild for `?`); empty: row-major contiguous.
+  std::vector<ExprPtr> strides;
   std::vector<ExprPtr> by;    ///< the owned partition of out/inout views
   TypeExpr type;              ///< helper-function parameters
 };

@@ -12,6 +12,7 @@
 #include "tile/Language/Parser.h"
 
 #include "mlir/IR/Diagnostics.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/MemoryBuffer.h"
 
 #include <map>
@@ -57,9 +58,8 @@ std::string emitTileSource(const char *path, std::set<std::string> &names) {
   return text;
 }
 
-/// The corpus compiled from its MLIR (every kernel) or from its .tile port
-/// (test/Language/corpus.tile, the kernels ported so far): the same tests
-/// run on both.
+/// The corpus compiled from its MLIR or from its .tile port
+/// (test/Language/corpus.tile): the same tests run on both.
 class CorpusKernels : public ::testing::TestWithParam<std::string> {
 protected:
   static void SetUpTestSuite() {
@@ -67,6 +67,14 @@ protected:
         TILE_SOURCE_DIR "/test/Dialect/Tile/Transforms/ownership-accept.mlir");
     ASSERT_TRUE(static_cast<bool>(file));
     runners["mlir"] = new HostRunner(compileOrDie((*file)->getBuffer()));
+    llvm::StringRef text = (*file)->getBuffer();
+    for (size_t at = text.find("tile.kernel @"); at != llvm::StringRef::npos;
+         at = text.find("tile.kernel @", at + 1)) {
+      llvm::StringRef rest = text.drop_front(at + strlen("tile.kernel @"));
+      mlirKernels.insert(rest.take_until([](char c) {
+                               return !llvm::isAlnum(c) && c != '_';
+                             }).str());
+    }
     std::string tileModule = emitTileSource(
         TILE_SOURCE_DIR "/test/Language/corpus.tile", tileKernels);
     ASSERT_FALSE(tileModule.empty());
@@ -78,24 +86,22 @@ protected:
     runners.clear();
   }
   void SetUp() override { runner = runners.at(GetParam()); }
-  bool available(const std::string &kernel) const {
-    return GetParam() == "mlir" || tileKernels.count(kernel);
-  }
   static std::map<std::string, HostRunner *> runners;
-  static std::set<std::string> tileKernels;
+  static std::set<std::string> tileKernels, mlirKernels;
   HostRunner *runner = nullptr;
 };
 std::map<std::string, HostRunner *> CorpusKernels::runners;
 std::set<std::string> CorpusKernels::tileKernels;
+std::set<std::string> CorpusKernels::mlirKernels;
 
-/// Runs `kernel`, or skips the test (reported as skipped) where the .tile
-/// port does not have it yet.
-#define RUN_KERNEL(kernel, ...)                                                \
-  do {                                                                         \
-    if (!available(kernel))                                                    \
-      GTEST_SKIP() << kernel << " is not ported to .tile yet";                 \
-    runOrFail(*runner, kernel, __VA_ARGS__);                                   \
-  } while (0)
+#define RUN_KERNEL(kernel, ...) runOrFail(*runner, kernel, __VA_ARGS__)
+
+// Every accepted kernel of the ownership corpus has its .tile port (and the
+// port has nothing else).
+TEST_P(CorpusKernels, TilePortHasEveryAcceptedKernel) {
+  EXPECT_GE(mlirKernels.size(), 27u);
+  EXPECT_EQ(tileKernels, mlirKernels);
+}
 
 std::vector<uint16_t> halves(const std::vector<float> &v) {
   std::vector<uint16_t> h(v.size());
