@@ -18,6 +18,8 @@
 
 using namespace tile;
 
+#include "tile/Support/CompilerFingerprint.h"
+
 #ifndef TILE_VERSION_STRING
 #define TILE_VERSION_STRING "unknown"
 #endif
@@ -75,6 +77,7 @@ std::string KernelCache::computeKey(const KernelCacheKeyInputs &in) {
     h.update(value);
   };
   field("tile", TILE_VERSION_STRING);
+  field("compiler", TILE_COMPILER_FINGERPRINT);
   field("llvm", LLVM_VERSION_STRING);
   field("module", in.module);
   field("target", in.target);

@@ -80,6 +80,12 @@ static cl::opt<bool> noCache("no-cache", cl::desc("do not use the kernel cache")
 static cl::opt<bool> timing("time", cl::desc("print the time of each stage"),
                             cl::init(false), cl::cat(toolOptions));
 
+static cl::opt<bool> withHost(
+    "with-host",
+    cl::desc("with --emit=cubin, also write <stem>.so for the runtime's CPU "
+             "device; the manifest describes both"),
+    cl::init(false), cl::cat(toolOptions));
+
 static cl::opt<bool> forbidUnchecked(
     "forbid-unchecked",
     cl::desc("reject any unchecked { ... } region (safe-subset builds)"),
@@ -425,6 +431,42 @@ int main(int argc, char **argv) {
   out->os() << artifact;
   out->keep();
 
+  // Every artifact the manifest describes: the primary one, and with
+  // --with-host the CPU device's shared object beside it.
+  llvm::json::Array artifacts;
+  auto describeArtifact = [&](StringRef kind, StringRef path,
+                              StringRef artifactTarget, StringRef bytes) {
+    llvm::json::Object a;
+    a["kind"] = kind.str();
+    a["file"] = llvm::sys::path::filename(path).str();
+    a["target"] = artifactTarget.str();
+    a["sha256"] = sha256Hex(bytes);
+    artifacts.push_back(std::move(a));
+  };
+  describeArtifact(emit.getValue(), output, options.target, artifact);
+  if (withHost) {
+    if (emit != "cubin")
+      return fail("--with-host goes with --emit=cubin");
+    CompileOptions host = options;
+    host.target = "host";
+    host.emit = "host-so";
+    host.pipelineOptions.clear();
+    std::string warnings;
+    auto r = compileModule(*module, host, cachePtr, &warnings);
+    if (!r)
+      return fail("host shared object: " + llvm::toString(r.takeError()));
+    llvm::SmallString<256> soPath(output);
+    llvm::sys::path::replace_extension(soPath, "so");
+    auto so = openOutputFile(soPath, &errorMessage);
+    if (!so)
+      return fail(errorMessage);
+    so->os() << r->bytes;
+    so->keep();
+    describeArtifact("host-so", soPath, "host", r->bytes);
+    timer.mark(std::string("host shared object (") +
+               (r->cacheHit ? "from the cache" : "compiled") + ")");
+  }
+
   // The manifest beside the artifact.
   for (size_t i = 0; i < kernels.size(); ++i) {
     llvm::json::Object *k = manifestKernels[i].getAsObject();
@@ -437,6 +479,7 @@ int main(int argc, char **argv) {
   manifest["artifact"] = llvm::sys::path::filename(output).str();
   manifest["artifact_kind"] = emit.getValue();
   manifest["artifact_sha256"] = sha256Hex(artifact);
+  manifest["artifacts"] = std::move(artifacts);
   manifest["source"] = inputFile.getValue();
   manifest["kernels"] = std::move(manifestKernels);
   llvm::SmallString<256> manifestPath(output);

@@ -4,6 +4,8 @@
 // a SHA-256 over everything that decides the output: the canonical module
 // (MLIR bytecode after canonicalization), the target chip and features, the
 // optimization level, the pipeline options, the project and LLVM versions,
+// a fingerprint of the compiler's own sources (so a changed compiler never
+// reuses what an older one compiled),
 // and the toolchain fingerprint (`ptxas --version` for GPU targets).
 //
 // Entries live in one directory ($TILE_CACHE_DIR, else $XDG_CACHE_HOME/tile,

@@ -6,6 +6,7 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Target/LLVMIR/Dialect/All.h"
 #include "mlir/Target/LLVMIR/Export.h"
+#include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/LegacyPassManager.h"
 #include "llvm/IR/Module.h"
 #include "llvm/MC/TargetRegistry.h"
@@ -25,6 +26,39 @@ static llvm::Error makeError(const llvm::Twine &message) {
   return llvm::createStringError(llvm::inconvertibleErrorCode(), message);
 }
 
+/// For every `_mlir_ciface_<kernel>_grid(args..., gx, gy, gz)`, adds
+/// `void _tile_packed_<kernel>(void **args)`: args[i] points to the value of
+/// argument i (a view's argument is its memref descriptor pointer), the
+/// last three to the grid extents. The runtime's CPU device calls kernels
+/// of any signature through it, the way cuLaunchKernel takes kernelParams.
+static void addPackedEntries(llvm::Module &module) {
+  llvm::LLVMContext &ctx = module.getContext();
+  std::vector<llvm::Function *> grids;
+  for (llvm::Function &f : module)
+    if (!f.isDeclaration() && f.getName().starts_with("_mlir_ciface_") &&
+        f.getName().ends_with("_grid"))
+      grids.push_back(&f);
+  auto *ptrTy = llvm::PointerType::getUnqual(ctx);
+  for (llvm::Function *grid : grids) {
+    llvm::StringRef kernel = grid->getName()
+                                 .drop_front(strlen("_mlir_ciface_"))
+                                 .drop_back(strlen("_grid"));
+    auto *type =
+        llvm::FunctionType::get(llvm::Type::getVoidTy(ctx), {ptrTy}, false);
+    auto *packed = llvm::Function::Create(type, llvm::Function::ExternalLinkage,
+                                          "_tile_packed_" + kernel, module);
+    llvm::IRBuilder<> b(llvm::BasicBlock::Create(ctx, "entry", packed));
+    std::vector<llvm::Value *> args;
+    for (auto [i, param] : llvm::enumerate(grid->args())) {
+      llvm::Value *slot = b.CreateConstGEP1_64(ptrTy, packed->getArg(0), i);
+      llvm::Value *where = b.CreateLoad(ptrTy, slot);
+      args.push_back(b.CreateLoad(param.getType(), where));
+    }
+    b.CreateCall(grid, args);
+    b.CreateRetVoid();
+  }
+}
+
 llvm::Expected<std::unique_ptr<llvm::Module>>
 tile::translateToHostLLVMIR(ModuleOp module, llvm::LLVMContext &context,
                             int optLevel) {
@@ -35,6 +69,7 @@ tile::translateToHostLLVMIR(ModuleOp module, llvm::LLVMContext &context,
       translateModuleToLLVMIR(module, context);
   if (!llvmModule)
     return makeError("translation to LLVM IR failed");
+  addPackedEntries(*llvmModule);
   auto optimize = makeOptimizingTransformer(optLevel, /*sizeLevel=*/0,
                                             /*targetMachine=*/nullptr);
   if (llvm::Error e = optimize(llvmModule.get()))
