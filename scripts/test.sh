@@ -6,5 +6,6 @@ source "$(dirname "${BASH_SOURCE[0]}")/setup.sh"
 
 tile_setup
 tile_log "testing"
-ctest --test-dir "$TILE_BUILD" --output-on-failure -j "$(nproc)"
+# GPU tests (label gpu) run on a GPU machine: scripts/gpu-test.sh.
+ctest --test-dir "$TILE_BUILD" --output-on-failure -j "$(nproc)" -LE gpu
 tile_log "all tests passed"

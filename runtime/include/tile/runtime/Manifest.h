@@ -1,0 +1,67 @@
+//===- Manifest.h - what tilec compiled: kernels.json -----------*- C++ -*-===//
+//
+// tilec writes a manifest beside its artifacts (docs/language.md): per
+// kernel its parameters, launch contract, warps per program and unchecked
+// regions; per artifact (a CUBIN, a host shared object) its file, target and
+// SHA-256. The runtime loads nothing a manifest does not describe exactly.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TILE_RUNTIME_MANIFEST_H
+#define TILE_RUNTIME_MANIFEST_H
+
+#include "tile/runtime/LaunchContract.h"
+#include "tile/runtime/Status.h"
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace tile_runtime {
+
+/// The manifest version this runtime reads.
+inline constexpr int kManifestVersion = 1;
+
+struct ManifestKernel {
+  std::string name;
+  std::string source;   ///< file:line of the kernel
+  std::string cacheKey; ///< 64 hex digits
+  int numWarps = 4;
+  int uncheckedRegions = 0;
+  LaunchContract contract;
+};
+
+struct ManifestArtifact {
+  std::string kind;   ///< "cubin" or "host-so"
+  std::string file;   ///< relative to the manifest's directory
+  std::string target; ///< "sm_90a", ..., or "host"
+  std::string sha256;
+};
+
+struct Manifest {
+  std::string path; ///< where it was read from
+  std::string source;
+  std::vector<ManifestArtifact> artifacts;
+  std::vector<ManifestKernel> kernels;
+
+  /// Parses and validates `text` (the file at `path`, for messages): the
+  /// version, every required field, and each kernel's launch contract.
+  static Status parse(std::string_view text, const std::string &path,
+                      Manifest &manifest);
+  static Status load(const std::string &path, Manifest &manifest);
+
+  /// The artifact of `kind`, or null.
+  const ManifestArtifact *artifact(std::string_view kind) const;
+  /// The artifact's path (the manifest's directory joined with its file).
+  std::string artifactPath(const ManifestArtifact &artifact) const;
+  /// Reads the artifact and checks its SHA-256 against the manifest.
+  Status readArtifact(const ManifestArtifact &artifact,
+                      std::string &bytes) const;
+};
+
+/// Reads a whole file; the error names it.
+Status readFile(const std::string &path, std::string &bytes);
+
+} // namespace tile_runtime
+
+#endif // TILE_RUNTIME_MANIFEST_H

@@ -1,0 +1,363 @@
+//===- CudaDevice.cpp - the runtime on a CUDA GPU -------------------------===//
+//
+// The primary context of one GPU; streams, events and graphs of the driver
+// API; a stream-ordered pool (the device's default memory pool, which keeps
+// freed memory for reuse); CUBIN modules; launches in the kernel ABI of the
+// GPU lowering: each view as its expanded memref descriptor (allocated
+// pointer, aligned pointer, offset, sizes, strides), each scalar as itself,
+// num_warps * 32 threads per program.
+//
+//===----------------------------------------------------------------------===//
+
+#include "CudaDriver.h"
+#include "DeviceImpl.h"
+
+#include <cstdint>
+#include <limits>
+
+using namespace tile_runtime;
+
+namespace {
+
+class CudaDevice;
+
+class CudaEvent : public EventImpl {
+public:
+  CudaEvent(const CudaDriver &cu, CUevent event) : cu(cu), event(event) {}
+  ~CudaEvent() override { cu.cuEventDestroy(event); }
+  Status wait() override {
+    return cu.check(cu.cuEventSynchronize(event), "cuEventSynchronize");
+  }
+  bool ready() override { return cu.cuEventQuery(event) == CUDA_SUCCESS; }
+  Status elapsedMs(EventImpl &start, float &ms) override {
+    auto *s = dynamic_cast<CudaEvent *>(&start);
+    if (!s)
+      return Status::error("elapsedMs: the events belong to different "
+                           "devices");
+    return cu.check(cu.cuEventElapsedTime(&ms, s->event, event),
+                    "cuEventElapsedTime");
+  }
+  const CudaDriver &cu;
+  CUevent event;
+};
+
+class CudaGraph : public GraphImpl {
+public:
+  CudaGraph(const CudaDriver &cu, DeviceImpl *device, CUgraph graph,
+            CUgraphExec exec)
+      : cu(cu), device(device), graph(graph), exec(exec) {}
+  ~CudaGraph() override {
+    cu.cuGraphExecDestroy(exec);
+    cu.cuGraphDestroy(graph);
+  }
+  Status replay(StreamImpl &stream) override;
+  const CudaDriver &cu;
+  DeviceImpl *device;
+  CUgraph graph;
+  CUgraphExec exec;
+};
+
+class CudaStream : public StreamImpl {
+public:
+  CudaStream(DeviceImpl *device, const CudaDriver &cu, CUstream stream)
+      : StreamImpl(device), cu(cu), stream(stream) {}
+  ~CudaStream() override {
+    cu.cuStreamSynchronize(stream);
+    cu.cuStreamDestroy(stream);
+  }
+
+  Status launch(const CheckedLaunch &l) override {
+    // One 8-byte slot per ABI parameter; the params array points into it.
+    constexpr size_t kMaxParams = 64 * (3 + 2 * kMaxViewRank) + 3;
+    int64_t words[kMaxParams];
+    void *params[kMaxParams];
+    size_t n = 0;
+    for (size_t i = 0; i < l.numArgs; ++i) {
+      const LaunchArg &a = l.args[i];
+      auto push = [&](int64_t v) {
+        words[n] = v;
+        params[n] = &words[n];
+        ++n;
+      };
+      if (!a.isView) {
+        push(a.scalar);
+        continue;
+      }
+      push(static_cast<int64_t>(a.address));
+      push(static_cast<int64_t>(a.address));
+      push(0);
+      for (int d = 0; d < a.rank; ++d)
+        push(a.shape[d]);
+      for (int d = 0; d < a.rank; ++d)
+        push(a.strides[d]);
+    }
+    const std::array<int64_t, 3> &g = l.grid;
+    if (g[0] > std::numeric_limits<int32_t>::max() || g[1] > 65535 ||
+        g[2] > 65535)
+      return Status::error("kernel " + l.kernel->meta.name + ": grid (" +
+                           std::to_string(g[0]) + ", " + std::to_string(g[1]) +
+                           ", " + std::to_string(g[2]) +
+                           ") exceeds the CUDA grid limits");
+    unsigned threads = static_cast<unsigned>(l.kernel->meta.numWarps) * 32;
+    return cu.check(cu.cuLaunchKernel(
+                        static_cast<CUfunction>(l.kernel->function),
+                        static_cast<unsigned>(g[0]),
+                        static_cast<unsigned>(g[1]),
+                        static_cast<unsigned>(g[2]), threads, 1, 1, 0, stream,
+                        params, nullptr),
+                    "cuLaunchKernel");
+  }
+  Status copyToDevice(uint64_t dst, const void *src, size_t n) override {
+    return cu.check(cu.cuMemcpyHtoDAsync(dst, src, n, stream),
+                    "cuMemcpyHtoDAsync");
+  }
+  Status copyToHost(void *dst, uint64_t src, size_t n) override {
+    return cu.check(cu.cuMemcpyDtoHAsync(dst, src, n, stream),
+                    "cuMemcpyDtoHAsync");
+  }
+  Status copy(uint64_t dst, uint64_t src, size_t n) override {
+    return cu.check(cu.cuMemcpyDtoDAsync(dst, src, n, stream),
+                    "cuMemcpyDtoDAsync");
+  }
+  Status fill(uint64_t dst, uint8_t byte, size_t n) override {
+    return cu.check(cu.cuMemsetD8Async(dst, byte, n, stream),
+                    "cuMemsetD8Async");
+  }
+  Status record(std::shared_ptr<EventImpl> &event) override {
+    CUevent e;
+    if (Status s = cu.check(cu.cuEventCreate(&e, CU_EVENT_DEFAULT),
+                            "cuEventCreate");
+        !s)
+      return s;
+    auto impl = std::make_shared<CudaEvent>(cu, e);
+    if (Status s = cu.check(cu.cuEventRecord(e, stream), "cuEventRecord"); !s)
+      return s;
+    event = std::move(impl);
+    return Status::ok();
+  }
+  Status wait(EventImpl &event) override {
+    auto *e = dynamic_cast<CudaEvent *>(&event);
+    if (!e)
+      return Status::error("wait: the event belongs to another device");
+    return cu.check(cu.cuStreamWaitEvent(stream, e->event, 0),
+                    "cuStreamWaitEvent");
+  }
+  Status synchronize() override {
+    return cu.check(cu.cuStreamSynchronize(stream), "cuStreamSynchronize");
+  }
+  Status beginCapture() override {
+    return cu.check(
+        cu.cuStreamBeginCapture(stream, CU_STREAM_CAPTURE_MODE_THREAD_LOCAL),
+        "cuStreamBeginCapture");
+  }
+  Status endCapture(std::shared_ptr<GraphImpl> &graph) override {
+    CUgraph g = nullptr;
+    if (Status s = cu.check(cu.cuStreamEndCapture(stream, &g),
+                            "cuStreamEndCapture");
+        !s)
+      return s;
+    CUgraphExec exec = nullptr;
+    if (Status s = cu.check(cu.cuGraphInstantiate(&exec, g, 0),
+                            "cuGraphInstantiate");
+        !s) {
+      cu.cuGraphDestroy(g);
+      return s;
+    }
+    graph = std::make_shared<CudaGraph>(cu, device, g, exec);
+    return Status::ok();
+  }
+
+  const CudaDriver &cu;
+  CUstream stream;
+};
+
+Status CudaGraph::replay(StreamImpl &s) {
+  auto *stream = dynamic_cast<CudaStream *>(&s);
+  if (!stream || s.device != device)
+    return Status::error("replay: the graph belongs to another device");
+  return cu.check(cu.cuGraphLaunch(exec, stream->stream), "cuGraphLaunch");
+}
+
+struct CudaModule {
+  const CudaDriver *cu = nullptr;
+  CUmodule module = nullptr;
+  ~CudaModule() {
+    if (module)
+      cu->cuModuleUnload(module);
+  }
+};
+
+class CudaDevice : public DeviceImpl {
+public:
+  ~CudaDevice() override {
+    if (context)
+      cu->cuDevicePrimaryCtxRelease(device);
+  }
+
+  Status init(int ordinal) {
+    if (Status s = CudaDriver::get(cu); !s)
+      return s;
+    int count = 0;
+    if (Status s = cu->check(cu->cuDeviceGetCount(&count), "cuDeviceGetCount");
+        !s)
+      return s;
+    if (ordinal >= count)
+      return Status::error("no CUDA device " + std::to_string(ordinal) +
+                           " (there are " + std::to_string(count) + ")");
+    if (Status s = cu->check(cu->cuDeviceGet(&device, ordinal), "cuDeviceGet");
+        !s)
+      return s;
+    char buf[256] = {};
+    cu->cuDeviceGetName(buf, sizeof(buf) - 1, device);
+    deviceName = buf;
+    cu->cuDeviceGetAttribute(
+        &major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, device);
+    cu->cuDeviceGetAttribute(
+        &minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, device);
+    if (Status s = cu->check(cu->cuDevicePrimaryCtxRetain(&context, device),
+                             "cuDevicePrimaryCtxRetain");
+        !s)
+      return s;
+    if (Status s = current(); !s)
+      return s;
+    if (Status s = cu->check(cu->cuDeviceGetDefaultMemPool(&pool, device),
+                             "cuDeviceGetDefaultMemPool");
+        !s)
+      return s;
+    // Keep freed memory in the pool: steady-state decoding never returns to
+    // the driver.
+    cuuint64_t keepAll = std::numeric_limits<cuuint64_t>::max();
+    return cu->check(cu->cuMemPoolSetAttribute(
+                         pool, CU_MEMPOOL_ATTR_RELEASE_THRESHOLD, &keepAll),
+                     "cuMemPoolSetAttribute");
+  }
+
+  /// Makes the device's context current on the calling thread.
+  Status current() const {
+    return cu->check(cu->cuCtxSetCurrent(context), "cuCtxSetCurrent");
+  }
+
+  bool isCuda() const override { return true; }
+  std::string name() const override {
+    return deviceName + " (sm_" + std::to_string(major) +
+           std::to_string(minor) + ")";
+  }
+  std::string target() const override {
+    // Hopper's wgmma/TMA and Blackwell's features need the arch-specific
+    // target; others take the plain one.
+    std::string t = "sm_" + std::to_string(major) + std::to_string(minor);
+    return major >= 9 ? t + "a" : t;
+  }
+  const char *artifactKind() const override { return "cubin"; }
+
+  Status loadArtifact(const Manifest &manifest, const std::string &path,
+                      const std::string &bytes, std::shared_ptr<void> &module,
+                      std::vector<void *> &functions) override {
+    const ManifestArtifact *a = manifest.artifact("cubin");
+    if (!compatible(a->target))
+      return Status::error(path + ": compiled for " + a->target +
+                           ", this device (" + name() + ") runs " + target() +
+                           "; recompile with tilec --target=" + target());
+    if (Status s = current(); !s)
+      return s;
+    auto m = std::make_shared<CudaModule>();
+    m->cu = cu;
+    if (Status s = cu->check(cu->cuModuleLoadData(&m->module, bytes.data()),
+                             "cuModuleLoadData");
+        !s)
+      return Status::error(path + ": " + s.message());
+    for (const ManifestKernel &k : manifest.kernels) {
+      CUfunction f;
+      if (cu->cuModuleGetFunction(&f, m->module, k.name.c_str()) !=
+          CUDA_SUCCESS)
+        return Status::error(path + ": kernel " + k.name +
+                             " of the manifest is not in the CUBIN");
+      functions.push_back(f);
+    }
+    module = m;
+    return Status::ok();
+  }
+
+  /// A CUBIN for sm_XY runs on sm_XZ with Z >= Y; an arch-specific one
+  /// (sm_90a) only on exactly that chip.
+  bool compatible(const std::string &t) const {
+    if (t.size() < 5 || t.compare(0, 3, "sm_") != 0)
+      return false;
+    bool specific = t.back() == 'a';
+    std::string digits = t.substr(3, t.size() - 3 - (specific ? 1 : 0));
+    if (digits.size() < 2 ||
+        digits.find_first_not_of("0123456789") != std::string::npos)
+      return false;
+    int tMajor = std::stoi(digits.substr(0, digits.size() - 1));
+    int tMinor = digits.back() - '0';
+    if (specific)
+      return tMajor == major && tMinor == minor;
+    return tMajor == major && tMinor <= minor;
+  }
+
+  Status createStream(std::shared_ptr<StreamImpl> &stream) override {
+    if (Status s = current(); !s)
+      return s;
+    CUstream st;
+    if (Status s = cu->check(cu->cuStreamCreate(&st, CU_STREAM_NON_BLOCKING),
+                             "cuStreamCreate");
+        !s)
+      return s;
+    stream = std::make_shared<CudaStream>(this, *cu, st);
+    return Status::ok();
+  }
+  Status allocate(size_t bytes, StreamImpl &stream,
+                  uint64_t &address) override {
+    CUdeviceptr p;
+    if (Status s = cu->check(cu->cuMemAllocAsync(
+                                 &p, bytes,
+                                 static_cast<CudaStream &>(stream).stream),
+                             "cuMemAllocAsync");
+        !s)
+      return Status::error(s.message() + " allocating " +
+                           std::to_string(bytes) + " bytes");
+    address = p;
+    return Status::ok();
+  }
+  void free(uint64_t address, StreamImpl *stream) override {
+    cu->cuMemFreeAsync(address,
+                       stream ? static_cast<CudaStream *>(stream)->stream
+                              : nullptr);
+  }
+  Status allocateHost(size_t bytes, uint64_t &address) override {
+    if (Status s = current(); !s)
+      return s;
+    void *p;
+    if (Status s = cu->check(cu->cuMemAllocHost(&p, bytes), "cuMemAllocHost");
+        !s)
+      return s;
+    address = reinterpret_cast<uint64_t>(p);
+    return Status::ok();
+  }
+  void freeHost(uint64_t address) override {
+    cu->cuMemFreeHost(reinterpret_cast<void *>(address));
+  }
+  int64_t bytesReserved() const override {
+    cuuint64_t v = 0;
+    cu->cuMemPoolGetAttribute(pool, CU_MEMPOOL_ATTR_RESERVED_MEM_CURRENT, &v);
+    return static_cast<int64_t>(v);
+  }
+
+  const CudaDriver *cu = nullptr;
+  CUdevice device = 0;
+  CUcontext context = nullptr;
+  CUmemoryPool pool = nullptr;
+  std::string deviceName;
+  int major = 0, minor = 0;
+};
+
+} // namespace
+
+Status tile_runtime::createCudaDevice(int ordinal,
+                                      std::unique_ptr<DeviceImpl> &device) {
+  auto d = std::make_unique<CudaDevice>();
+  if (Status s = d->init(ordinal); !s)
+    return s;
+  device = std::move(d);
+  return Status::ok();
+}

@@ -1,0 +1,184 @@
+//===- Manifest.cpp - parse and validate kernels.json ---------------------===//
+
+#include "tile/runtime/Manifest.h"
+#include "tile/runtime/Sha256.h"
+
+#include <nlohmann/json.hpp>
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+using namespace tile_runtime;
+using json = nlohmann::json;
+
+Status tile_runtime::readFile(const std::string &path, std::string &bytes) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in)
+    return Status::error("cannot read '" + path + "': " + std::strerror(errno));
+  std::ostringstream os;
+  os << in.rdbuf();
+  if (in.bad())
+    return Status::error("cannot read '" + path + "'");
+  bytes = std::move(os).str();
+  return Status::ok();
+}
+
+namespace {
+/// Field access with messages that name the manifest and the field.
+struct Reader {
+  const std::string &path;
+  Status fail(const std::string &what) const {
+    return Status::error(path + ": " + what);
+  }
+  Status string(const json &o, const char *key, std::string &out,
+                const std::string &where) const {
+    auto it = o.find(key);
+    if (it == o.end() || !it->is_string())
+      return fail(where + ": '" + key + "' must be a string");
+    out = it->get<std::string>();
+    return Status::ok();
+  }
+  Status integer(const json &o, const char *key, int64_t lo, int64_t hi,
+                 int &out, const std::string &where) const {
+    auto it = o.find(key);
+    if (it == o.end() || !it->is_number_integer())
+      return fail(where + ": '" + key + "' must be an integer");
+    int64_t v = it->get<int64_t>();
+    if (v < lo || v > hi)
+      return fail(where + ": '" + key + "' = " + std::to_string(v) +
+                  " is outside [" + std::to_string(lo) + ", " +
+                  std::to_string(hi) + "]");
+    out = static_cast<int>(v);
+    return Status::ok();
+  }
+};
+
+bool isHex64(const std::string &s) {
+  if (s.size() != 64)
+    return false;
+  for (char c : s)
+    if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f')))
+      return false;
+  return true;
+}
+} // namespace
+
+Status Manifest::parse(std::string_view text, const std::string &path,
+                       Manifest &m) {
+  Reader r{path};
+  json doc = json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (doc.is_discarded() || !doc.is_object())
+    return r.fail("not a JSON object");
+  int version = 0;
+  if (Status s = r.integer(doc, "tile_manifest_version", 0, 1 << 30, version,
+                           "the manifest");
+      !s)
+    return s;
+  if (version != kManifestVersion)
+    return r.fail("manifest version " + std::to_string(version) +
+                  " is not supported (this runtime reads version " +
+                  std::to_string(kManifestVersion) + ")");
+  m = Manifest();
+  m.path = path;
+  if (auto it = doc.find("source"); it != doc.end() && it->is_string())
+    m.source = it->get<std::string>();
+
+  auto artifacts = doc.find("artifacts");
+  if (artifacts == doc.end() || !artifacts->is_array() || artifacts->empty())
+    return r.fail("'artifacts' must be a non-empty list");
+  for (const json &a : *artifacts) {
+    std::string where = "artifact #" + std::to_string(m.artifacts.size());
+    if (!a.is_object())
+      return r.fail(where + " is not an object");
+    ManifestArtifact art;
+    if (Status s = r.string(a, "kind", art.kind, where); !s)
+      return s;
+    if (Status s = r.string(a, "file", art.file, where); !s)
+      return s;
+    if (Status s = r.string(a, "target", art.target, where); !s)
+      return s;
+    if (Status s = r.string(a, "sha256", art.sha256, where); !s)
+      return s;
+    if (art.kind != "cubin" && art.kind != "host-so")
+      return r.fail(where + ": unknown kind '" + art.kind + "'");
+    if (art.file.empty() || art.file.find('/') != std::string::npos)
+      return r.fail(where + ": 'file' must name a file beside the manifest");
+    if (!isHex64(art.sha256))
+      return r.fail(where + ": 'sha256' must be 64 hex digits");
+    m.artifacts.push_back(std::move(art));
+  }
+
+  auto kernels = doc.find("kernels");
+  if (kernels == doc.end() || !kernels->is_array())
+    return r.fail("'kernels' must be a list");
+  for (const json &k : *kernels) {
+    std::string where = "kernel #" + std::to_string(m.kernels.size());
+    if (!k.is_object())
+      return r.fail(where + " is not an object");
+    ManifestKernel mk;
+    if (Status s = r.string(k, "name", mk.name, where); !s)
+      return s;
+    where = "kernel " + mk.name;
+    for (const ManifestKernel &other : m.kernels)
+      if (other.name == mk.name)
+        return r.fail(where + " is listed twice");
+    if (Status s = r.string(k, "cache_key", mk.cacheKey, where); !s)
+      return s;
+    if (!isHex64(mk.cacheKey))
+      return r.fail(where + ": 'cache_key' must be 64 hex digits");
+    if (auto it = k.find("source"); it != k.end() && it->is_string())
+      mk.source = it->get<std::string>();
+    if (Status s = r.integer(k, "num_warps", 1, 32, mk.numWarps, where); !s)
+      return s;
+    if (Status s = r.integer(k, "unchecked_regions", 0, 1 << 30,
+                             mk.uncheckedRegions, where);
+        !s)
+      return s;
+    auto contract = k.find("launch_contract");
+    if (contract == k.end() || !contract->is_object())
+      return r.fail(where + ": 'launch_contract' must be an object");
+    if (Status s = LaunchContract::fromJson(contract->dump(), mk.contract); !s)
+      return r.fail(where + ": launch contract: " + s.message());
+    if (mk.contract.kernel != mk.name)
+      return r.fail(where + ": the launch contract is for kernel '" +
+                    mk.contract.kernel + "'");
+    m.kernels.push_back(std::move(mk));
+  }
+  return Status::ok();
+}
+
+Status Manifest::load(const std::string &path, Manifest &manifest) {
+  std::string text;
+  if (Status s = readFile(path, text); !s)
+    return s;
+  return parse(text, path, manifest);
+}
+
+const ManifestArtifact *Manifest::artifact(std::string_view kind) const {
+  for (const ManifestArtifact &a : artifacts)
+    if (a.kind == kind)
+      return &a;
+  return nullptr;
+}
+
+std::string Manifest::artifactPath(const ManifestArtifact &a) const {
+  size_t slash = path.rfind('/');
+  return slash == std::string::npos ? a.file
+                                    : path.substr(0, slash + 1) + a.file;
+}
+
+Status Manifest::readArtifact(const ManifestArtifact &a,
+                              std::string &bytes) const {
+  std::string file = artifactPath(a);
+  if (Status s = readFile(file, bytes); !s)
+    return s;
+  std::string digest = sha256Hex(bytes);
+  if (digest != a.sha256)
+    return Status::error(file + ": SHA-256 " + digest +
+                         " does not match the manifest " + path + " (" +
+                         a.sha256 + "): the artifact and its manifest come "
+                         "from different compiles");
+  return Status::ok();
+}

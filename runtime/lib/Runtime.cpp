@@ -1,0 +1,614 @@
+//===- Runtime.cpp - what both devices share ------------------------------===//
+//
+// Argument and contract checks before every launch, buffer bookkeeping and
+// stream-ordered frees, modules and kernels, and the references a capture
+// collects for its graph.
+//
+//===----------------------------------------------------------------------===//
+
+#include "DeviceImpl.h"
+
+#include "tile/runtime/Half.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <limits>
+
+using namespace tile_runtime;
+
+//===----------------------------------------------------------------------===//
+// Buffers and arguments
+//===----------------------------------------------------------------------===//
+
+BufferStorage::~BufferStorage() {
+  if (!device || !address)
+    return;
+  if (pinnedHost)
+    device->freeHost(address);
+  else
+    device->free(address, stream.get());
+  std::lock_guard<std::mutex> lock(device->statsMutex);
+  if (!pinnedHost) {
+    device->stats.frees++;
+    device->stats.bytesInUse -= static_cast<int64_t>(bytes);
+  }
+}
+
+void *Buffer::hostData() const {
+  if (!storage || (storage->device->isCuda() && !storage->pinnedHost))
+    return nullptr;
+  return reinterpret_cast<void *>(storage->address);
+}
+
+static Arg makeView(Arg::Kind kind, const Buffer &buffer,
+                    std::initializer_list<int64_t> shape,
+                    std::initializer_list<int64_t> strides, int64_t offset) {
+  Arg a;
+  a.kind = kind;
+  a.buffer = buffer.shared();
+  a.offset = offset;
+  // Ranks past kMaxViewRank (or shape/strides of different ranks) are
+  // reported by the launch, which sees rank = -1.
+  if (shape.size() > static_cast<size_t>(kMaxViewRank) ||
+      (strides.size() && strides.size() != shape.size())) {
+    a.rank = -1;
+    return a;
+  }
+  a.rank = static_cast<int32_t>(shape.size());
+  std::copy(shape.begin(), shape.end(), a.shape.begin());
+  if (strides.size()) {
+    std::copy(strides.begin(), strides.end(), a.strides.begin());
+  } else {
+    int64_t s = 1;
+    for (int d = a.rank - 1; d >= 0; --d) {
+      a.strides[d] = s;
+      s *= std::max<int64_t>(a.shape[d], 1);
+    }
+  }
+  return a;
+}
+
+Arg Arg::in(const Buffer &buffer, std::initializer_list<int64_t> shape,
+            std::initializer_list<int64_t> strides, int64_t offset) {
+  return makeView(Kind::Shared, buffer, shape, strides, offset);
+}
+Arg Arg::out(const Buffer &buffer, std::initializer_list<int64_t> shape,
+             std::initializer_list<int64_t> strides, int64_t offset) {
+  return makeView(Kind::Exclusive, buffer, shape, strides, offset);
+}
+Arg Arg::integer(int64_t v) {
+  Arg a;
+  a.kind = Kind::Int;
+  a.intValue = v;
+  return a;
+}
+Arg Arg::real(double v) {
+  Arg a;
+  a.kind = Kind::Float;
+  a.floatValue = v;
+  return a;
+}
+
+static std::string label(const ManifestKernel &k, int i) {
+  const auto &params = k.contract.params;
+  std::string name = i < static_cast<int>(params.size()) ? params[i].name : "";
+  return "kernel " + k.name + ": argument " + name + " (#" +
+         std::to_string(i) + ")";
+}
+
+Status tile_runtime::scalarBits(const ManifestKernel &k, int i, const Arg &a,
+                                DType dtype, uint64_t &bits) {
+  bool isFloat = dtype == DType::F16 || dtype == DType::BF16 ||
+                 dtype == DType::F32 || dtype == DType::F64;
+  if (isFloat) {
+    if (a.kind != Arg::Kind::Float && a.kind != Arg::Kind::Int)
+      return Status::error(label(k, i) + " is a " +
+                           std::string(toString(dtype)) + " scalar");
+    double v = a.kind == Arg::Kind::Float ? a.floatValue
+                                          : static_cast<double>(a.intValue);
+    switch (dtype) {
+    case DType::F16:
+      bits = toHalf(static_cast<float>(v));
+      break;
+    case DType::BF16:
+      bits = toBF16(static_cast<float>(v));
+      break;
+    case DType::F32: {
+      float f = static_cast<float>(v);
+      uint32_t u;
+      std::memcpy(&u, &f, 4);
+      bits = u;
+      break;
+    }
+    default:
+      std::memcpy(&bits, &v, 8);
+    }
+    return Status::ok();
+  }
+  if (a.kind != Arg::Kind::Int)
+    return Status::error(label(k, i) + " is an integer (" +
+                         std::string(toString(dtype)) +
+                         ") scalar: pass Arg::integer");
+  int64_t v = a.intValue;
+  int width = static_cast<int>(sizeInBytes(dtype)) * 8;
+  if (dtype == DType::I1)
+    width = 1;
+  if (width < 64) {
+    int64_t lo = dtype == DType::I1 ? 0 : -(int64_t(1) << (width - 1));
+    int64_t hi = dtype == DType::I1 ? 1 : (int64_t(1) << (width - 1)) - 1;
+    if (v < lo || v > hi)
+      return Status::error(label(k, i) + " = " + std::to_string(v) +
+                           " does not fit " + std::string(toString(dtype)));
+  }
+  bits = static_cast<uint64_t>(v);
+  return Status::ok();
+}
+
+//===----------------------------------------------------------------------===//
+// Modules and kernels
+//===----------------------------------------------------------------------===//
+
+struct Module::Impl {
+  Manifest manifest;
+  std::vector<std::shared_ptr<KernelImpl>> kernels;
+};
+
+const std::string &Kernel::name() const { return impl->meta.name; }
+const LaunchContract &Kernel::contract() const { return impl->meta.contract; }
+int Kernel::numWarps() const { return impl->meta.numWarps; }
+int Kernel::uncheckedRegions() const { return impl->meta.uncheckedRegions; }
+
+Status Module::kernel(std::string_view name, Kernel &kernel) const {
+  if (!impl)
+    return Status::error("the module is not loaded");
+  for (const auto &k : impl->kernels)
+    if (k->meta.name == name) {
+      kernel.impl = k;
+      return Status::ok();
+    }
+  std::string names;
+  for (const auto &k : impl->kernels)
+    names += (names.empty() ? "" : ", ") + k->meta.name;
+  return Status::error(impl->manifest.path + ": no kernel named '" +
+                       std::string(name) + "' (it has " + names + ")");
+}
+
+std::vector<std::string> Module::kernelNames() const {
+  std::vector<std::string> out;
+  if (impl)
+    for (const auto &k : impl->kernels)
+      out.push_back(k->meta.name);
+  return out;
+}
+
+const Manifest &Module::manifest() const { return impl->manifest; }
+
+//===----------------------------------------------------------------------===//
+// Devices
+//===----------------------------------------------------------------------===//
+
+Device::~Device() {
+  // The default stream goes before the device it belongs to.
+  defaultStream_ = Stream();
+}
+
+Status Device::open(std::string_view spec, std::unique_ptr<Device> &device) {
+  std::unique_ptr<DeviceImpl> impl;
+  if (spec == "cpu") {
+    impl = createCpuDevice();
+  } else if (spec == "cuda" || spec.substr(0, 5) == "cuda:") {
+    int ordinal = 0;
+    if (spec.size() > 5) {
+      std::string digits(spec.substr(5));
+      if (digits.empty() || digits.size() > 4 ||
+          digits.find_first_not_of("0123456789") != std::string::npos)
+        return Status::error("device '" + std::string(spec) +
+                             "': expected cuda:N");
+      ordinal = std::stoi(digits);
+    }
+    if (Status s = createCudaDevice(ordinal, impl); !s)
+      return s;
+  } else {
+    return Status::error("unknown device '" + std::string(spec) +
+                         "' (expected cuda, cuda:N or cpu)");
+  }
+  std::unique_ptr<Device> d(new Device());
+  d->impl = std::move(impl);
+  if (Status s = d->createStream(d->defaultStream_); !s)
+    return s;
+  device = std::move(d);
+  return Status::ok();
+}
+
+bool Device::isCuda() const { return impl->isCuda(); }
+std::string Device::name() const { return impl->name(); }
+std::string Device::target() const { return impl->target(); }
+Stream &Device::defaultStream() { return defaultStream_; }
+
+Status Device::createStream(Stream &stream) {
+  if (Status s = impl->createStream(stream.impl); !s)
+    return s;
+  stream.impl->owner = impl;
+  return Status::ok();
+}
+
+Status Device::loadModule(const std::string &manifestPath, Module &module) {
+  auto m = std::make_shared<Module::Impl>();
+  if (Status s = Manifest::load(manifestPath, m->manifest); !s)
+    return s;
+  const ManifestArtifact *artifact =
+      m->manifest.artifact(impl->artifactKind());
+  if (!artifact)
+    return Status::error(manifestPath + ": no " + impl->artifactKind() +
+                         " artifact for this device (" + impl->name() +
+                         "); compile with tilec " +
+                         (impl->isCuda() ? "--emit=cubin" : "--with-host"));
+  std::string bytes;
+  if (Status s = m->manifest.readArtifact(*artifact, bytes); !s)
+    return s;
+  std::string path = m->manifest.artifactPath(*artifact);
+  std::shared_ptr<void> loaded;
+  std::vector<void *> functions;
+  if (Status s = impl->loadArtifact(m->manifest, path, bytes, loaded,
+                                    functions);
+      !s)
+    return s;
+  for (size_t i = 0; i < m->manifest.kernels.size(); ++i) {
+    auto k = std::make_shared<KernelImpl>();
+    k->meta = m->manifest.kernels[i];
+    k->function = functions[i];
+    k->module = loaded;
+    k->device = impl.get();
+    k->owner = impl;
+    m->kernels.push_back(std::move(k));
+  }
+  module.impl = std::move(m);
+  return Status::ok();
+}
+
+static Status allocateStorage(const std::shared_ptr<DeviceImpl> &owner,
+                              DType dtype, int64_t count,
+                              StreamImpl *stream, bool pinned,
+                              Buffer &buffer,
+                              std::shared_ptr<BufferStorage> &storage) {
+  DeviceImpl &dev = *owner;
+  if (count < 0 ||
+      count > std::numeric_limits<int64_t>::max() / 8 / sizeInBytes(dtype))
+    return Status::error("cannot allocate " + std::to_string(count) +
+                         " elements");
+  if (!pinned && dev.openCaptures.load() > 0)
+    return Status::error("cannot allocate device memory while a stream of "
+                         "this device is capturing a graph: allocate before "
+                         "the capture (a graph replays fixed addresses)");
+  size_t bytes = static_cast<size_t>(count * sizeInBytes(dtype));
+  auto s = std::make_shared<BufferStorage>();
+  Status st = pinned ? dev.allocateHost(std::max<size_t>(bytes, 1), s->address)
+                     : dev.allocate(std::max<size_t>(bytes, 1), *stream,
+                                    s->address);
+  if (!st)
+    return st;
+  s->device = &dev;
+  s->owner = owner;
+  s->bytes = bytes;
+  s->dtype = dtype;
+  s->count = count;
+  s->pinnedHost = pinned;
+  if (!pinned) {
+    std::lock_guard<std::mutex> lock(dev.statsMutex);
+    dev.stats.allocations++;
+    dev.stats.bytesInUse += static_cast<int64_t>(bytes);
+    dev.stats.peakBytesInUse =
+        std::max(dev.stats.peakBytesInUse, dev.stats.bytesInUse);
+  }
+  storage = std::move(s);
+  (void)buffer;
+  return Status::ok();
+}
+
+Status Device::allocate(DType dtype, int64_t count, Stream &stream,
+                        Buffer &buffer) {
+  if (!stream.impl || stream.impl->device != impl.get())
+    return Status::error("allocate: the stream belongs to another device");
+  std::shared_ptr<BufferStorage> s;
+  if (Status st = allocateStorage(impl, dtype, count, stream.impl.get(),
+                                  false, buffer, s);
+      !st)
+    return st;
+  s->stream = stream.impl;
+  buffer.storage = std::move(s);
+  return Status::ok();
+}
+
+Status Device::allocateHost(DType dtype, int64_t count, Buffer &buffer) {
+  std::shared_ptr<BufferStorage> s;
+  if (Status st = allocateStorage(impl, dtype, count, nullptr, true, buffer, s);
+      !st)
+    return st;
+  buffer.storage = std::move(s);
+  return Status::ok();
+}
+
+PoolStats Device::poolStats() const {
+  std::lock_guard<std::mutex> lock(impl->statsMutex);
+  PoolStats s = impl->stats;
+  s.bytesReserved = impl->bytesReserved();
+  return s;
+}
+
+//===----------------------------------------------------------------------===//
+// Streams
+//===----------------------------------------------------------------------===//
+
+/// Checks a buffer argument of a stream operation.
+static Status checkBuffer(const StreamImpl &s, const Buffer &b,
+                          const char *what, size_t offset, size_t bytes) {
+  if (!b.valid())
+    return Status::error(std::string(what) + ": the buffer is empty");
+  if (b.shared()->device != s.device)
+    return Status::error(std::string(what) +
+                         ": the buffer belongs to another device");
+  if (offset > b.bytes() || bytes > b.bytes() - offset)
+    return Status::error(std::string(what) + ": " + std::to_string(bytes) +
+                         " bytes at offset " + std::to_string(offset) +
+                         " do not fit the buffer of " +
+                         std::to_string(b.bytes()) + " bytes");
+  return Status::ok();
+}
+
+static void keep(StreamImpl &s, const std::shared_ptr<BufferStorage> &b) {
+  if (s.isCapturing)
+    s.capturedBuffers.push_back(b);
+}
+
+Status Stream::launch(const Kernel &kernel, std::initializer_list<Arg> args) {
+  return launch(kernel, args.begin(), args.size());
+}
+
+Status Stream::launch(const Kernel &kernel, const Arg *args, size_t numArgs) {
+  if (!impl)
+    return Status::error("launch: no stream");
+  if (!kernel.impl)
+    return Status::error("launch: no kernel");
+  const KernelImpl &k = *kernel.impl;
+  const ManifestKernel &meta = k.meta;
+  if (k.device != impl->device)
+    return Status::error("kernel " + meta.name +
+                         ": loaded on another device than the stream's");
+  const auto &params = meta.contract.params;
+  if (numArgs != params.size())
+    return Status::error("kernel " + meta.name + ": expects " +
+                         std::to_string(params.size()) + " arguments, got " +
+                         std::to_string(numArgs));
+  constexpr size_t kMaxArgs = 64;
+  if (numArgs > kMaxArgs)
+    return Status::error("kernel " + meta.name + ": more than 64 arguments");
+  LaunchArg launchArgs[kMaxArgs];
+  for (size_t i = 0; i < numArgs; ++i) {
+    const ContractParam &p = params[i];
+    const Arg &a = args[i];
+    int idx = static_cast<int>(i);
+    LaunchArg &l = launchArgs[i];
+    if (p.kind == ContractParam::Kind::Scalar) {
+      if (a.kind == Arg::Kind::Shared || a.kind == Arg::Kind::Exclusive)
+        return Status::error(label(meta, idx) + " is a scalar, got a view");
+      uint64_t bits = 0;
+      if (Status s = scalarBits(meta, idx, a, p.dtype, bits); !s)
+        return s;
+      l.isView = false;
+      // Integers sign-extended for the contract; floats carry their bits.
+      l.scalar = a.kind == Arg::Kind::Int && p.dtype != DType::F16 &&
+                         p.dtype != DType::BF16 && p.dtype != DType::F32 &&
+                         p.dtype != DType::F64
+                     ? a.intValue
+                     : static_cast<int64_t>(bits);
+      continue;
+    }
+    if (a.kind != Arg::Kind::Shared && a.kind != Arg::Kind::Exclusive)
+      return Status::error(label(meta, idx) + " is a tensor, got a scalar");
+    bool exclusive = isExclusive(p.mode);
+    if (exclusive != (a.kind == Arg::Kind::Exclusive))
+      return Status::error(
+          label(meta, idx) + " is " + std::string(toString(p.mode)) +
+          (exclusive ? ": the kernel writes it, pass it exclusively "
+                       "(Arg::out / Arg::inout)"
+                     : ": the kernel only reads it, pass it shared (Arg::in)"));
+    if (!a.buffer)
+      return Status::error(label(meta, idx) + ": the buffer is empty");
+    const BufferStorage &b = *a.buffer;
+    if (b.device != impl->device || b.pinnedHost)
+      return Status::error(label(meta, idx) +
+                           ": the buffer is not memory of this device");
+    if (a.rank < 0)
+      return Status::error(label(meta, idx) +
+                           ": shape and strides must have the same rank, at "
+                           "most " + std::to_string(kMaxViewRank));
+    if (b.dtype != p.dtype)
+      return Status::error(label(meta, idx) + " has dtype " +
+                           std::string(toString(b.dtype)) + ", expected " +
+                           std::string(toString(p.dtype)));
+    // The view must lie inside its buffer: the contract reasons about
+    // views, this is what makes a view memory the caller owns.
+    int64_t last = a.offset, esize = sizeInBytes(b.dtype);
+    bool empty = false;
+    for (int d = 0; d < a.rank; ++d) {
+      if (a.shape[d] == 0)
+        empty = true;
+      if (a.shape[d] > 0 && a.strides[d] > 0) {
+        if (a.shape[d] - 1 > (std::numeric_limits<int64_t>::max() - last) /
+                                 a.strides[d])
+          return Status::error(label(meta, idx) + ": the view's extent "
+                                                  "overflows");
+        last += (a.shape[d] - 1) * a.strides[d];
+      }
+    }
+    if (a.offset < 0 || (!empty && last >= b.count))
+      return Status::error(
+          label(meta, idx) + ": the view reaches element " +
+          std::to_string(last) + " of a buffer of " + std::to_string(b.count) +
+          " elements");
+    l.isView = true;
+    l.address = b.address + static_cast<uint64_t>(a.offset * esize);
+    if (l.address % 16 != 0)
+      return Status::error(label(meta, idx) +
+                           ": the view's address is not 16-byte aligned "
+                           "(kernels use 16-byte vector accesses)");
+    l.dtype = b.dtype;
+    l.rank = a.rank;
+    l.shape = a.shape;
+    l.strides = a.strides;
+  }
+  CheckedLaunch launch;
+  launch.kernel = &k;
+  if (Status s = checkLaunch(meta.contract, launchArgs, numArgs, launch.grid);
+      !s)
+    return s;
+  if (launch.grid[0] == 0 || launch.grid[1] == 0 || launch.grid[2] == 0)
+    return Status::ok(); // an empty problem
+  launch.args = launchArgs;
+  launch.numArgs = numArgs;
+  if (Status s = impl->launch(launch); !s)
+    return s;
+  if (impl->isCapturing) {
+    impl->capturedLaunches++;
+    for (size_t i = 0; i < numArgs; ++i)
+      if (args[i].buffer)
+        impl->capturedBuffers.push_back(args[i].buffer);
+  }
+  return Status::ok();
+}
+
+Status Stream::copyToDevice(const Buffer &dst, const void *src, size_t bytes,
+                            size_t dstOffset) {
+  if (!impl)
+    return Status::error("copyToDevice: no stream");
+  if (Status s = checkBuffer(*impl, dst, "copyToDevice", dstOffset, bytes); !s)
+    return s;
+  if (impl->isCapturing)
+    return Status::error("copyToDevice: host copies cannot be captured (the "
+                         "host memory would have to outlive the graph); "
+                         "write per-replay inputs before replaying");
+  return impl->copyToDevice(dst.address() + dstOffset, src, bytes);
+}
+
+Status Stream::copyToHost(void *dst, const Buffer &src, size_t bytes,
+                          size_t srcOffset) {
+  if (!impl)
+    return Status::error("copyToHost: no stream");
+  if (Status s = checkBuffer(*impl, src, "copyToHost", srcOffset, bytes); !s)
+    return s;
+  if (impl->isCapturing)
+    return Status::error("copyToHost: host copies cannot be captured; read "
+                         "results after the replay");
+  return impl->copyToHost(dst, src.address() + srcOffset, bytes);
+}
+
+Status Stream::copy(const Buffer &dst, const Buffer &src, size_t bytes) {
+  if (!impl)
+    return Status::error("copy: no stream");
+  if (Status s = checkBuffer(*impl, dst, "copy (destination)", 0, bytes); !s)
+    return s;
+  if (Status s = checkBuffer(*impl, src, "copy (source)", 0, bytes); !s)
+    return s;
+  uint64_t d = dst.address(), s0 = src.address();
+  if (bytes && d < s0 + bytes && s0 < d + bytes)
+    return Status::error("copy: source and destination overlap");
+  keep(*impl, dst.shared());
+  keep(*impl, src.shared());
+  return impl->copy(d, s0, bytes);
+}
+
+Status Stream::fill(const Buffer &dst, uint8_t byte) {
+  if (!impl)
+    return Status::error("fill: no stream");
+  if (Status s = checkBuffer(*impl, dst, "fill", 0, dst.bytes()); !s)
+    return s;
+  keep(*impl, dst.shared());
+  return impl->fill(dst.address(), byte, dst.bytes());
+}
+
+Status Stream::record(Event &event) {
+  if (!impl)
+    return Status::error("record: no stream");
+  return impl->record(event.impl);
+}
+
+Status Stream::wait(const Event &event) {
+  if (!impl || !event.impl)
+    return Status::error("wait: no stream or event");
+  return impl->wait(*event.impl);
+}
+
+Status Stream::synchronize() {
+  if (!impl)
+    return Status::error("synchronize: no stream");
+  return impl->synchronize();
+}
+
+Status Stream::beginCapture() {
+  if (!impl)
+    return Status::error("beginCapture: no stream");
+  if (impl->isCapturing)
+    return Status::error("beginCapture: the stream is already capturing");
+  if (Status s = impl->beginCapture(); !s)
+    return s;
+  impl->isCapturing = true;
+  impl->capturedLaunches = 0;
+  impl->capturedBuffers.clear();
+  impl->device->openCaptures++;
+  return Status::ok();
+}
+
+Status Stream::endCapture(Graph &graph) {
+  if (!impl || !impl->isCapturing)
+    return Status::error("endCapture: the stream is not capturing");
+  impl->isCapturing = false;
+  impl->device->openCaptures--;
+  std::shared_ptr<GraphImpl> g;
+  Status s = impl->endCapture(g);
+  std::vector<std::shared_ptr<BufferStorage>> buffers;
+  buffers.swap(impl->capturedBuffers);
+  if (!s)
+    return s;
+  // One reference per distinct buffer.
+  std::sort(buffers.begin(), buffers.end());
+  buffers.erase(std::unique(buffers.begin(), buffers.end()), buffers.end());
+  g->buffers = std::move(buffers);
+  g->launches = impl->capturedLaunches;
+  g->owner = impl->owner;
+  graph.impl = std::move(g);
+  return Status::ok();
+}
+
+bool Stream::capturing() const { return impl && impl->isCapturing; }
+
+//===----------------------------------------------------------------------===//
+// Events and graphs
+//===----------------------------------------------------------------------===//
+
+Status Event::wait() const {
+  if (!impl)
+    return Status::error("wait: the event was never recorded");
+  return impl->wait();
+}
+
+bool Event::ready() const { return impl && impl->ready(); }
+
+Status Event::elapsedMs(const Event &start, float &ms) const {
+  if (!impl || !start.impl)
+    return Status::error("elapsedMs: an event was never recorded");
+  return impl->elapsedMs(*start.impl, ms);
+}
+
+Status Graph::replay(Stream &stream) const {
+  if (!impl)
+    return Status::error("replay: the graph is empty");
+  if (!stream.impl)
+    return Status::error("replay: no stream");
+  if (stream.impl->isCapturing)
+    return Status::error("replay: the stream is capturing");
+  return impl->replay(*stream.impl);
+}
+
+size_t Graph::numLaunches() const { return impl ? impl->launches : 0; }
+size_t Graph::numBuffers() const { return impl ? impl->buffers.size() : 0; }

@@ -1,0 +1,345 @@
+//===- DeviceTest.cpp - the runtime API on one device ---------------------===//
+//
+// Compiled twice: for the CPU device (TileRuntimeTests, in scripts/test.sh)
+// and for the CUDA device (TileRuntimeGpuTests, label gpu,
+// scripts/gpu-test.sh). Every launch-contract rule is tested satisfied and
+// violated; a violation must leave the poisoned output untouched.
+//
+//===----------------------------------------------------------------------===//
+
+#include "RuntimeTestUtils.h"
+
+#include "tile/runtime/Half.h"
+
+#include <cmath>
+
+using namespace tile_runtime;
+using namespace tile_runtime::test;
+
+namespace {
+
+class DeviceTest : public ::testing::Test {
+protected:
+  void SetUp() override { ASSERT_OK(rt.open(TILE_TEST_DEVICE)); }
+  Loaded rt;
+};
+
+/// Expects `status` to be an error containing every one of `parts`.
+void expectError(const Status &status, std::initializer_list<const char *> parts) {
+  ASSERT_FALSE(status.isOk()) << "expected an error";
+  for (const char *p : parts)
+    EXPECT_NE(status.message().find(p), std::string::npos)
+        << "'" << p << "' not in: " << status.message();
+}
+
+TEST_F(DeviceTest, ScaleRowsMatchesTheReference) {
+  const int rows = 37; // odd: the last program's block is partial
+  auto x = randomFloats(rows * 256, -3, 3, 1);
+  Buffer bx = rt.upload(x);
+  Buffer by = rt.upload(std::vector<float>(rows * 256, poison()));
+  ASSERT_OK(rt.stream().launch(rt.kernel("scale_rows"),
+                               {Arg::in(bx, {rows, 256}),
+                                Arg::out(by, {rows, 256}), Arg::real(0.75)}));
+  std::vector<float> y = rt.download(by);
+  for (int i = 0; i < rows * 256; ++i) {
+    ASSERT_FALSE(isPoison(y[i])) << "element " << i << " was not written";
+    double want = double(x[i]) * 0.75;
+    ASSERT_LE(std::abs(y[i] - want), 1e-6 * std::abs(want)) << i;
+  }
+}
+
+TEST_F(DeviceTest, NoOverlapRuleRejectsAliasedOutput) {
+  auto x = randomFloats(8 * 256, 1, 2, 2);
+  Buffer b = rt.upload(x);
+  Status s = rt.stream().launch(
+      rt.kernel("scale_rows"),
+      {Arg::in(b, {4, 256}), Arg::out(b, {4, 256}, {}, 4 * 256 - 256),
+       Arg::real(2)});
+  expectError(s, {"kernel scale_rows", "argument y (#1)", "overlaps",
+                  "argument x (#0)"});
+  // Disjoint halves of one buffer are fine.
+  ASSERT_OK(rt.stream().launch(
+      rt.kernel("scale_rows"),
+      {Arg::in(b, {4, 256}), Arg::out(b, {4, 256}, {}, 4 * 256),
+       Arg::real(2)}));
+  std::vector<float> after = rt.download(b);
+  for (int i = 0; i < 4 * 256; ++i) {
+    EXPECT_EQ(after[i], x[i]);
+    EXPECT_EQ(after[4 * 256 + i], x[i] * 2);
+  }
+}
+
+TEST_F(DeviceTest, AssumeRuleRejectsMismatchedRows) {
+  Buffer bx = rt.upload(randomFloats(4 * 256, 1, 2, 3));
+  Buffer by = rt.upload(std::vector<float>(6 * 256, poison()));
+  expectError(rt.stream().launch(rt.kernel("scale_rows"),
+                                 {Arg::in(bx, {4, 256}), Arg::out(by, {6, 256}),
+                                  Arg::real(1)}),
+              {"kernel scale_rows", "launch contract violated",
+               "x and y have the same rows"});
+  for (float v : rt.download(by))
+    ASSERT_TRUE(isPoison(v)) << "a rejected launch wrote its output";
+}
+
+TEST_F(DeviceTest, NonSelfOverlappingRuleOnDynamicStrides) {
+  const int n = 32;
+  auto x = randomFloats(n * n, 1, 2, 4);
+  Buffer bx = rt.upload(x);
+  Buffer by = rt.upload(std::vector<float>(n * n, poison()));
+  // Strides (1, 1) map distinct indices to one element.
+  expectError(rt.stream().launch(rt.kernel("copy_strided"),
+                                 {Arg::in(bx, {n, n}),
+                                  Arg::out(by, {n, n}, {1, 1})}),
+              {"argument y (#1)", "overlaps itself"});
+  for (float v : rt.download(by))
+    ASSERT_TRUE(isPoison(v));
+  // Column-major is a valid layout: y holds x transposed in memory.
+  ASSERT_OK(rt.stream().launch(rt.kernel("copy_strided"),
+                               {Arg::in(bx, {n, n}),
+                                Arg::out(by, {n, n}, {1, n})}));
+  std::vector<float> y = rt.download(by);
+  for (int i = 0; i < n; ++i)
+    for (int j = 0; j < n; ++j)
+      ASSERT_EQ(y[j * n + i], x[i * n + j]);
+}
+
+TEST_F(DeviceTest, ScalarBoundRuleOnKVWrite) {
+  const int cap = 5;
+  std::vector<uint16_t> k(8 * 128), cache(cap * 8 * 128, 0x7e00);
+  auto kf = randomFloats(k.size(), -1, 1, 5);
+  for (size_t i = 0; i < k.size(); ++i)
+    k[i] = toHalf(kf[i]);
+  Buffer bk, bc;
+  ASSERT_OK(rt.device->allocate(DType::F16, k.size(), bk));
+  ASSERT_OK(rt.device->allocate(DType::F16, cache.size(), bc));
+  ASSERT_OK(rt.stream().copyToDevice(bk, k.data(), k.size() * 2));
+  ASSERT_OK(rt.stream().copyToDevice(bc, cache.data(), cache.size() * 2));
+  Kernel kv = rt.kernel("kv_write");
+  for (int bad : {-1, cap, 1 << 30})
+    expectError(rt.stream().launch(kv, {Arg::in(bk, {8, 128}),
+                                        Arg::inout(bc, {cap, 8, 128}),
+                                        Arg::integer(bad)}),
+                {"kernel kv_write", "0 <= pos < cache length"});
+  expectError(rt.stream().launch(kv, {Arg::in(bk, {8, 128}),
+                                      Arg::inout(bc, {cap, 8, 128}),
+                                      Arg::integer(int64_t(1) << 40)}),
+              {"argument pos (#2)", "does not fit i32"});
+  ASSERT_OK(rt.stream().launch(
+      kv, {Arg::in(bk, {8, 128}), Arg::inout(bc, {cap, 8, 128}),
+           Arg::integer(3)}));
+  std::vector<uint16_t> after(cache.size());
+  ASSERT_OK(rt.stream().copyToHost(after.data(), bc, after.size() * 2));
+  ASSERT_OK(rt.stream().synchronize());
+  for (int r = 0; r < cap; ++r)
+    for (int i = 0; i < 8 * 128; ++i)
+      ASSERT_EQ(after[r * 1024 + i], r == 3 ? k[i] : uint16_t(0x7e00))
+          << "row " << r;
+}
+
+TEST_F(DeviceTest, ArgumentChecksNameTheArgument) {
+  Buffer bx = rt.upload(randomFloats(4 * 256, 1, 2, 6));
+  Buffer by = rt.upload(std::vector<float>(4 * 256, poison()));
+  Buffer half;
+  ASSERT_OK(rt.device->allocate(DType::F16, 4 * 256, half));
+  Kernel k = rt.kernel("scale_rows");
+  Stream &s = rt.stream();
+  expectError(s.launch(k, {Arg::in(bx, {4, 256}), Arg::in(by, {4, 256}),
+                           Arg::real(1)}),
+              {"argument y (#1)", "pass it exclusively"});
+  expectError(s.launch(k, {Arg::out(bx, {4, 256}), Arg::out(by, {4, 256}),
+                           Arg::real(1)}),
+              {"argument x (#0)", "pass it shared"});
+  expectError(s.launch(k, {Arg::in(half, {4, 256}), Arg::out(by, {4, 256}),
+                           Arg::real(1)}),
+              {"argument x (#0)", "dtype f16, expected f32"});
+  expectError(s.launch(k, {Arg::in(bx, {8, 128}), Arg::out(by, {4, 256}),
+                           Arg::real(1)}),
+              {"argument x (#0)", "compiled for 256"});
+  expectError(s.launch(k, {Arg::in(bx, {5, 256}), Arg::out(by, {4, 256}),
+                           Arg::real(1)}),
+              {"argument x (#0)", "reaches element 1279", "1024 elements"});
+  expectError(s.launch(k, {Arg::in(bx, {3, 256}, {}, 1),
+                           Arg::out(by, {3, 256}), Arg::real(1)}),
+              {"argument x (#0)", "16-byte aligned"});
+  expectError(s.launch(k, {Arg::in(bx, {4, 256}), Arg::out(by, {4, 256})}),
+              {"expects 3 arguments, got 2"});
+  expectError(s.launch(k, {Arg::in(bx, {4, 256}), Arg::out(by, {4, 256}),
+                           Arg::in(bx, {4})}),
+              {"argument s (#2)", "is a scalar"});
+  expectError(s.launch(k, {Arg::integer(1), Arg::out(by, {4, 256}),
+                           Arg::real(1)}),
+              {"argument x (#0)", "is a tensor"});
+  for (float v : rt.download(by))
+    ASSERT_TRUE(isPoison(v));
+}
+
+TEST_F(DeviceTest, EmptyProblemLaunchesNothing) {
+  Buffer bx = rt.upload({1.0f});
+  Buffer by = rt.upload({poison()});
+  ASSERT_OK(rt.stream().launch(rt.kernel("scale_rows"),
+                               {Arg::in(bx, {0, 256}), Arg::out(by, {0, 256}),
+                                Arg::real(1)}));
+  EXPECT_TRUE(isPoison(rt.download(by)[0]));
+}
+
+TEST_F(DeviceTest, GraphReplaysWithoutRecapture) {
+  const int n = 1000;
+  Buffer bx = rt.upload(std::vector<float>(n, 0.5f));
+  Kernel k = rt.kernel("add_one");
+  Stream &s = rt.stream();
+  ASSERT_OK(s.beginCapture());
+  EXPECT_TRUE(s.capturing());
+  for (int i = 0; i < 10; ++i)
+    ASSERT_OK(s.launch(k, {Arg::inout(bx, {n})}));
+  Graph g;
+  ASSERT_OK(s.endCapture(g));
+  EXPECT_EQ(g.numLaunches(), 10u);
+  EXPECT_EQ(g.numBuffers(), 1u);
+  // Captured launches did not run.
+  EXPECT_EQ(rt.download(bx)[0], 0.5f);
+  for (int r = 0; r < 3; ++r)
+    ASSERT_OK(g.replay(s));
+  for (float v : rt.download(bx))
+    ASSERT_EQ(v, 30.5f);
+}
+
+TEST_F(DeviceTest, GraphHoldsItsBuffers) {
+  Kernel k = rt.kernel("add_one");
+  Stream &s = rt.stream();
+  Graph g;
+  int64_t before = rt.device->poolStats().bytesInUse;
+  {
+    Buffer bx = rt.upload(std::vector<float>(256, 1.0f));
+    ASSERT_OK(s.beginCapture());
+    ASSERT_OK(s.launch(k, {Arg::inout(bx, {256})}));
+    ASSERT_OK(s.endCapture(g));
+  }
+  // The Buffer is gone; the graph still holds its memory.
+  EXPECT_EQ(rt.device->poolStats().bytesInUse, before + 256 * 4);
+  ASSERT_OK(g.replay(s));
+  ASSERT_OK(s.synchronize());
+  g = Graph();
+  ASSERT_OK(s.synchronize());
+  EXPECT_EQ(rt.device->poolStats().bytesInUse, before);
+}
+
+TEST_F(DeviceTest, CaptureRejectsAllocationAndHostCopies) {
+  Buffer bx = rt.upload(std::vector<float>(128, 1.0f));
+  Stream &s = rt.stream();
+  ASSERT_OK(s.beginCapture());
+  Buffer more;
+  expectError(rt.device->allocate(DType::F32, 16, more),
+              {"while a stream of this device is capturing"});
+  float host[128];
+  expectError(s.copyToDevice(bx, host, sizeof(host)),
+              {"host copies cannot be captured"});
+  expectError(s.copyToHost(host, bx, sizeof(host)),
+              {"host copies cannot be captured"});
+  expectError(s.beginCapture(), {"already capturing"});
+  Graph g;
+  ASSERT_OK(s.endCapture(g));
+  EXPECT_EQ(g.numLaunches(), 0u);
+  ASSERT_OK(rt.device->allocate(DType::F32, 16, more));
+}
+
+TEST_F(DeviceTest, ReplayReadsPerReplayInputsFromDeviceMemory) {
+  auto v = randomFloats(64, 1, 2, 7);
+  Buffer bv = rt.upload(v);
+  Buffer bout = rt.upload(std::vector<float>(16 * 64, poison()));
+  Buffer bpos;
+  ASSERT_OK(rt.device->allocate(DType::I32, 1, bpos));
+  Stream &s = rt.stream();
+  ASSERT_OK(s.beginCapture());
+  ASSERT_OK(s.launch(rt.kernel("write_at_device_pos"),
+                     {Arg::in(bpos, {1}), Arg::in(bv, {64}),
+                      Arg::inout(bout, {16, 64})}));
+  Graph g;
+  ASSERT_OK(s.endCapture(g));
+  // Positions outside [0, 16) are clamped by the kernel: never foreign rows.
+  std::vector<int> written;
+  for (int32_t pos : {3, 11, 40, -2}) {
+    ASSERT_OK(s.copyToDevice(bpos, &pos, 4));
+    ASSERT_OK(g.replay(s));
+    written.push_back(std::min(std::max(pos, 0), 15));
+  }
+  std::vector<float> out = rt.download(bout);
+  for (int r = 0; r < 16; ++r) {
+    bool want = std::find(written.begin(), written.end(), r) != written.end();
+    for (int i = 0; i < 64; ++i)
+      ASSERT_EQ(isPoison(out[r * 64 + i]), !want) << "row " << r;
+    if (want)
+      for (int i = 0; i < 64; ++i)
+        ASSERT_EQ(out[r * 64 + i], v[i]);
+  }
+}
+
+TEST_F(DeviceTest, EventsOrderStreams) {
+  const int n = 4096;
+  Stream s2;
+  ASSERT_OK(rt.device->createStream(s2));
+  Buffer bx = rt.upload(std::vector<float>(n, 1.0f));
+  ASSERT_OK(rt.stream().synchronize());
+  Kernel k = rt.kernel("add_one");
+  Event start, done, later;
+  ASSERT_OK(rt.stream().record(start));
+  for (int i = 0; i < 5; ++i)
+    ASSERT_OK(rt.stream().launch(k, {Arg::inout(bx, {n})}));
+  ASSERT_OK(rt.stream().record(done));
+  ASSERT_OK(s2.wait(done));
+  ASSERT_OK(s2.launch(k, {Arg::inout(bx, {n})}));
+  ASSERT_OK(s2.record(later));
+  ASSERT_OK(later.wait());
+  EXPECT_TRUE(later.ready());
+  float ms = -1;
+  ASSERT_OK(done.elapsedMs(start, ms));
+  EXPECT_GE(ms, 0.0f);
+  std::vector<float> out(n);
+  ASSERT_OK(s2.copyToHost(out.data(), bx, n * 4));
+  ASSERT_OK(s2.synchronize());
+  for (float v : out)
+    ASSERT_EQ(v, 7.0f);
+}
+
+TEST_F(DeviceTest, PoolStatistics) {
+  PoolStats before = rt.device->poolStats();
+  {
+    Buffer a, b;
+    ASSERT_OK(rt.device->allocate(DType::F16, 1000, a));
+    ASSERT_OK(rt.device->allocate(DType::F32, 500, b));
+    PoolStats during = rt.device->poolStats();
+    EXPECT_EQ(during.allocations, before.allocations + 2);
+    EXPECT_EQ(during.bytesInUse, before.bytesInUse + 4000);
+    EXPECT_GE(during.peakBytesInUse, during.bytesInUse);
+    EXPECT_GE(during.bytesReserved, 4000);
+  }
+  ASSERT_OK(rt.stream().synchronize());
+  PoolStats after = rt.device->poolStats();
+  EXPECT_EQ(after.frees, before.frees + 2);
+  EXPECT_EQ(after.bytesInUse, before.bytesInUse);
+  Buffer bad;
+  expectError(rt.device->allocate(DType::F32, -1, bad), {"cannot allocate"});
+}
+
+TEST_F(DeviceTest, CopiesAreBoundsChecked) {
+  Buffer a = rt.upload(std::vector<float>(16, 1.0f));
+  Buffer b = rt.upload(std::vector<float>(8, 2.0f));
+  float host[32] = {};
+  expectError(rt.stream().copyToDevice(a, host, 17 * 4), {"do not fit"});
+  expectError(rt.stream().copyToHost(host, a, 4, 15 * 4 + 1), {"do not fit"});
+  expectError(rt.stream().copy(b, a, 16 * 4), {"do not fit"});
+  ASSERT_OK(rt.stream().copy(a, b, 8 * 4));
+  std::vector<float> out = rt.download(a);
+  for (int i = 0; i < 16; ++i)
+    EXPECT_EQ(out[i], i < 8 ? 2.0f : 1.0f);
+  ASSERT_OK(rt.stream().fill(b, 0));
+  for (float v : rt.download(b))
+    EXPECT_EQ(v, 0.0f);
+}
+
+TEST_F(DeviceTest, UnknownKernelListsTheKernels) {
+  Kernel k;
+  expectError(rt.module.kernel("nope", k),
+              {"no kernel named 'nope'", "scale_rows", "add_one"});
+}
+
+} // namespace

@@ -1,0 +1,164 @@
+//===- ManifestTest.cpp - loading what tilec wrote, and refusing the rest --===//
+
+#include "RuntimeTestUtils.h"
+
+#include "tile/runtime/Sha256.h"
+
+#include <nlohmann/json.hpp>
+
+#include <filesystem>
+#include <fstream>
+
+using namespace tile_runtime;
+using namespace tile_runtime::test;
+namespace fs = std::filesystem;
+
+namespace {
+
+TEST(Sha256, KnownDigests) {
+  EXPECT_EQ(sha256Hex(""),
+            "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
+  EXPECT_EQ(sha256Hex("abc"),
+            "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+  // 56 bytes: the length no longer fits the first padding block.
+  EXPECT_EQ(sha256Hex("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq"),
+            "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1");
+  EXPECT_EQ(sha256Hex(std::string(1000000, 'a')),
+            "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0");
+}
+
+/// A private copy of the test kernels' manifest and artifacts, to corrupt.
+class ManifestCopy : public ::testing::Test {
+protected:
+  void SetUp() override {
+    fs::path src = kernelsManifest();
+    dir = fs::temp_directory_path() /
+          ("tile-manifest-test-" + std::to_string(::getpid()) + "-" +
+           ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(dir);
+    fs::create_directories(dir);
+    for (const char *ext : {".json", ".so", ".cubin"})
+      if (fs::exists(src.parent_path() / (src.stem().string() + ext)))
+        fs::copy_file(src.parent_path() / (src.stem().string() + ext),
+                      dir / (src.stem().string() + ext));
+    manifest = (dir / src.filename()).string();
+    std::ifstream in(manifest);
+    doc = nlohmann::json::parse(in);
+  }
+  void TearDown() override { fs::remove_all(dir); }
+  void write(const nlohmann::json &j) { std::ofstream(manifest) << j.dump(1); }
+  Status load() {
+    std::unique_ptr<Device> cpu;
+    Status s = Device::open("cpu", cpu);
+    if (!s)
+      return s;
+    Module m;
+    return cpu->loadModule(manifest, m);
+  }
+  fs::path dir;
+  std::string manifest;
+  nlohmann::json doc;
+};
+
+void expectError(const Status &status,
+                 std::initializer_list<const char *> parts) {
+  ASSERT_FALSE(status.isOk()) << "expected an error";
+  for (const char *p : parts)
+    EXPECT_NE(status.message().find(p), std::string::npos)
+        << "'" << p << "' not in: " << status.message();
+}
+
+TEST_F(ManifestCopy, TheUntouchedCopyLoads) { ASSERT_OK(load()); }
+
+TEST_F(ManifestCopy, RejectsAnotherVersion) {
+  doc["tile_manifest_version"] = 2;
+  write(doc);
+  expectError(load(), {"manifest version 2 is not supported"});
+}
+
+TEST_F(ManifestCopy, RejectsAnArtifactThatChanged) {
+  fs::path so = dir / (fs::path(manifest).stem().string() + ".so");
+  {
+    std::fstream f(so, std::ios::in | std::ios::out | std::ios::binary);
+    f.seekp(100);
+    f.put('\x55');
+  }
+  expectError(load(), {"SHA-256", "does not match the manifest"});
+}
+
+TEST_F(ManifestCopy, RejectsAManifestWithoutThisDevicesArtifact) {
+  nlohmann::json kept = nlohmann::json::array();
+  for (auto &a : doc["artifacts"])
+    if (a["kind"] != "host-so")
+      kept.push_back(a);
+  doc["artifacts"] = kept;
+  write(doc);
+  expectError(load(), {"no host-so artifact for this device"});
+}
+
+TEST_F(ManifestCopy, RejectsAKernelMissingFromTheArtifact) {
+  doc["kernels"][0]["name"] = "ghost";
+  doc["kernels"][0]["launch_contract"]["kernel"] = "ghost";
+  write(doc);
+  expectError(load(), {"kernel ghost of the manifest is not in"});
+}
+
+TEST_F(ManifestCopy, RejectsBadFields) {
+  auto expectField = [&](nlohmann::json j, const char *part) {
+    write(j);
+    expectError(load(), {manifest.c_str(), part});
+  };
+  {
+    auto j = doc;
+    j["kernels"][0]["cache_key"] = "xyz";
+    expectField(j, "'cache_key' must be 64 hex digits");
+  }
+  {
+    auto j = doc;
+    j["kernels"][0]["num_warps"] = 0;
+    expectField(j, "'num_warps' = 0 is outside [1, 32]");
+  }
+  {
+    auto j = doc;
+    j["kernels"][1]["launch_contract"]["kernel"] = "other";
+    expectField(j, "the launch contract is for kernel 'other'");
+  }
+  {
+    auto j = doc;
+    j["artifacts"][0]["file"] = "../etc/passwd";
+    expectField(j, "'file' must name a file beside the manifest");
+  }
+  {
+    auto j = doc;
+    j["kernels"].push_back(j["kernels"][0]);
+    expectField(j, "is listed twice");
+  }
+}
+
+TEST_F(ManifestCopy, EveryTruncationFailsCleanly) {
+  std::string text = doc.dump();
+  for (size_t n = 0; n < text.size(); n += 7) {
+    std::ofstream(manifest) << text.substr(0, n);
+    Status s = load();
+    ASSERT_FALSE(s.isOk()) << "a manifest cut at " << n << " bytes loaded";
+  }
+}
+
+TEST(DeviceOpen, BadSpecs) {
+  std::unique_ptr<Device> d;
+  expectError(Device::open("gpu", d), {"unknown device 'gpu'"});
+  expectError(Device::open("cuda:x", d), {"expected cuda:N"});
+}
+
+TEST(DeviceOpen, WithoutADriverTheErrorSaysSo) {
+  std::unique_ptr<Device> d;
+  Status s = Device::open("cuda", d);
+  if (s.isOk())
+    GTEST_SKIP() << "a CUDA device is present: " << d->name();
+  // No libcuda, or a driver without a GPU: either is named.
+  EXPECT_TRUE(s.message().find("no CUDA driver") != std::string::npos ||
+              s.message().find("cuInit") != std::string::npos)
+      << s.message();
+}
+
+} // namespace
