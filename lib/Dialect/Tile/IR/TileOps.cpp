@@ -118,6 +118,10 @@ static LogicalResult verifyBlockAccess(Operation *op, OwnedType block,
   for (auto [d, pair] : llvm::enumerate(
            llvm::zip_equal(block.getShape(), tileType.getShape()))) {
     auto [b, t] = pair;
+    if (t <= 0)
+      return op->emitOpError("sub-tile ")
+             << tileType << " has a dim of " << t << " along dim " << d
+             << "; sub-tile dims must be positive";
     if (b % t != 0)
       return op->emitOpError("sub-tile ")
              << tileType << " does not divide the owned block "

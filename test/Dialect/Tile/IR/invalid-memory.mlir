@@ -204,6 +204,18 @@ tile.kernel @subtile_not_dividing(%y: !tile.view<inout, ?x64xf32>) {
 
 // -----
 
+// An empty sub-tile (found by the front-end fuzzer: it divided by zero).
+tile.kernel @subtile_empty(%y: !tile.view<inout, ?x64xf32>) {
+  %c0 = arith.constant 0 : index
+  %p = tile.partition %y : !tile.partition<inout, ?x64xf32, tile = [4, 64]>
+  %b = tile.own %p[%c0, %c0] : !tile.partition<inout, ?x64xf32, tile = [4, 64]>
+  // expected-error @+1 {{'tile.load' op sub-tile 'tensor<0x64xf32>' has a dim of 0 along dim 0; sub-tile dims must be positive}}
+  %t = tile.load %b[%c0, %c0] : !tile.owned<inout, 4x64xf32> -> tensor<0x64xf32>
+  tile.return
+}
+
+// -----
+
 tile.kernel @subtile_outside_block(%y: !tile.view<out, ?x64xf32>, %s: f32) {
   %c0 = arith.constant 0 : index
   %c2 = arith.constant 2 : index
