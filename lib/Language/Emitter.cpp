@@ -430,6 +430,46 @@ carriedNames(EmitterImpl &E, const Body &body, const Body *otherwise) {
   return out;
 }
 
+FailureOr<SmallVector<Value>>
+EmitterImpl::emitCarriedBody(const Body &ast, ArrayRef<std::string> carried,
+                             ValueRange starts, const std::string &inductionVar,
+                             Value induction) {
+  // The outer scope holds the carried values (and the loop variable); the
+  // body scope its own lets.
+  push();
+  if (induction)
+    bind(inductionVar, Val::of(induction));
+  for (auto [n, start] : llvm::zip(carried, starts))
+    bind(n, Val::of(start), /*isMutable=*/true);
+  push();
+  if (failed(emitBlock(ast)))
+    return failure();
+  if (ast.result)
+    return error(ast.result->loc) << "expected ';' after the expression";
+  pop();
+  SmallVector<Value> finals;
+  for (const std::string &n : carried)
+    finals.push_back(scopes.back()[n].val.value);
+  pop();
+  return finals;
+}
+
+/// The current values of `names`.
+static SmallVector<Value> currentValues(EmitterImpl &E,
+                                        ArrayRef<std::string> names) {
+  SmallVector<Value> out;
+  for (const std::string &n : names)
+    out.push_back(E.lookup(n)->val.value);
+  return out;
+}
+
+/// Rebinds each carried variable to the matching result of the region op.
+static void takeResults(EmitterImpl &E, ArrayRef<std::string> carried,
+                        ValueRange results) {
+  for (auto [n, result] : llvm::zip(carried, results))
+    E.lookup(n)->val = Val::of(result);
+}
+
 LogicalResult EmitterImpl::emitFor(const Stmt &s) {
   Value lo = indexValue(*s.lower);
   Value hi = lo ? indexValue(*s.upper) : Value();
@@ -440,35 +480,20 @@ LogicalResult EmitterImpl::emitFor(const Stmt &s) {
   if (!step)
     return failure();
   SmallVector<std::string> carried = carriedNames(*this, s.body, nullptr);
-  SmallVector<Value> inits;
-  for (const std::string &n : carried)
-    inits.push_back(lookup(n)->val.value);
-  auto loop = scf::ForOp::create(b, loc(s.loc), lo, hi, step, inits);
+  auto loop = scf::ForOp::create(b, loc(s.loc), lo, hi, step,
+                                 currentValues(*this, carried));
   OpBuilder::InsertionGuard guard(b);
   Block *body = loop.getBody();
-  b.setInsertionPointToStart(body);
-  // The loop scope holds the carried values; the body scope its own lets.
-  push();
-  bind(s.names[0], Val::of(loop.getInductionVar()));
-  for (auto [n, arg] : llvm::zip(carried, loop.getRegionIterArgs()))
-    bind(n, Val::of(arg), /*isMutable=*/true);
-  push();
-  if (failed(emitBlock(s.body)))
-    return failure();
-  if (s.body.result)
-    return error(s.body.result->loc) << "expected ';' after the expression";
-  pop();
-  SmallVector<Value> yields;
-  for (const std::string &n : carried)
-    yields.push_back(scopes.back()[n].val.value);
-  pop();
-  // The (empty-result) loop already has a yield; replace it.
+  // The (empty-result) loop already has a yield; the body's replaces it.
   if (!body->empty() && isa<scf::YieldOp>(body->back()))
     body->back().erase();
   b.setInsertionPointToEnd(body);
-  scf::YieldOp::create(b, loc(s.loc), yields);
-  for (auto [n, result] : llvm::zip(carried, loop.getResults()))
-    lookup(n)->val = Val::of(result);
+  auto yields = emitCarriedBody(s.body, carried, loop.getRegionIterArgs(),
+                                s.names[0], loop.getInductionVar());
+  if (failed(yields))
+    return failure();
+  scf::YieldOp::create(b, loc(s.loc), *yields);
+  takeResults(*this, carried, loop.getResults());
   return success();
 }
 
@@ -482,36 +507,24 @@ LogicalResult EmitterImpl::emitIf(const Stmt &s) {
                                << cond.getType();
   SmallVector<std::string> carried =
       carriedNames(*this, s.body, s.hasElse ? &s.otherwise : nullptr);
-  SmallVector<Type> types;
-  for (const std::string &n : carried)
-    types.push_back(lookup(n)->val.value.getType());
-  auto op = scf::IfOp::create(b, loc(s.loc), types, cond, /*withElse=*/true);
+  SmallVector<Value> starts = currentValues(*this, carried);
+  auto op = scf::IfOp::create(b, loc(s.loc), ValueRange(starts).getTypes(),
+                              cond, /*withElse=*/true);
   auto emitBranch = [&](Block *block, const Body &ast) -> LogicalResult {
     OpBuilder::InsertionGuard guard(b);
     if (!block->empty() && isa<scf::YieldOp>(block->back()))
       block->back().erase();
     b.setInsertionPointToEnd(block);
-    push();
-    for (const std::string &n : carried)
-      bind(n, lookup(n)->val, /*isMutable=*/true);
-    push();
-    if (failed(emitBlock(ast)))
+    auto yields = emitCarriedBody(ast, carried, starts);
+    if (failed(yields))
       return failure();
-    if (ast.result)
-      return error(ast.result->loc) << "expected ';' after the expression";
-    pop();
-    SmallVector<Value> yields;
-    for (const std::string &n : carried)
-      yields.push_back(scopes.back()[n].val.value);
-    pop();
-    scf::YieldOp::create(b, loc(s.loc), yields);
+    scf::YieldOp::create(b, loc(s.loc), *yields);
     return success();
   };
   if (failed(emitBranch(op.thenBlock(), s.body)) ||
       failed(emitBranch(op.elseBlock(), s.otherwise)))
     return failure();
-  for (auto [n, result] : llvm::zip(carried, op.getResults()))
-    lookup(n)->val = Val::of(result);
+  takeResults(*this, carried, op.getResults());
   return success();
 }
 
@@ -519,35 +532,20 @@ LogicalResult EmitterImpl::emitUnchecked(const Stmt &s) {
   // Outer mutable variables assigned inside leave the region as its results,
   // like the branches of an `if`.
   SmallVector<std::string> carried = carriedNames(*this, s.body, nullptr);
-  SmallVector<Type> types;
-  for (const std::string &n : carried)
-    types.push_back(lookup(n)->val.value.getType());
-  auto op = UncheckedOp::create(b, loc(s.loc), types, s.reason);
-  Block *block = b.createBlock(&op.getBody());
+  SmallVector<Value> starts = currentValues(*this, carried);
+  auto op = UncheckedOp::create(b, loc(s.loc), ValueRange(starts).getTypes(),
+                                s.reason);
   {
     OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointToEnd(block);
-    push();
-    for (const std::string &n : carried)
-      bind(n, lookup(n)->val, /*isMutable=*/true);
-    push();
+    b.createBlock(&op.getBody());
     ++uncheckedDepth;
-    LogicalResult emitted = emitBlock(s.body);
+    auto yields = emitCarriedBody(s.body, carried, starts);
     --uncheckedDepth;
-    if (failed(emitted))
+    if (failed(yields))
       return failure();
-    if (s.body.result)
-      return error(s.body.result->loc) << "expected ';' after the expression";
-    pop();
-    SmallVector<Value> yields;
-    for (const std::string &n : carried)
-      yields.push_back(scopes.back()[n].val.value);
-    pop();
-    YieldOp::create(b, loc(s.loc), yields);
+    YieldOp::create(b, loc(s.loc), *yields);
   }
-  b.setInsertionPointAfter(op);
-  for (auto [n, result] : llvm::zip(carried, op.getResults()))
-    lookup(n)->val = Val::of(result);
+  takeResults(*this, carried, op.getResults());
   return success();
 }
 

@@ -106,6 +106,14 @@ public:
   mlir::LogicalResult emitFor(const Stmt &s);
   mlir::LogicalResult emitIf(const Stmt &s);
   mlir::LogicalResult emitUnchecked(const Stmt &s);
+  /// Emits the body of a region op at the insertion point, in a scope where
+  /// each `carried` variable starts as `starts[i]` (and `inductionVar` is
+  /// bound to `induction`, when given); returns their values at the end,
+  /// which the region yields.
+  mlir::FailureOr<llvm::SmallVector<mlir::Value>>
+  emitCarriedBody(const Body &ast, llvm::ArrayRef<std::string> carried,
+                  mlir::ValueRange starts, const std::string &inductionVar = "",
+                  mlir::Value induction = nullptr);
 
   // -- Expressions ------------------------------------------------------------
   std::optional<Val> expr(const Expr &e);

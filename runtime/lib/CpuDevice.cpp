@@ -174,8 +174,9 @@ public:
   std::string target() const override { return "host"; }
   const char *artifactKind() const override { return "host-so"; }
 
-  Status loadArtifact(const Manifest &manifest, const std::string &path,
-                      const std::string &bytes, std::shared_ptr<void> &module,
+  Status loadArtifact(const Manifest &manifest, const ManifestArtifact &,
+                      const std::string &path, const std::string &bytes,
+                      std::shared_ptr<void> &module,
                       std::vector<void *> &functions) override {
     // dlopen the very bytes whose SHA-256 was checked, not the path again
     // (the file could change in between): write them to a private file.

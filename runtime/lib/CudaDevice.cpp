@@ -68,7 +68,7 @@ public:
 
   Status launch(const CheckedLaunch &l) override {
     // One 8-byte slot per ABI parameter; the params array points into it.
-    constexpr size_t kMaxParams = 64 * (3 + 2 * kMaxViewRank) + 3;
+    constexpr size_t kMaxParams = 64 * (3 + 2 * kMaxViewRank);
     int64_t words[kMaxParams];
     void *params[kMaxParams];
     size_t n = 0;
@@ -250,12 +250,12 @@ public:
   }
   const char *artifactKind() const override { return "cubin"; }
 
-  Status loadArtifact(const Manifest &manifest, const std::string &path,
-                      const std::string &bytes, std::shared_ptr<void> &module,
+  Status loadArtifact(const Manifest &manifest, const ManifestArtifact &a,
+                      const std::string &path, const std::string &bytes,
+                      std::shared_ptr<void> &module,
                       std::vector<void *> &functions) override {
-    const ManifestArtifact *a = manifest.artifact("cubin");
-    if (!compatible(a->target))
-      return Status::error(path + ": compiled for " + a->target +
+    if (!compatible(a.target))
+      return Status::error(path + ": compiled for " + a.target +
                            ", this device (" + name() + ") runs " + target() +
                            "; recompile with tilec --target=" + target());
     if (Status s = current(); !s)

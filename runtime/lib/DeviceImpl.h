@@ -31,8 +31,7 @@ struct KernelImpl {
   ManifestKernel meta;
   void *function = nullptr; ///< CUfunction, or the host _tile_packed_ entry
   std::shared_ptr<void> module; ///< keeps the loaded artifact alive
-  DeviceImpl *device = nullptr;
-  std::shared_ptr<DeviceImpl> owner; ///< the device outlives its kernels
+  std::shared_ptr<DeviceImpl> device; ///< the device outlives its kernels
 };
 
 class EventImpl {
@@ -86,9 +85,11 @@ public:
   virtual std::string target() const = 0;
   /// The artifact kind this device runs ("cubin", "host-so").
   virtual const char *artifactKind() const = 0;
-  /// Loads `bytes` (read from `path`, checked against the manifest) and
-  /// resolves every kernel of `manifest` into `functions`.
-  virtual Status loadArtifact(const Manifest &manifest, const std::string &path,
+  /// Loads `bytes` (`artifact`, read from `path` and checked against the
+  /// manifest) and resolves every kernel of `manifest` into `functions`.
+  virtual Status loadArtifact(const Manifest &manifest,
+                              const ManifestArtifact &artifact,
+                              const std::string &path,
                               const std::string &bytes,
                               std::shared_ptr<void> &module,
                               std::vector<void *> &functions) = 0;
@@ -108,11 +109,6 @@ public:
 
 std::unique_ptr<DeviceImpl> createCpuDevice();
 Status createCudaDevice(int ordinal, std::unique_ptr<DeviceImpl> &device);
-
-/// The value of scalar argument `arg` in the bits of `dtype` (low bytes of
-/// the 8-byte slot both ABIs read from), or an error naming the argument.
-Status scalarBits(const ManifestKernel &kernel, int index, const Arg &arg,
-                  DType dtype, uint64_t &bits);
 
 } // namespace tile_runtime
 

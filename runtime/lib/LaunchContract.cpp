@@ -438,7 +438,7 @@ static bool isNonSelfOverlapping(const LaunchArg &a) {
   return true;
 }
 
-static std::string argLabel(const LaunchContract &c, int i) {
+std::string argumentLabel(const LaunchContract &c, int i) {
   return "argument " + paramName(c, i) + " (#" + std::to_string(i) + ")";
 }
 
@@ -456,31 +456,31 @@ Status checkLaunch(const LaunchContract &c, const LaunchArg *args,
     int idx = static_cast<int>(i);
     if (p.kind == ContractParam::Kind::Scalar) {
       if (a.isView)
-        return fail(argLabel(c, idx) + " is a scalar, got a view");
+        return fail(argumentLabel(c, idx) + " is a scalar, got a view");
       continue;
     }
     if (!a.isView)
-      return fail(argLabel(c, idx) + " is a view, got a scalar");
+      return fail(argumentLabel(c, idx) + " is a view, got a scalar");
     if (a.dtype != p.dtype)
-      return fail(argLabel(c, idx) + " has dtype " +
+      return fail(argumentLabel(c, idx) + " has dtype " +
                   std::string(toString(a.dtype)) + ", expected " +
                   std::string(toString(p.dtype)));
     if (static_cast<size_t>(a.rank) != p.shape.size())
-      return fail(argLabel(c, idx) + " has rank " + std::to_string(a.rank) +
+      return fail(argumentLabel(c, idx) + " has rank " + std::to_string(a.rank) +
                   ", expected " + std::to_string(p.shape.size()));
     for (int d = 0; d < a.rank; ++d) {
       if (a.shape[d] < 0)
-        return fail(argLabel(c, idx) + " dim " + std::to_string(d) +
+        return fail(argumentLabel(c, idx) + " dim " + std::to_string(d) +
                     " is negative");
       if (a.strides[d] <= 0)
-        return fail(argLabel(c, idx) + " stride " + std::to_string(d) +
+        return fail(argumentLabel(c, idx) + " stride " + std::to_string(d) +
                     " must be positive, got " + std::to_string(a.strides[d]));
       if (p.shape[d] >= 0 && a.shape[d] != p.shape[d])
-        return fail(argLabel(c, idx) + " dim " + std::to_string(d) + " is " +
+        return fail(argumentLabel(c, idx) + " dim " + std::to_string(d) + " is " +
                     std::to_string(a.shape[d]) + ", the kernel was compiled "
                     "for " + std::to_string(p.shape[d]));
       if (p.strides[d] >= 0 && a.strides[d] != p.strides[d])
-        return fail(argLabel(c, idx) + " stride " + std::to_string(d) +
+        return fail(argumentLabel(c, idx) + " stride " + std::to_string(d) +
                     " is " + std::to_string(a.strides[d]) +
                     ", the kernel was compiled for " +
                     std::to_string(p.strides[d]));
@@ -491,17 +491,17 @@ Status checkLaunch(const LaunchContract &c, const LaunchArg *args,
     case ContractRule::Kind::NoOverlap: {
       uint64_t b0, e0, b1, e1;
       if (!byteRange(args[rule.a], b0, e0) || !byteRange(args[rule.b], b1, e1))
-        return fail("the extent of " + argLabel(c, rule.a) + " or " +
-                    argLabel(c, rule.b) + " overflows the address space");
+        return fail("the extent of " + argumentLabel(c, rule.a) + " or " +
+                    argumentLabel(c, rule.b) + " overflows the address space");
       if (b0 < e0 && b1 < e1 && b0 < e1 && b1 < e0)
-        return fail(argLabel(c, rule.a) + " overlaps " + argLabel(c, rule.b) +
+        return fail(argumentLabel(c, rule.a) + " overlaps " + argumentLabel(c, rule.b) +
                     " [" + c.toString(rule) + "]: an exclusively owned "
                     "view may not alias any other argument");
       break;
     }
     case ContractRule::Kind::NonSelfOverlapping:
       if (!isNonSelfOverlapping(args[rule.a]))
-        return fail(argLabel(c, rule.a) +
+        return fail(argumentLabel(c, rule.a) +
                     " overlaps itself: its strides map distinct indices to "
                     "one element [" + c.toString(rule) + "]");
       break;

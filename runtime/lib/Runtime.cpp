@@ -91,14 +91,13 @@ Arg Arg::real(double v) {
 }
 
 static std::string label(const ManifestKernel &k, int i) {
-  const auto &params = k.contract.params;
-  std::string name = i < static_cast<int>(params.size()) ? params[i].name : "";
-  return "kernel " + k.name + ": argument " + name + " (#" +
-         std::to_string(i) + ")";
+  return "kernel " + k.name + ": " + argumentLabel(k.contract, i);
 }
 
-Status tile_runtime::scalarBits(const ManifestKernel &k, int i, const Arg &a,
-                                DType dtype, uint64_t &bits) {
+/// The value of scalar argument `a` in the bits of `dtype` (the low bytes of
+/// the 8-byte slot both ABIs read), or an error naming the argument.
+static Status scalarBits(const ManifestKernel &k, int i, const Arg &a,
+                         DType dtype, uint64_t &bits) {
   bool isFloat = dtype == DType::F16 || dtype == DType::BF16 ||
                  dtype == DType::F32 || dtype == DType::F64;
   if (isFloat) {
@@ -250,8 +249,8 @@ Status Device::loadModule(const std::string &manifestPath, Module &module) {
   std::string path = m->manifest.artifactPath(*artifact);
   std::shared_ptr<void> loaded;
   std::vector<void *> functions;
-  if (Status s = impl->loadArtifact(m->manifest, path, bytes, loaded,
-                                    functions);
+  if (Status s = impl->loadArtifact(m->manifest, *artifact, path, bytes,
+                                    loaded, functions);
       !s)
     return s;
   for (size_t i = 0; i < m->manifest.kernels.size(); ++i) {
@@ -259,8 +258,7 @@ Status Device::loadModule(const std::string &manifestPath, Module &module) {
     k->meta = m->manifest.kernels[i];
     k->function = functions[i];
     k->module = loaded;
-    k->device = impl.get();
-    k->owner = impl;
+    k->device = impl;
     m->kernels.push_back(std::move(k));
   }
   module.impl = std::move(m);
@@ -270,7 +268,6 @@ Status Device::loadModule(const std::string &manifestPath, Module &module) {
 static Status allocateStorage(const std::shared_ptr<DeviceImpl> &owner,
                               DType dtype, int64_t count,
                               StreamImpl *stream, bool pinned,
-                              Buffer &buffer,
                               std::shared_ptr<BufferStorage> &storage) {
   DeviceImpl &dev = *owner;
   if (count < 0 ||
@@ -288,8 +285,7 @@ static Status allocateStorage(const std::shared_ptr<DeviceImpl> &owner,
                                     s->address);
   if (!st)
     return st;
-  s->device = &dev;
-  s->owner = owner;
+  s->device = owner;
   s->bytes = bytes;
   s->dtype = dtype;
   s->count = count;
@@ -302,7 +298,6 @@ static Status allocateStorage(const std::shared_ptr<DeviceImpl> &owner,
         std::max(dev.stats.peakBytesInUse, dev.stats.bytesInUse);
   }
   storage = std::move(s);
-  (void)buffer;
   return Status::ok();
 }
 
@@ -312,7 +307,7 @@ Status Device::allocate(DType dtype, int64_t count, Stream &stream,
     return Status::error("allocate: the stream belongs to another device");
   std::shared_ptr<BufferStorage> s;
   if (Status st = allocateStorage(impl, dtype, count, stream.impl.get(),
-                                  false, buffer, s);
+                                  false, s);
       !st)
     return st;
   s->stream = stream.impl;
@@ -322,7 +317,7 @@ Status Device::allocate(DType dtype, int64_t count, Stream &stream,
 
 Status Device::allocateHost(DType dtype, int64_t count, Buffer &buffer) {
   std::shared_ptr<BufferStorage> s;
-  if (Status st = allocateStorage(impl, dtype, count, nullptr, true, buffer, s);
+  if (Status st = allocateStorage(impl, dtype, count, nullptr, true, s);
       !st)
     return st;
   buffer.storage = std::move(s);
@@ -345,7 +340,7 @@ static Status checkBuffer(const StreamImpl &s, const Buffer &b,
                           const char *what, size_t offset, size_t bytes) {
   if (!b.valid())
     return Status::error(std::string(what) + ": the buffer is empty");
-  if (b.shared()->device != s.device)
+  if (b.shared()->device.get() != s.device)
     return Status::error(std::string(what) +
                          ": the buffer belongs to another device");
   if (offset > b.bytes() || bytes > b.bytes() - offset)
@@ -372,7 +367,7 @@ Status Stream::launch(const Kernel &kernel, const Arg *args, size_t numArgs) {
     return Status::error("launch: no kernel");
   const KernelImpl &k = *kernel.impl;
   const ManifestKernel &meta = k.meta;
-  if (k.device != impl->device)
+  if (k.device.get() != impl->device)
     return Status::error("kernel " + meta.name +
                          ": loaded on another device than the stream's");
   const auto &params = meta.contract.params;
@@ -396,12 +391,9 @@ Status Stream::launch(const Kernel &kernel, const Arg *args, size_t numArgs) {
       if (Status s = scalarBits(meta, idx, a, p.dtype, bits); !s)
         return s;
       l.isView = false;
-      // Integers sign-extended for the contract; floats carry their bits.
-      l.scalar = a.kind == Arg::Kind::Int && p.dtype != DType::F16 &&
-                         p.dtype != DType::BF16 && p.dtype != DType::F32 &&
-                         p.dtype != DType::F64
-                     ? a.intValue
-                     : static_cast<int64_t>(bits);
+      // Integers are their (sign-extended) value, as the contract reads
+      // them; floats carry their bits.
+      l.scalar = static_cast<int64_t>(bits);
       continue;
     }
     if (a.kind != Arg::Kind::Shared && a.kind != Arg::Kind::Exclusive)
@@ -416,7 +408,7 @@ Status Stream::launch(const Kernel &kernel, const Arg *args, size_t numArgs) {
     if (!a.buffer)
       return Status::error(label(meta, idx) + ": the buffer is empty");
     const BufferStorage &b = *a.buffer;
-    if (b.device != impl->device || b.pinnedHost)
+    if (b.device.get() != impl->device || b.pinnedHost)
       return Status::error(label(meta, idx) +
                            ": the buffer is not memory of this device");
     if (a.rank < 0)

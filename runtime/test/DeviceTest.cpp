@@ -24,19 +24,11 @@ protected:
   Loaded rt;
 };
 
-/// Expects `status` to be an error containing every one of `parts`.
-void expectError(const Status &status, std::initializer_list<const char *> parts) {
-  ASSERT_FALSE(status.isOk()) << "expected an error";
-  for (const char *p : parts)
-    EXPECT_NE(status.message().find(p), std::string::npos)
-        << "'" << p << "' not in: " << status.message();
-}
-
 TEST_F(DeviceTest, ScaleRowsMatchesTheReference) {
   const int rows = 37; // odd: the last program's block is partial
   auto x = randomFloats(rows * 256, -3, 3, 1);
   Buffer bx = rt.upload(x);
-  Buffer by = rt.upload(std::vector<float>(rows * 256, poison()));
+  Buffer by = rt.upload(poisoned32(rows * 256));
   ASSERT_OK(rt.stream().launch(rt.kernel("scale_rows"),
                                {Arg::in(bx, {rows, 256}),
                                 Arg::out(by, {rows, 256}), Arg::real(0.75)}));
@@ -71,7 +63,7 @@ TEST_F(DeviceTest, NoOverlapRuleRejectsAliasedOutput) {
 
 TEST_F(DeviceTest, AssumeRuleRejectsMismatchedRows) {
   Buffer bx = rt.upload(randomFloats(4 * 256, 1, 2, 3));
-  Buffer by = rt.upload(std::vector<float>(6 * 256, poison()));
+  Buffer by = rt.upload(poisoned32(6 * 256));
   expectError(rt.stream().launch(rt.kernel("scale_rows"),
                                  {Arg::in(bx, {4, 256}), Arg::out(by, {6, 256}),
                                   Arg::real(1)}),
@@ -85,7 +77,7 @@ TEST_F(DeviceTest, NonSelfOverlappingRuleOnDynamicStrides) {
   const int n = 32;
   auto x = randomFloats(n * n, 1, 2, 4);
   Buffer bx = rt.upload(x);
-  Buffer by = rt.upload(std::vector<float>(n * n, poison()));
+  Buffer by = rt.upload(poisoned32(n * n));
   // Strides (1, 1) map distinct indices to one element.
   expectError(rt.stream().launch(rt.kernel("copy_strided"),
                                  {Arg::in(bx, {n, n}),
@@ -138,7 +130,7 @@ TEST_F(DeviceTest, ScalarBoundRuleOnKVWrite) {
 
 TEST_F(DeviceTest, ArgumentChecksNameTheArgument) {
   Buffer bx = rt.upload(randomFloats(4 * 256, 1, 2, 6));
-  Buffer by = rt.upload(std::vector<float>(4 * 256, poison()));
+  Buffer by = rt.upload(poisoned32(4 * 256));
   Buffer half;
   ASSERT_OK(rt.device->allocate(DType::F16, 4 * 256, half));
   Kernel k = rt.kernel("scale_rows");
@@ -175,7 +167,7 @@ TEST_F(DeviceTest, ArgumentChecksNameTheArgument) {
 
 TEST_F(DeviceTest, EmptyProblemLaunchesNothing) {
   Buffer bx = rt.upload({1.0f});
-  Buffer by = rt.upload({poison()});
+  Buffer by = rt.upload(poisoned32(1));
   ASSERT_OK(rt.stream().launch(rt.kernel("scale_rows"),
                                {Arg::in(bx, {0, 256}), Arg::out(by, {0, 256}),
                                 Arg::real(1)}));
@@ -245,7 +237,7 @@ TEST_F(DeviceTest, CaptureRejectsAllocationAndHostCopies) {
 TEST_F(DeviceTest, ReplayReadsPerReplayInputsFromDeviceMemory) {
   auto v = randomFloats(64, 1, 2, 7);
   Buffer bv = rt.upload(v);
-  Buffer bout = rt.upload(std::vector<float>(16 * 64, poison()));
+  Buffer bout = rt.upload(poisoned32(16 * 64));
   Buffer bpos;
   ASSERT_OK(rt.device->allocate(DType::I32, 1, bpos));
   Stream &s = rt.stream();

@@ -8,6 +8,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <unistd.h>
 
 using namespace tile_runtime;
 using namespace tile_runtime::test;
@@ -59,14 +60,6 @@ protected:
   std::string manifest;
   nlohmann::json doc;
 };
-
-void expectError(const Status &status,
-                 std::initializer_list<const char *> parts) {
-  ASSERT_FALSE(status.isOk()) << "expected an error";
-  for (const char *p : parts)
-    EXPECT_NE(status.message().find(p), std::string::npos)
-        << "'" << p << "' not in: " << status.message();
-}
 
 TEST_F(ManifestCopy, TheUntouchedCopyLoads) { ASSERT_OK(load()); }
 

@@ -3,6 +3,7 @@
 #ifndef TILE_RUNTIME_TEST_RUNTIMETESTUTILS_H
 #define TILE_RUNTIME_TEST_RUNTIMETESTUTILS_H
 
+#include "TestNumerics.h"
 #include "tile/runtime/Runtime.h"
 
 #include <gtest/gtest.h>
@@ -10,7 +11,6 @@
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
-#include <random>
 #include <string>
 #include <vector>
 
@@ -31,32 +31,17 @@ inline std::string kernelsManifest() {
     ASSERT_TRUE(s_.isOk()) << #expr << ": " << s_.message();                   \
   } while (0)
 
-/// Random non-zero floats in [lo, hi] (never testing on zeros).
-inline std::vector<float> randomFloats(size_t n, float lo, float hi,
-                                       unsigned seed) {
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<float> dist(lo, hi);
-  std::vector<float> v(n);
-  for (float &x : v) {
-    do
-      x = dist(rng);
-    while (std::abs(x) < 1e-3f);
-  }
-  return v;
-}
+using tile::testing::isPoison;
+using tile::testing::poisoned32;
+using tile::testing::randomFloats;
 
-/// A float whose bits no kernel produces: outputs start as it, so an
-/// element left unwritten is caught.
-inline float poison() {
-  uint32_t bits = 0x7fc0dead;
-  float f;
-  std::memcpy(&f, &bits, 4);
-  return f;
-}
-inline bool isPoison(float f) {
-  uint32_t bits;
-  std::memcpy(&bits, &f, 4);
-  return bits == 0x7fc0dead;
+/// Expects `status` to be an error containing every one of `parts`.
+inline void expectError(const Status &status,
+                        std::initializer_list<const char *> parts) {
+  ASSERT_FALSE(status.isOk()) << "expected an error";
+  for (const char *p : parts)
+    EXPECT_NE(status.message().find(p), std::string::npos)
+        << "'" << p << "' not in: " << status.message();
 }
 
 /// A device, the test kernels loaded on it, and its default stream.

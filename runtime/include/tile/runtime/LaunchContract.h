@@ -155,6 +155,9 @@ struct LaunchArg {
 Status checkLaunch(const LaunchContract &contract, const LaunchArg *args,
                    size_t numArgs, std::array<int64_t, 3> &grid);
 
+/// "argument NAME (#i)", how every message names a parameter.
+std::string argumentLabel(const LaunchContract &contract, int index);
+
 /// Evaluates `expr` over `args` (which must already match the parameters).
 Status evaluate(const ContractExpr &expr, const LaunchArg *args,
                 size_t numArgs, int64_t &result);

@@ -43,8 +43,7 @@ struct KernelImpl;
 /// storage is freed, stream-ordered on the stream that allocated it, when the
 /// last Buffer and the last Graph using it are gone.
 struct BufferStorage {
-  DeviceImpl *device = nullptr;
-  std::shared_ptr<DeviceImpl> owner; ///< the device outlives its buffers
+  std::shared_ptr<DeviceImpl> device; ///< the device outlives its buffers
   std::shared_ptr<StreamImpl> stream; ///< the allocating stream
   uint64_t address = 0;
   size_t bytes = 0;
