@@ -1,0 +1,515 @@
+//===- Tokenizer.cpp - Qwen3's byte-level BPE tokenizer -------------------===//
+
+#include "qwen3/Tokenizer.h"
+
+#include "JsonScanner.h"
+#include "qwen3/Unicode.h"
+
+#define PCRE2_CODE_UNIT_WIDTH 8
+#include <pcre2.h>
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <array>
+#include <fstream>
+#include <queue>
+#include <sstream>
+#include <unordered_map>
+
+namespace qwen3 {
+namespace {
+
+/// GPT-2's byte-level alphabet: printable bytes map to themselves, the rest
+/// to U+0100 onwards, so every byte is a visible character.
+std::array<uint32_t, 256> byteToCodepoint() {
+  std::array<uint32_t, 256> map{};
+  uint32_t next = 256;
+  for (int b = 0; b < 256; ++b) {
+    bool printable = (b >= 33 && b <= 126) || (b >= 161 && b <= 172) ||
+                     (b >= 174 && b <= 255);
+    map[b] = printable ? b : next++;
+  }
+  return map;
+}
+
+std::string utf8Of(uint32_t cp) {
+  std::string s;
+  if (cp < 0x80) {
+    s += static_cast<char>(cp);
+  } else {
+    s += static_cast<char>(0xC0 | (cp >> 6));
+    s += static_cast<char>(0x80 | (cp & 0x3F));
+  }
+  return s;
+}
+
+struct PcreCodeDeleter {
+  void operator()(pcre2_code *c) const { pcre2_code_free(c); }
+};
+
+} // namespace
+
+struct Tokenizer::Impl {
+  std::unordered_map<std::string, int32_t> vocab; // byte-level spelling -> id
+  std::vector<std::string> idBytes;               // id -> raw bytes
+  struct Added {
+    std::string content;
+    int32_t id;
+  };
+  std::vector<Added> added; // longest first
+  std::array<bool, 256> addedLead{};
+  std::array<int32_t, 256> byteToken{};
+  // (left << 32 | right) -> (rank, merged id)
+  std::unordered_map<uint64_t, std::pair<int32_t, int32_t>> merges;
+  std::unique_ptr<pcre2_code, PcreCodeDeleter> regex;
+  bool jit = false;
+  bool nfc = false;
+
+  void bpe(const char *p, size_t n, std::vector<int32_t> &ids) const;
+};
+
+Tokenizer::Tokenizer() : impl(std::make_unique<Impl>()) {}
+Tokenizer::~Tokenizer() = default;
+Tokenizer::Tokenizer(Tokenizer &&) noexcept = default;
+Tokenizer &Tokenizer::operator=(Tokenizer &&) noexcept = default;
+
+Status Tokenizer::load(const std::string &path, Tokenizer &tokenizer) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in)
+    return Status::error(path + ": cannot open the tokenizer file");
+  std::stringstream ss;
+  ss << in.rdbuf();
+  if (in.bad())
+    return Status::error(path + ": read error");
+  return parse(ss.str(), path, tokenizer);
+}
+
+namespace {
+
+/// The fields of the small JSON values, checked; errors name the field.
+Status checkPipeline(const nlohmann::json &normalizer,
+                     const nlohmann::json &preTokenizer,
+                     const nlohmann::json &decoder, const std::string &name,
+                     bool &nfc, std::string &pattern) {
+  auto err = [&](const std::string &what) {
+    return Status::error(name + ": " + what);
+  };
+  if (normalizer.is_null()) {
+    nfc = false;
+  } else if (normalizer.is_object() && normalizer.value("type", "") == "NFC") {
+    nfc = true;
+  } else {
+    return err("unsupported normalizer " + normalizer.dump() +
+               " (this tokenizer reads NFC or none)");
+  }
+  // Qwen2/Qwen3: Sequence[Split(Regex, Isolated), ByteLevel(use_regex=false)].
+  const char *want = "pre_tokenizer: expected Sequence[Split(Regex, "
+                     "Isolated), ByteLevel(use_regex=false)]";
+  if (!preTokenizer.is_object() ||
+      preTokenizer.value("type", "") != "Sequence" ||
+      !preTokenizer.contains("pretokenizers") ||
+      !preTokenizer["pretokenizers"].is_array() ||
+      preTokenizer["pretokenizers"].size() != 2)
+    return err(want);
+  const auto &split = preTokenizer["pretokenizers"][0];
+  const auto &bytes = preTokenizer["pretokenizers"][1];
+  if (!split.is_object() || split.value("type", "") != "Split" ||
+      split.value("behavior", "") != "Isolated" ||
+      split.value("invert", true) != false || !split.contains("pattern") ||
+      !split["pattern"].is_object() || !split["pattern"].contains("Regex") ||
+      !split["pattern"]["Regex"].is_string())
+    return err(want);
+  if (!bytes.is_object() || bytes.value("type", "") != "ByteLevel" ||
+      bytes.value("use_regex", true) != false ||
+      bytes.value("add_prefix_space", true) != false)
+    return err(want);
+  pattern = split["pattern"]["Regex"].get<std::string>();
+  if (!decoder.is_object() || decoder.value("type", "") != "ByteLevel")
+    return err("decoder: expected ByteLevel");
+  return Status::ok();
+}
+
+} // namespace
+
+Status Tokenizer::parse(std::string_view json, const std::string &name,
+                        Tokenizer &tokenizer) {
+  auto impl = std::make_unique<Impl>();
+  auto err = [&](const std::string &what) {
+    return Status::error(name + ": " + what);
+  };
+  JsonScanner js(json);
+  nlohmann::json addedJson, normalizer, preTokenizer, decoder;
+  bool haveModel = false, haveVocab = false, haveMerges = false;
+  std::vector<std::pair<std::string, std::string>> mergeList;
+  std::string key, modelType;
+
+  auto parseSmall = [&](const std::string &field, nlohmann::json &out) -> Status {
+    std::string_view span;
+    if (!js.skipValue(span))
+      return err(field + ": " + js.error());
+    out = nlohmann::json::parse(span, nullptr, /*allow_exceptions=*/false);
+    if (out.is_discarded())
+      return err(field + ": malformed JSON");
+    return Status::ok();
+  };
+
+  if (!js.expect('{'))
+    return err(js.error());
+  bool first = true;
+  while (!js.accept('}')) {
+    if (!first && !js.expect(','))
+      return err(js.error());
+    first = false;
+    if (!js.readString(key) || !js.expect(':'))
+      return err(js.error());
+    Status st = Status::ok();
+    if (key == "added_tokens") {
+      st = parseSmall(key, addedJson);
+    } else if (key == "normalizer") {
+      st = parseSmall(key, normalizer);
+    } else if (key == "pre_tokenizer") {
+      st = parseSmall(key, preTokenizer);
+    } else if (key == "decoder") {
+      st = parseSmall(key, decoder);
+    } else if (key == "model") {
+      haveModel = true;
+      if (!js.expect('{'))
+        return err("model: " + js.error());
+      bool firstField = true;
+      while (!js.accept('}')) {
+        if (!firstField && !js.expect(','))
+          return err("model: " + js.error());
+        firstField = false;
+        if (!js.readString(key) || !js.expect(':'))
+          return err("model: " + js.error());
+        if (key == "vocab") {
+          haveVocab = true;
+          if (!js.expect('{'))
+            return err("model.vocab: " + js.error());
+          std::string tok;
+          bool firstTok = true;
+          while (!js.accept('}')) {
+            int64_t id;
+            if ((!firstTok && !js.expect(',')) || !js.readString(tok) ||
+                !js.expect(':') || !js.readInt(id))
+              return err("model.vocab: " + js.error());
+            firstTok = false;
+            if (id < 0 || id >= (1 << 24))
+              return err("model.vocab: id " + std::to_string(id) +
+                         " of '" + tok + "' out of range");
+            if (!impl->vocab.emplace(tok, static_cast<int32_t>(id)).second)
+              return err("model.vocab: '" + tok + "' appears twice");
+          }
+        } else if (key == "merges") {
+          haveMerges = true;
+          if (!js.expect('['))
+            return err("model.merges: " + js.error());
+          std::string a, b;
+          bool firstMerge = true;
+          while (!js.accept(']')) {
+            if (!firstMerge && !js.expect(','))
+              return err("model.merges: " + js.error());
+            firstMerge = false;
+            if (js.accept('[')) { // ["a", "b"]
+              if (!js.readString(a) || !js.expect(',') || !js.readString(b) ||
+                  !js.expect(']'))
+                return err("model.merges: " + js.error());
+            } else { // "a b" (the older form)
+              if (!js.readString(a))
+                return err("model.merges: " + js.error());
+              size_t sp = a.find(' ');
+              if (sp == std::string::npos || sp == 0 || sp + 1 >= a.size())
+                return err("model.merges: entry " +
+                           std::to_string(mergeList.size()) +
+                           " is not 'left right'");
+              b = a.substr(sp + 1);
+              a.resize(sp);
+            }
+            mergeList.emplace_back(a, b);
+          }
+        } else if (key == "type") {
+          nlohmann::json t;
+          if (Status s = parseSmall("model.type", t); !s)
+            return s;
+          modelType = t.is_string() ? t.get<std::string>() : "";
+        } else {
+          std::string_view span;
+          if (!js.skipValue(span))
+            return err("model." + key + ": " + js.error());
+          // Options that change the algorithm must be what BPE here does.
+          if (key == "byte_fallback" || key == "ignore_merges") {
+            if (span != "false")
+              return err("model." + key + ": only false is supported");
+          } else if (key == "dropout") {
+            if (span != "null")
+              return err("model.dropout: only null is supported");
+          }
+        }
+      }
+    } else {
+      std::string_view span;
+      st = js.skipValue(span) ? Status::ok() : err(key + ": " + js.error());
+    }
+    if (!st)
+      return st;
+  }
+  if (!js.atEnd())
+    return err("trailing data after the JSON object");
+  if (!haveModel || !haveVocab || !haveMerges)
+    return err("missing model.vocab or model.merges");
+  if (modelType != "BPE")
+    return err("model.type: expected BPE");
+  std::string pattern;
+  if (Status st = checkPipeline(normalizer, preTokenizer, decoder, name,
+                                impl->nfc, pattern);
+      !st)
+    return st;
+
+  // Byte-level spellings -> raw bytes.
+  auto cpOfByte = byteToCodepoint();
+  std::unordered_map<std::string, uint8_t> charToByte;
+  for (int b = 0; b < 256; ++b)
+    charToByte[utf8Of(cpOfByte[b])] = static_cast<uint8_t>(b);
+  int32_t maxId = -1;
+  for (auto &[tok, id] : impl->vocab)
+    maxId = std::max(maxId, id);
+  impl->idBytes.assign(maxId + 1, std::string());
+  for (auto &[tok, id] : impl->vocab) {
+    std::string raw;
+    for (size_t i = 0; i < tok.size();) {
+      size_t n = (static_cast<uint8_t>(tok[i]) < 0x80) ? 1 : 2;
+      auto it = charToByte.find(tok.substr(i, n));
+      if (it == charToByte.end())
+        return err("model.vocab: '" + tok +
+                   "' is not spelled in the byte-level alphabet");
+      raw += static_cast<char>(it->second);
+      i += n;
+    }
+    impl->idBytes[id] = std::move(raw);
+  }
+  for (int b = 0; b < 256; ++b) {
+    auto it = impl->vocab.find(utf8Of(cpOfByte[b]));
+    if (it == impl->vocab.end())
+      return err("model.vocab: byte " + std::to_string(b) + " has no token");
+    impl->byteToken[b] = it->second;
+  }
+  impl->merges.reserve(mergeList.size());
+  for (size_t r = 0; r < mergeList.size(); ++r) {
+    auto &[a, b] = mergeList[r];
+    auto ia = impl->vocab.find(a), ib = impl->vocab.find(b),
+         im = impl->vocab.find(a + b);
+    if (ia == impl->vocab.end() || ib == impl->vocab.end() ||
+        im == impl->vocab.end())
+      return err("model.merges: entry " + std::to_string(r) + " ('" + a +
+                 "' '" + b + "') names a token not in the vocabulary");
+    uint64_t k = (static_cast<uint64_t>(ia->second) << 32) |
+                 static_cast<uint32_t>(ib->second);
+    impl->merges.emplace(k, std::make_pair(static_cast<int32_t>(r), im->second));
+  }
+
+  // Added tokens: matched verbatim before anything else.
+  if (!addedJson.is_null()) {
+    if (!addedJson.is_array())
+      return err("added_tokens: expected a list");
+    for (size_t i = 0; i < addedJson.size(); ++i) {
+      const auto &t = addedJson[i];
+      std::string where = "added_tokens[" + std::to_string(i) + "]";
+      if (!t.is_object() || !t.contains("id") || !t["id"].is_number_integer() ||
+          !t.contains("content") || !t["content"].is_string())
+        return err(where + ": needs an integer id and a string content");
+      int64_t id = t["id"].get<int64_t>();
+      std::string content = t["content"].get<std::string>();
+      if (id < 0 || id >= (1 << 24) || content.empty())
+        return err(where + ": bad id or empty content");
+      if (t.value("lstrip", false) || t.value("rstrip", false) ||
+          t.value("single_word", false) || t.value("normalized", false))
+        return err(where + ": lstrip/rstrip/single_word/normalized are not "
+                           "supported");
+      if (id >= static_cast<int64_t>(impl->idBytes.size()))
+        impl->idBytes.resize(id + 1);
+      impl->idBytes[id] = content;
+      impl->added.push_back({content, static_cast<int32_t>(id)});
+      impl->addedLead[static_cast<uint8_t>(content[0])] = true;
+    }
+    std::stable_sort(impl->added.begin(), impl->added.end(),
+                     [](const Impl::Added &a, const Impl::Added &b) {
+                       return a.content.size() > b.content.size();
+                     });
+  }
+
+  int errorCode;
+  PCRE2_SIZE errorOffset;
+  pcre2_code *code = pcre2_compile(
+      reinterpret_cast<PCRE2_SPTR>(pattern.data()), pattern.size(),
+      PCRE2_UTF | PCRE2_UCP, &errorCode, &errorOffset, nullptr);
+  if (!code) {
+    PCRE2_UCHAR msg[256];
+    pcre2_get_error_message(errorCode, msg, sizeof(msg));
+    return err("pre_tokenizer regex: " + std::string(reinterpret_cast<char *>(msg)) +
+               " at offset " + std::to_string(errorOffset));
+  }
+  impl->regex.reset(code);
+  impl->jit = pcre2_jit_compile(code, PCRE2_JIT_COMPLETE) == 0;
+  tokenizer.impl = std::move(impl);
+  return Status::ok();
+}
+
+void Tokenizer::Impl::bpe(const char *p, size_t n,
+                          std::vector<int32_t> &ids) const {
+  if (n == 1) {
+    ids.push_back(byteToken[static_cast<uint8_t>(p[0])]);
+    return;
+  }
+  // Symbols in a linked list; candidate merges in a heap ordered by (rank,
+  // position): the lowest rank first, the leftmost among equals, as
+  // `tokenizers` does. O(n log n), so long runs cannot stall encoding.
+  struct Sym {
+    int32_t id, prev, next;
+  };
+  std::vector<Sym> syms(n);
+  for (size_t i = 0; i < n; ++i)
+    syms[i] = {byteToken[static_cast<uint8_t>(p[i])],
+               static_cast<int32_t>(i) - 1,
+               i + 1 < n ? static_cast<int32_t>(i + 1) : -1};
+  struct Cand {
+    int32_t rank, pos, left, right, merged;
+    bool operator>(const Cand &o) const {
+      return rank != o.rank ? rank > o.rank : pos > o.pos;
+    }
+  };
+  std::priority_queue<Cand, std::vector<Cand>, std::greater<Cand>> heap;
+  auto push = [&](int32_t pos) {
+    if (pos < 0 || syms[pos].next < 0)
+      return;
+    int32_t r = syms[pos].next;
+    auto it = merges.find((static_cast<uint64_t>(syms[pos].id) << 32) |
+                          static_cast<uint32_t>(syms[r].id));
+    if (it != merges.end())
+      heap.push({it->second.first, pos, syms[pos].id, syms[r].id,
+                 it->second.second});
+  };
+  for (size_t i = 0; i + 1 < n; ++i)
+    push(static_cast<int32_t>(i));
+  while (!heap.empty()) {
+    Cand c = heap.top();
+    heap.pop();
+    Sym &s = syms[c.pos];
+    // Stale: the symbol changed or was absorbed since this was pushed.
+    if (s.id != c.left || s.next < 0 || syms[s.next].id != c.right)
+      continue;
+    int32_t r = s.next;
+    s.id = c.merged;
+    s.next = syms[r].next;
+    if (s.next >= 0)
+      syms[s.next].prev = c.pos;
+    syms[r].id = -1;
+    push(s.prev);
+    push(c.pos);
+  }
+  for (int32_t i = 0; i >= 0; i = syms[i].next)
+    ids.push_back(syms[i].id);
+}
+
+Status Tokenizer::encode(std::string_view text,
+                         std::vector<int32_t> &ids) const {
+  ids.clear();
+  if (!impl->regex)
+    return Status::error("tokenizer not loaded");
+  if (!isValidUtf8(text))
+    return Status::error("text is not valid UTF-8");
+  std::unique_ptr<pcre2_match_data, void (*)(pcre2_match_data *)> md(
+      pcre2_match_data_create_from_pattern(impl->regex.get(), nullptr),
+      pcre2_match_data_free);
+
+  auto encodeSegment = [&](std::string_view seg) -> Status {
+    if (seg.empty())
+      return Status::ok();
+    std::string norm = impl->nfc ? toNfc(seg) : std::string(seg);
+    auto subject = reinterpret_cast<PCRE2_SPTR>(norm.data());
+    size_t pos = 0;
+    while (pos < norm.size()) {
+      int rc = impl->jit ? pcre2_jit_match(impl->regex.get(), subject,
+                                           norm.size(), pos, 0, md.get(),
+                                           nullptr)
+                         : pcre2_match(impl->regex.get(), subject, norm.size(),
+                                       pos, PCRE2_NO_UTF_CHECK, md.get(),
+                                       nullptr);
+      if (rc == PCRE2_ERROR_NOMATCH) {
+        impl->bpe(norm.data() + pos, norm.size() - pos, ids);
+        break;
+      }
+      if (rc < 0)
+        return Status::error("pre-tokenizer regex failed (PCRE2 error " +
+                             std::to_string(rc) + ")");
+      PCRE2_SIZE *ov = pcre2_get_ovector_pointer(md.get());
+      size_t start = ov[0], end = ov[1];
+      if (start > pos) // text between matches is a piece of its own
+        impl->bpe(norm.data() + pos, start - pos, ids);
+      if (end == start) { // an empty match: step one character
+        end = start + 1;
+        while (end < norm.size() && (static_cast<uint8_t>(norm[end]) & 0xC0) == 0x80)
+          ++end;
+      }
+      impl->bpe(norm.data() + start, end - start, ids);
+      pos = end;
+    }
+    return Status::ok();
+  };
+
+  size_t segStart = 0;
+  for (size_t i = 0; i < text.size();) {
+    const Impl::Added *hit = nullptr;
+    if (impl->addedLead[static_cast<uint8_t>(text[i])]) {
+      for (const auto &a : impl->added) // longest first
+        if (text.compare(i, a.content.size(), a.content) == 0) {
+          hit = &a;
+          break;
+        }
+    }
+    if (!hit) {
+      ++i;
+      continue;
+    }
+    if (Status st = encodeSegment(text.substr(segStart, i - segStart)); !st)
+      return st;
+    ids.push_back(hit->id);
+    i += hit->content.size();
+    segStart = i;
+  }
+  return encodeSegment(text.substr(segStart));
+}
+
+const std::string &Tokenizer::tokenBytes(int32_t id) const {
+  static const std::string empty;
+  if (id < 0 || id >= static_cast<int32_t>(impl->idBytes.size()))
+    return empty;
+  return impl->idBytes[id];
+}
+
+std::string Tokenizer::decode(const std::vector<int32_t> &ids) const {
+  Utf8Stream stream;
+  std::string out;
+  for (int32_t id : ids)
+    out += stream.feed(tokenBytes(id));
+  return out + stream.finish();
+}
+
+int32_t Tokenizer::tokenId(std::string_view token) const {
+  for (const auto &a : impl->added)
+    if (a.content == token)
+      return a.id;
+  // Vocabulary entries are spelled in the byte-level alphabet.
+  auto cpOfByte = byteToCodepoint();
+  std::string spelled;
+  for (unsigned char c : token)
+    spelled += utf8Of(cpOfByte[c]);
+  auto it = impl->vocab.find(spelled);
+  return it == impl->vocab.end() ? -1 : it->second;
+}
+
+int32_t Tokenizer::vocabSize() const {
+  return static_cast<int32_t>(impl->idBytes.size());
+}
+
+} // namespace qwen3

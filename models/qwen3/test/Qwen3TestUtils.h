@@ -1,0 +1,44 @@
+//===- Qwen3TestUtils.h - fixtures of the Qwen3 tests -----------*- C++ -*-===//
+
+#ifndef QWEN3_TEST_UTILS_H
+#define QWEN3_TEST_UTILS_H
+
+#include <nlohmann/json.hpp>
+
+#include <fstream>
+#include <string>
+#include <sys/stat.h>
+#include <vector>
+
+namespace qwen3::test {
+
+inline bool fileExists(const std::string &path) {
+  struct stat st;
+  return ::stat(path.c_str(), &st) == 0;
+}
+
+/// The shared Qwen3 data (tokenizer, HF cases); absent outside the workplace,
+/// so tests that need it skip with a message.
+inline std::string sharedDir() { return QWEN3_SHARED_DIR; }
+inline std::string fixturesDir() { return QWEN3_FIXTURES_DIR; }
+
+inline std::vector<nlohmann::json> readJsonl(const std::string &path) {
+  std::vector<nlohmann::json> out;
+  std::ifstream in(path);
+  std::string line;
+  while (std::getline(in, line))
+    if (!line.empty())
+      out.push_back(nlohmann::json::parse(line));
+  return out;
+}
+
+} // namespace qwen3::test
+
+#define QWEN3_REQUIRE_SHARED(path)                                             \
+  do {                                                                         \
+    if (!::qwen3::test::fileExists(path))                                      \
+      GTEST_SKIP() << "needs " << (path)                                       \
+                   << " (the shared Qwen3 data), absent here";                 \
+  } while (0)
+
+#endif
