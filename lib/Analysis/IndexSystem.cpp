@@ -361,13 +361,13 @@ LinearExpr IndexSystem::compute(Value value, Copy copy) {
   return freeVar(value, copy, "not affine");
 }
 
-void IndexSystem::linearizeCondition(Value cond) {
+void IndexSystem::linearizeCondition(Value cond, Copy copy) {
   Operation *op = cond.getDefiningOp();
   if (!op)
     return;
   if (isa<arith::AndIOp>(op)) {
-    linearizeCondition(op->getOperand(0));
-    linearizeCondition(op->getOperand(1));
+    linearizeCondition(op->getOperand(0), copy);
+    linearizeCondition(op->getOperand(1), copy);
     return;
   }
   auto cmp = dyn_cast<arith::CmpIOp>(op);
@@ -380,8 +380,8 @@ void IndexSystem::linearizeCondition(Value cond) {
   if (isUnsigned &&
       !(isNonNegative(cmp.getLhs()) && isNonNegative(cmp.getRhs())))
     return;
-  LinearExpr a = get(cmp.getLhs(), Copy::Shared);
-  LinearExpr b = get(cmp.getRhs(), Copy::Shared);
+  LinearExpr a = get(cmp.getLhs(), copy);
+  LinearExpr b = get(cmp.getRhs(), copy);
   switch (pred) {
   case P::eq:
     add(LinearConstraint::eq(a, b));
@@ -409,7 +409,19 @@ void IndexSystem::linearizeCondition(Value cond) {
 
 void IndexSystem::addAssumptions() {
   kernel.getBody().front().walk(
-      [&](AssumeOp op) { linearizeCondition(op.getCondition()); });
+      [&](AssumeOp op) { linearizeCondition(op.getCondition(), Copy::Shared); });
+}
+
+void IndexSystem::addPathConditions(Operation *op, Copy copy) {
+  // An op in the then-region of an scf.if runs only where the condition
+  // holds; the conditions of enclosing ifs bound what it touches.
+  for (Operation *child = op, *parent = op->getParentOp();
+       parent && !isa<KernelOp>(parent);
+       child = parent, parent = parent->getParentOp()) {
+    auto ifOp = dyn_cast<scf::IfOp>(parent);
+    if (ifOp && child->getParentRegion() == &ifOp.getThenRegion())
+      linearizeCondition(ifOp.getCondition(), copy);
+  }
 }
 
 //===----------------------------------------------------------------------===//

@@ -126,6 +126,8 @@ void OwnershipVerifier::checkPair(Claim a, Claim b) {
   SmallVector<LinearExpr> pa = programIds(*sys, Copy::A);
   SmallVector<LinearExpr> pb = programIds(*sys, Copy::B);
   SmallVector<LinearExpr> grid = gridExtents(*sys);
+  sys->addPathConditions(a.op, Copy::A);
+  sys->addPathConditions(b.op, Copy::B);
   unsigned rank = a.type.getRank();
   SmallVector<LinearExpr> loA, hiA, loB, hiB;
   SmallVector<LinearConstraint> overlap;
@@ -176,6 +178,7 @@ void OwnershipVerifier::checkInIndexSpace(Claim c) {
   std::unique_ptr<IndexSystem> sys = newSystem();
   SmallVector<LinearExpr> p = programIds(*sys, Copy::A);
   SmallVector<LinearExpr> grid = gridExtents(*sys);
+  sys->addPathConditions(c.op, Copy::A);
   // A claim on an empty view touches nothing; only non-empty views matter.
   SmallVector<LinearConstraint> nonEmpty;
   for (unsigned d = 0; d < c.type.getRank(); ++d)
@@ -222,6 +225,7 @@ void OwnershipVerifier::checkSubTile(Operation *op, Value block,
   std::unique_ptr<IndexSystem> sys = newSystem();
   SmallVector<LinearExpr> p = programIds(*sys, Copy::A);
   SmallVector<LinearExpr> grid = gridExtents(*sys);
+  sys->addPathConditions(op, Copy::A);
   for (auto [d, value] : llvm::enumerate(indices)) {
     int64_t count = type.getShape()[d] / tile.getDimSize(d);
     LinearExpr index = sys->get(value, Copy::A);

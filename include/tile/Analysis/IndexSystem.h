@@ -97,6 +97,9 @@ public:
 
   /// Adds the conditions of every tile.assume the model can express.
   void addAssumptions();
+  /// Adds, for program `copy`, the conditions of the scf.if then-regions
+  /// that enclose `op` (it only runs where they hold).
+  void addPathConditions(Operation *op, Copy copy);
 
   /// True when the system plus `extra` has no integer solution.
   bool isEmpty(ArrayRef<LinearConstraint> extra = {}) const;
@@ -119,7 +122,7 @@ private:
   bool isNonNegative(Value value);
   std::optional<int64_t> getConstantInt(Value value);
   std::string nameOf(Value value);
-  void linearizeCondition(Value cond);
+  void linearizeCondition(Value cond, Copy copy);
 
   KernelOp kernel;
   GridOp gridOp;

@@ -343,7 +343,11 @@ LogicalResult GPUKernelLowering::lowerDot(DotOp op) {
   // accumulator in registers in the MMA layout lifts this: next step.)
   int64_t eltBytes = op.getA().getType().getElementTypeBitWidth() / 8;
   int64_t staged = (M * K + K * N) * eltBytes + M * N * 4;
-  if (M % 16 == 0 && N % 8 == 0 && K % 16 == 0 && staged <= 48 * 1024)
+  // nvgpu.mma.sync cannot lower bf16 operands (upstream deduces PTX types
+  // for f16, tf32, i8, i4 and f64 only): bf16 takes the FMA path for now.
+  bool mmaType = !op.getA().getType().getElementType().isBF16();
+  if (mmaType && M % 16 == 0 && N % 8 == 0 && K % 16 == 0 &&
+      staged <= 48 * 1024)
     return lowerDotMMA(op);
   return lowerDotFMA(op);
 }
