@@ -1,0 +1,44 @@
+//===- Config.h - a Qwen3 model directory's configuration -------*- C++ -*-===//
+
+#ifndef QWEN3_CONFIG_H
+#define QWEN3_CONFIG_H
+
+#include "tile/runtime/Status.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace qwen3 {
+
+using tile_runtime::Status;
+
+/// config.json (+ generation_config.json) of a dense Qwen3 checkpoint, every
+/// field checked for presence, type and consistency.
+struct ModelConfig {
+  int64_t vocabSize = 0, hidden = 0, intermediate = 0, layers = 0;
+  int64_t heads = 0, kvHeads = 0, headDim = 0, maxPositions = 0;
+  double rmsEps = 1e-6, ropeTheta = 1e6;
+  bool tiedEmbeddings = false;
+  std::string dtype; ///< torch_dtype: "bfloat16", "float16" or "float32"
+  std::vector<int32_t> eosTokenIds;
+  /// generation_config.json's sampling defaults (used with --sample).
+  double temperature = 1.0, topP = 1.0;
+  int64_t topK = 0;
+
+  /// Reads `dir`/config.json and, when present, `dir`/generation_config.json.
+  static Status load(const std::string &dir, ModelConfig &config);
+  /// Parses config.json text; `name` is used in messages.
+  static Status parse(const std::string &json, const std::string &name,
+                      ModelConfig &config);
+  /// Parses generation_config.json text into `config`.
+  static Status parseGeneration(const std::string &json, const std::string &name,
+                                ModelConfig &config);
+};
+
+/// Reads a whole file; the error names it.
+Status readFile(const std::string &path, std::string &out);
+
+} // namespace qwen3
+
+#endif // QWEN3_CONFIG_H

@@ -1,0 +1,68 @@
+//===- Engine.h - Qwen3 forward passes on tile kernels ----------*- C++ -*-===//
+//
+// Loads a checkpoint onto a tile_runtime device (weights in their dtype;
+// q/k/v and gate/up merged), runs the prompt as one prefill, and each later
+// token as a decode step captured once as a graph and replayed: the token
+// and the position live in device memory that the kernels read, the next
+// token is picked on the device, and the host reads back 4 bytes per token.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef QWEN3_ENGINE_H
+#define QWEN3_ENGINE_H
+
+#include "qwen3/Config.h"
+#include "tile/runtime/Runtime.h"
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace qwen3 {
+
+struct EngineOptions {
+  std::string device = "cuda"; ///< "cuda", "cuda:N" or "cpu"
+  std::string kernelsDir;      ///< holds qwen3_<dtype>.json and artifacts
+  int64_t maxSeqLen = 0;       ///< 0: the model's, capped by free memory
+  bool useGraph = true;        ///< replay the decode step as a graph
+};
+
+/// Per-kernel time of one decode step (--profile).
+struct KernelTime {
+  std::string name;
+  int launches = 0;
+  double ms = 0;
+};
+
+class Engine {
+public:
+  static Status create(const std::string &modelDir, const EngineOptions &opts,
+                       std::unique_ptr<Engine> &engine);
+  ~Engine();
+
+  const ModelConfig &config() const;
+  int64_t maxSeqLen() const;
+  std::string deviceName() const;
+
+  /// Runs `ids` from position 0 (resets the cache) and leaves the greedy
+  /// next token in `next`. Logits of the last position are kept.
+  Status prefill(const std::vector<int32_t> &ids, int32_t &next);
+  /// Feeds `token` at the next position and leaves the greedy choice in
+  /// `next`.
+  Status decode(int32_t token, int32_t &next);
+  /// The logits of the last step (as f32; rounded like the model dtype).
+  Status lastLogits(std::vector<float> &logits);
+  /// Times each kernel of one decode step at the current position (the
+  /// step's result is discarded: the position is restored).
+  Status profileDecode(std::vector<KernelTime> &times);
+
+private:
+  Engine();
+  struct Impl;
+  std::unique_ptr<Impl> impl;
+};
+
+} // namespace qwen3
+
+#endif // QWEN3_ENGINE_H

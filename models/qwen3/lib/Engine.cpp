@@ -1,0 +1,537 @@
+//===- Engine.cpp - Qwen3 forward passes on tile kernels ------------------===//
+
+#include "qwen3/Engine.h"
+
+#include "qwen3/Safetensors.h"
+#include "tile/runtime/Half.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstring>
+
+namespace qwen3 {
+
+using namespace tile_runtime;
+
+namespace {
+
+int64_t nextPow2(int64_t v) {
+  int64_t p = 1;
+  while (p < v)
+    p <<= 1;
+  return p;
+}
+
+/// Element conversion of checkpoint data into the model dtype. Only exact
+/// or widening-then-rounding conversions: F32 -> bf16/f16 rounds to
+/// nearest even (an F32 tensor in a bf16 checkpoint); bf16 <-> f16 is
+/// refused, since it would silently lose range or precision.
+Status convertInto(const TensorInfo &t, DType to, uint8_t *dst) {
+  int64_t n = t.count();
+  if ((t.dtype == TensorDType::BF16 && to == DType::BF16) ||
+      (t.dtype == TensorDType::F16 && to == DType::F16)) {
+    std::memcpy(dst, t.data, t.bytes);
+    return Status::ok();
+  }
+  if (t.dtype == TensorDType::F32) {
+    const uint8_t *src = t.data;
+    auto *out = reinterpret_cast<uint16_t *>(dst);
+    for (int64_t i = 0; i < n; ++i) {
+      float f;
+      std::memcpy(&f, src + 4 * i, 4);
+      out[i] = to == DType::BF16 ? toBF16(f) : toHalf(f);
+    }
+    return Status::ok();
+  }
+  return Status::error(t.file + ": tensor '" + t.name + "' is " +
+                       dtypeName(t.dtype) + " but the model runs in " +
+                       std::string(toString(to)) +
+                       " (no lossy conversion between bf16 and f16)");
+}
+
+} // namespace
+
+struct Engine::Impl {
+  ModelConfig cfg;
+  EngineOptions opts;
+  std::unique_ptr<Device> device;
+  Stream stream;
+  Module module;
+  DType dt = DType::BF16;
+  int64_t maxSeq = 0;
+  int64_t nqkv = 0;
+
+  struct Layer {
+    Buffer inNorm, postNorm, qNorm, kNorm, qkv, o, gateUp, down;
+  };
+  std::vector<Layer> layers;
+  Buffer embed, finalNorm, lmHead, invFreq;
+  Buffer kcache, vcache; // [layers, maxSeq, kvHeads, headDim]
+
+  // Device-side step state: the position of the first input token and the
+  // token a decode step reads (the one the previous step picked).
+  Buffer pos, token;
+  // Activations for `cap` tokens.
+  struct Acts {
+    int64_t cap = 0;
+    Buffer ids, res, h, qkv, q, attn, ao, gu, act, mo, logits, po, plse, vals, idxs;
+  };
+  const Acts *last = nullptr; ///< whose logits are the latest
+  Acts decodeActs, prefillActs;
+  int64_t position = 0; ///< host mirror of pos
+
+  // Kernels.
+  Kernel kEmbed, kRms, kAddRms, kQRope, kKvRope, kDecAttn, kMerge, kPreAttn,
+      kGemv, kGemm, kSwiglu, kArgmaxP, kArgmaxF, kAdvance;
+  Graph decodeGraph;
+  bool graphReady = false;
+
+  // Profiling: when set, each launch is timed.
+  std::vector<KernelTime> *profile = nullptr;
+
+  int64_t splits = 16;
+  int64_t argmaxChunk = 4096;
+
+  Status kernel(const std::string &name, Kernel &k) {
+    if (Status st = module.kernel(name, k); !st)
+      return Status::error("the compiled Qwen3 kernel set has no '" + name +
+                           "' for this model's shapes (" + st.message() + ")");
+    return Status::ok();
+  }
+
+  Status launch(const Kernel &k, std::initializer_list<Arg> args) {
+    if (!profile)
+      return stream.launch(k, args);
+    Event a, b;
+    if (Status st = stream.record(a); !st)
+      return st;
+    if (Status st = stream.launch(k, args); !st)
+      return st;
+    if (Status st = stream.record(b); !st)
+      return st;
+    if (Status st = b.wait(); !st)
+      return st;
+    float ms = 0;
+    if (Status st = b.elapsedMs(a, ms); !st)
+      return st;
+    auto it = std::find_if(profile->begin(), profile->end(),
+                           [&](const KernelTime &t) { return t.name == k.name(); });
+    if (it == profile->end()) {
+      profile->push_back({k.name(), 0, 0});
+      it = profile->end() - 1;
+    }
+    it->launches++;
+    it->ms += ms;
+    return Status::ok();
+  }
+
+  Status loadWeights(const Checkpoint &ck, const std::string &dir);
+  Status allocActs(Acts &a, int64_t tokens);
+  Status linear(const Acts &a, int64_t tokens, const Buffer &x, int64_t k,
+                const Buffer &w, int64_t n, const Buffer &y, int64_t xOffset = 0);
+  Status forward(Acts &a, int64_t tokens);
+};
+
+Engine::Engine() : impl(std::make_unique<Impl>()) {}
+Engine::~Engine() = default;
+const ModelConfig &Engine::config() const { return impl->cfg; }
+int64_t Engine::maxSeqLen() const { return impl->maxSeq; }
+std::string Engine::deviceName() const { return impl->device->name(); }
+
+Status Engine::Impl::loadWeights(const Checkpoint &ck, const std::string &dir) {
+  const int64_t H = cfg.hidden, I = cfg.intermediate, HD = cfg.headDim;
+  const int64_t qRows = cfg.heads * HD, kvRows = cfg.kvHeads * HD;
+  // Every tensor is found and shape-checked before anything is allocated.
+  struct Want {
+    std::string name;
+    std::vector<int64_t> shape;
+  };
+  std::vector<Want> wants = {{"model.embed_tokens.weight", {cfg.vocabSize, H}},
+                             {"model.norm.weight", {H}}};
+  bool haveLmHead = ck.find("lm_head.weight") != nullptr;
+  if (!cfg.tiedEmbeddings || haveLmHead)
+    wants.push_back({"lm_head.weight", {cfg.vocabSize, H}});
+  for (int64_t l = 0; l < cfg.layers; ++l) {
+    std::string p = "model.layers." + std::to_string(l) + ".";
+    wants.push_back({p + "input_layernorm.weight", {H}});
+    wants.push_back({p + "post_attention_layernorm.weight", {H}});
+    wants.push_back({p + "self_attn.q_proj.weight", {qRows, H}});
+    wants.push_back({p + "self_attn.k_proj.weight", {kvRows, H}});
+    wants.push_back({p + "self_attn.v_proj.weight", {kvRows, H}});
+    wants.push_back({p + "self_attn.o_proj.weight", {H, qRows}});
+    wants.push_back({p + "self_attn.q_norm.weight", {HD}});
+    wants.push_back({p + "self_attn.k_norm.weight", {HD}});
+    wants.push_back({p + "mlp.gate_proj.weight", {I, H}});
+    wants.push_back({p + "mlp.up_proj.weight", {I, H}});
+    wants.push_back({p + "mlp.down_proj.weight", {H, I}});
+  }
+  auto shapeStr = [](const std::vector<int64_t> &s) {
+    std::string r = "[";
+    for (size_t i = 0; i < s.size(); ++i)
+      r += (i ? ", " : "") + std::to_string(s[i]);
+    return r + "]";
+  };
+  for (const Want &w : wants) {
+    const TensorInfo *t = ck.find(w.name);
+    if (!t)
+      return Status::error(dir + ": tensor '" + w.name + "' is missing");
+    if (t->shape != w.shape)
+      return Status::error(t->file + ": tensor '" + w.name + "' has shape " +
+                           shapeStr(t->shape) + ", config.json implies " +
+                           shapeStr(w.shape));
+    if (!(t->dtype == TensorDType::F32 ||
+          (t->dtype == TensorDType::BF16 && dt == DType::BF16) ||
+          (t->dtype == TensorDType::F16 && dt == DType::F16)))
+      return Status::error(t->file + ": tensor '" + w.name + "' is " +
+                           dtypeName(t->dtype) + " but the model runs in " +
+                           std::string(toString(dt)));
+  }
+
+  // Uploads the concatenation of tensors (rows stacked) into one buffer.
+  std::vector<uint8_t> staging;
+  auto upload = [&](std::initializer_list<std::string> names, Buffer &buf) -> Status {
+    int64_t count = 0;
+    for (const auto &n : names)
+      count += ck.find(n)->count();
+    staging.resize(count * 2);
+    int64_t at = 0;
+    for (const auto &n : names) {
+      const TensorInfo *t = ck.find(n);
+      if (Status st = convertInto(*t, dt, staging.data() + at); !st)
+        return st;
+      at += t->count() * 2;
+    }
+    if (Status st = device->allocate(dt, count, stream, buf); !st)
+      return st;
+    if (Status st = stream.copyToDevice(buf, staging.data(), count * 2); !st)
+      return st;
+    return stream.synchronize(); // the staging buffer is reused
+  };
+  Status st = Status::ok();
+  if (!(st = upload({"model.embed_tokens.weight"}, embed)) ||
+      !(st = upload({"model.norm.weight"}, finalNorm)))
+    return st;
+  if (!cfg.tiedEmbeddings || haveLmHead) {
+    if (!(st = upload({"lm_head.weight"}, lmHead)))
+      return st;
+  } else {
+    lmHead = embed;
+  }
+  layers.resize(cfg.layers);
+  for (int64_t l = 0; l < cfg.layers; ++l) {
+    std::string p = "model.layers." + std::to_string(l) + ".";
+    Layer &L = layers[l];
+    if (!(st = upload({p + "input_layernorm.weight"}, L.inNorm)) ||
+        !(st = upload({p + "post_attention_layernorm.weight"}, L.postNorm)) ||
+        !(st = upload({p + "self_attn.q_norm.weight"}, L.qNorm)) ||
+        !(st = upload({p + "self_attn.k_norm.weight"}, L.kNorm)) ||
+        !(st = upload({p + "self_attn.q_proj.weight", p + "self_attn.k_proj.weight",
+                       p + "self_attn.v_proj.weight"},
+                      L.qkv)) ||
+        !(st = upload({p + "self_attn.o_proj.weight"}, L.o)) ||
+        !(st = upload({p + "mlp.gate_proj.weight", p + "mlp.up_proj.weight"},
+                      L.gateUp)) ||
+        !(st = upload({p + "mlp.down_proj.weight"}, L.down)))
+      return st;
+  }
+  return Status::ok();
+}
+
+Status Engine::create(const std::string &modelDir, const EngineOptions &opts,
+                      std::unique_ptr<Engine> &out) {
+  std::unique_ptr<Engine> e(new Engine());
+  Impl &m = *e->impl;
+  m.opts = opts;
+  if (Status st = ModelConfig::load(modelDir, m.cfg); !st)
+    return st;
+  ModelConfig &c = m.cfg;
+  if (c.dtype == "float32")
+    return Status::error(modelDir + "/config.json: float32 models are not "
+                         "supported (the kernel set is compiled for bfloat16 "
+                         "and float16)");
+  m.dt = c.dtype == "float16" ? DType::F16 : DType::BF16;
+  if (c.headDim != 64 && c.headDim != 128)
+    return Status::error(modelDir + "/config.json: head_dim " +
+                         std::to_string(c.headDim) + " (kernels exist for 64 and 128)");
+  int64_t group = c.heads / c.kvHeads;
+  if (nextPow2(c.hidden) > 8192)
+    return Status::error(modelDir + "/config.json: hidden_size " +
+                         std::to_string(c.hidden) + " exceeds 8192");
+  if ((c.intermediate % 256) != 0)
+    return Status::error(modelDir + "/config.json: intermediate_size must be a "
+                         "multiple of 256");
+  if (c.vocabSize > 64 * m.argmaxChunk)
+    return Status::error(modelDir + "/config.json: vocab_size above 262144");
+
+  // Everything about the checkpoint is validated before the device opens.
+  Checkpoint ck;
+  if (Status st = Checkpoint::open(modelDir, ck); !st)
+    return st;
+
+  if (Status st = Device::open(opts.device, m.device); !st)
+    return st;
+  m.stream = m.device->defaultStream();
+  std::string dtName = m.dt == DType::F16 ? "f16" : "bf16";
+  std::string manifest = opts.kernelsDir + "/qwen3_" + dtName + ".json";
+  if (Status st = m.device->loadModule(manifest, m.module); !st)
+    return st;
+  std::string hb = "__HB_" + std::to_string(std::max<int64_t>(128, nextPow2(c.hidden)));
+  std::string hd = "__HD_" + std::to_string(c.headDim);
+  std::string g = "__G_" + std::to_string(group) + hd;
+  Status st = Status::ok();
+  if (!(st = m.kernel("embed", m.kEmbed)) || !(st = m.kernel("rmsnorm" + hb, m.kRms)) ||
+      !(st = m.kernel("add_rmsnorm" + hb, m.kAddRms)) ||
+      !(st = m.kernel("q_norm_rope" + hd, m.kQRope)) ||
+      !(st = m.kernel("kv_norm_rope_write" + hd, m.kKvRope)) ||
+      !(st = m.kernel("decode_attention" + g, m.kDecAttn)) ||
+      !(st = m.kernel("attention_merge" + hd, m.kMerge)) ||
+      !(st = m.kernel("prefill_attention" + g, m.kPreAttn)) ||
+      !(st = m.kernel("gemv", m.kGemv)) || !(st = m.kernel("gemm", m.kGemm)) ||
+      !(st = m.kernel("swiglu", m.kSwiglu)) ||
+      !(st = m.kernel("argmax_partial", m.kArgmaxP)) ||
+      !(st = m.kernel("argmax_final", m.kArgmaxF)) ||
+      !(st = m.kernel("advance_position", m.kAdvance)))
+    return st;
+  for (const Kernel *k : {&m.kEmbed, &m.kRms, &m.kAddRms, &m.kQRope, &m.kKvRope,
+                          &m.kDecAttn, &m.kMerge, &m.kPreAttn, &m.kGemv, &m.kGemm,
+                          &m.kSwiglu, &m.kArgmaxP, &m.kArgmaxF, &m.kAdvance})
+    if (k->uncheckedRegions() != 0)
+      return Status::error(manifest + ": kernel '" + k->name() +
+                           "' has unchecked regions; the engine runs the safe subset only");
+
+  if (Status s = m.loadWeights(ck, modelDir); !s)
+    return s;
+
+  // KV cache: the requested length, else the model's.
+  m.maxSeq = opts.maxSeqLen > 0 ? opts.maxSeqLen : c.maxPositions;
+  if (m.maxSeq > c.maxPositions)
+    return Status::error("--max-seq-len " + std::to_string(m.maxSeq) +
+                         " exceeds the model's max_position_embeddings (" +
+                         std::to_string(c.maxPositions) + ")");
+  int64_t cacheCount = c.layers * m.maxSeq * c.kvHeads * c.headDim;
+  Status ak = m.device->allocate(m.dt, cacheCount, m.stream, m.kcache);
+  if (ak)
+    ak = m.device->allocate(m.dt, cacheCount, m.stream, m.vcache);
+  if (!ak)
+    return Status::error("the KV cache for " + std::to_string(m.maxSeq) +
+                         " positions (" +
+                         std::to_string(2 * cacheCount * 2 >> 20) +
+                         " MiB) does not fit: " + ak.message() +
+                         "; pass a smaller --max-seq-len");
+  // Zeros, so rows past the length are finite (they meet a zero weight).
+  if (!(st = m.stream.fill(m.kcache, 0)) || !(st = m.stream.fill(m.vcache, 0)))
+    return st;
+
+  // RoPE inverse frequencies exactly as HF computes them (f32).
+  std::vector<float> invf(c.headDim / 2);
+  for (int64_t i = 0; i < c.headDim / 2; ++i)
+    invf[i] = 1.0f / std::pow(static_cast<float>(c.ropeTheta),
+                              static_cast<float>(2 * i) / static_cast<float>(c.headDim));
+  if (!(st = m.device->allocate(DType::F32, invf.size(), m.stream, m.invFreq)) ||
+      !(st = m.stream.copyToDevice(m.invFreq, invf.data(), invf.size() * 4)) ||
+      !(st = m.device->allocate(DType::I32, 1, m.stream, m.pos)) ||
+      !(st = m.device->allocate(DType::I32, 1, m.stream, m.token)) ||
+      !(st = m.allocActs(m.decodeActs, 1)) || !(st = m.stream.synchronize()))
+    return st;
+  m.nqkv = (c.heads + 2 * c.kvHeads) * c.headDim;
+  out = std::move(e);
+  return Status::ok();
+}
+
+Status Engine::Impl::allocActs(Acts &a, int64_t T) {
+  const ModelConfig &c = cfg;
+  a = Acts();
+  a.cap = T;
+  int64_t nq = c.heads * c.headDim;
+  int64_t nparts = (c.vocabSize + argmaxChunk - 1) / argmaxChunk;
+  Status st = Status::ok();
+  auto alloc = [&](DType t, int64_t n, Buffer &b) {
+    if (st)
+      st = device->allocate(t, n, stream, b);
+  };
+  alloc(dt, T * c.hidden, a.res);
+  alloc(dt, T * c.hidden, a.h);
+  alloc(dt, T * (c.heads + 2 * c.kvHeads) * c.headDim, a.qkv);
+  alloc(dt, T * nq, a.q);
+  alloc(dt, T * nq, a.attn);
+  alloc(dt, T * c.hidden, a.ao);
+  alloc(dt, T * 2 * c.intermediate, a.gu);
+  alloc(dt, T * c.intermediate, a.act);
+  alloc(dt, T * c.hidden, a.mo);
+  alloc(dt, c.vocabSize, a.logits);
+  alloc(DType::F32, c.heads * splits * c.headDim, a.po);
+  alloc(DType::F32, c.heads * splits, a.plse);
+  alloc(DType::F32, nparts, a.vals);
+  alloc(DType::I32, nparts, a.idxs);
+  alloc(DType::I32, T, a.ids);
+  return st;
+}
+
+Status Engine::Impl::linear(const Acts &, int64_t T, const Buffer &x, int64_t k,
+                            const Buffer &w, int64_t n, const Buffer &y,
+                            int64_t xOffset) {
+  if (T == 1)
+    return launch(kGemv, {Arg::in(x, {1, k}, {}, xOffset), Arg::in(w, {n, k}),
+                          Arg::out(y, {1, n})});
+  return launch(kGemm, {Arg::in(x, {T, k}, {}, xOffset), Arg::in(w, {n, k}),
+                        Arg::out(y, {T, n})});
+}
+
+Status Engine::Impl::forward(Acts &a, int64_t T) {
+  const ModelConfig &c = cfg;
+  const int64_t H = c.hidden, I = c.intermediate, HD = c.headDim;
+  const int64_t nq = c.heads * HD;
+  const float eps = static_cast<float>(c.rmsEps);
+  const float scale = 1.0f / std::sqrt(static_cast<float>(HD));
+  const Buffer &idsBuf = T == 1 ? token : a.ids;
+  last = &a;
+  Status st = Status::ok();
+#define TRY(x)                                                                 \
+  if (!(st = (x)))                                                             \
+    return st;
+  TRY(launch(kEmbed, {Arg::in(idsBuf, {T}), Arg::in(embed, {c.vocabSize, H}),
+                      Arg::out(a.res, {T, H})}));
+  TRY(launch(kRms, {Arg::in(a.res, {T, H}), Arg::in(layers[0].inNorm, {H}),
+                    Arg::out(a.h, {T, H}), Arg::real(eps)}));
+  const int64_t cacheLayer = maxSeq * c.kvHeads * HD;
+  for (int64_t l = 0; l < c.layers; ++l) {
+    const Layer &L = layers[l];
+    TRY(linear(a, T, a.h, H, L.qkv, nqkv, a.qkv));
+    TRY(launch(kQRope, {Arg::in(a.qkv, {T, nqkv}), Arg::in(L.qNorm, {HD}),
+                        Arg::in(invFreq, {HD / 2}), Arg::in(pos, {1}),
+                        Arg::out(a.q, {T, nq}), Arg::real(eps)}));
+    auto kc = Arg::inout(kcache, {maxSeq, c.kvHeads, HD}, {}, l * cacheLayer);
+    auto vc = Arg::inout(vcache, {maxSeq, c.kvHeads, HD}, {}, l * cacheLayer);
+    TRY(launch(kKvRope, {Arg::in(a.qkv, {T, nqkv}), Arg::in(L.kNorm, {HD}),
+                         Arg::in(invFreq, {HD / 2}), Arg::in(pos, {1}), kc, vc,
+                         Arg::integer(T), Arg::integer(c.heads), Arg::real(eps)}));
+    auto kin = Arg::in(kcache, {maxSeq, c.kvHeads, HD}, {}, l * cacheLayer);
+    auto vin = Arg::in(vcache, {maxSeq, c.kvHeads, HD}, {}, l * cacheLayer);
+    if (T == 1) {
+      TRY(launch(kDecAttn, {Arg::in(a.q, {1, nq}), kin, vin, Arg::in(pos, {1}),
+                            Arg::out(a.po, {c.heads, splits, HD}),
+                            Arg::out(a.plse, {c.heads, splits}), Arg::real(scale)}));
+      TRY(launch(kMerge, {Arg::in(a.po, {c.heads, splits, HD}),
+                          Arg::in(a.plse, {c.heads, splits}),
+                          Arg::out(a.attn, {1, nq})}));
+    } else {
+      TRY(launch(kPreAttn, {Arg::in(a.q, {T, nq}), kin, vin, Arg::in(pos, {1}),
+                            Arg::out(a.attn, {T, nq}), Arg::real(scale)}));
+    }
+    TRY(linear(a, T, a.attn, nq, L.o, H, a.ao));
+    TRY(launch(kAddRms, {Arg::in(a.ao, {T, H}), Arg::inout(a.res, {T, H}),
+                         Arg::in(L.postNorm, {H}), Arg::out(a.h, {T, H}),
+                         Arg::real(eps)}));
+    TRY(linear(a, T, a.h, H, L.gateUp, 2 * I, a.gu));
+    TRY(launch(kSwiglu, {Arg::in(a.gu, {T, 2 * I}), Arg::out(a.act, {T, I})}));
+    TRY(linear(a, T, a.act, I, L.down, H, a.mo));
+    const Buffer &nextNorm = l + 1 < c.layers ? layers[l + 1].inNorm : finalNorm;
+    TRY(launch(kAddRms, {Arg::in(a.mo, {T, H}), Arg::inout(a.res, {T, H}),
+                         Arg::in(nextNorm, {H}), Arg::out(a.h, {T, H}),
+                         Arg::real(eps)}));
+  }
+  // The LM head on the last position only.
+  TRY(linear(a, 1, a.h, H, lmHead, c.vocabSize, a.logits, (T - 1) * H));
+  int64_t nparts = a.vals.count();
+  TRY(launch(kArgmaxP, {Arg::in(a.logits, {1, c.vocabSize}), Arg::out(a.vals, {nparts}),
+                        Arg::out(a.idxs, {nparts})}));
+  TRY(launch(kArgmaxF, {Arg::in(a.vals, {nparts}), Arg::in(a.idxs, {nparts}),
+                        Arg::out(token, {1})}));
+  TRY(launch(kAdvance, {Arg::inout(pos, {1}), Arg::integer(T)}));
+#undef TRY
+  return Status::ok();
+}
+
+Status Engine::prefill(const std::vector<int32_t> &ids, int32_t &next) {
+  Impl &m = *impl;
+  int64_t T = static_cast<int64_t>(ids.size());
+  if (T == 0)
+    return Status::error("the prompt is empty");
+  if (T > m.maxSeq)
+    return Status::error("the prompt has " + std::to_string(T) +
+                         " tokens, more than --max-seq-len " +
+                         std::to_string(m.maxSeq));
+  Status st = Status::ok();
+  if (T != m.prefillActs.cap)
+    if (!(st = m.allocActs(m.prefillActs, T)))
+      return st;
+  int32_t zero = 0;
+  if (!(st = m.stream.copyToDevice(m.prefillActs.ids, ids.data(), T * 4)) ||
+      !(st = m.stream.copyToDevice(m.pos, &zero, 4)))
+    return st;
+  m.position = 0;
+  if (!(st = m.forward(m.prefillActs, T)) ||
+      !(st = m.stream.copyToHost(&next, m.token, 4)) || !(st = m.stream.synchronize()))
+    return st;
+  m.position = T;
+  return Status::ok();
+}
+
+Status Engine::decode(int32_t token, int32_t &next) {
+  Impl &m = *impl;
+  if (m.position >= m.maxSeq)
+    return Status::error("the sequence reached --max-seq-len " +
+                         std::to_string(m.maxSeq));
+  Status st = Status::ok();
+  // The token the graph reads: normally the one the last step left there.
+  if (!(st = m.stream.copyToDevice(m.token, &token, 4)))
+    return st;
+  if (m.opts.useGraph && !m.graphReady) {
+    if (!(st = m.stream.beginCapture()))
+      return st;
+    Status fs = m.forward(m.decodeActs, 1);
+    Status es = m.stream.endCapture(m.decodeGraph);
+    if (!fs)
+      return fs;
+    if (!es)
+      return es;
+    m.graphReady = true;
+  }
+  if (m.graphReady)
+    st = m.decodeGraph.replay(m.stream);
+  else
+    st = m.forward(m.decodeActs, 1);
+  if (!st || !(st = m.stream.copyToHost(&next, m.token, 4)) ||
+      !(st = m.stream.synchronize()))
+    return st;
+  ++m.position;
+  m.last = &m.decodeActs;
+  return Status::ok();
+}
+
+Status Engine::lastLogits(std::vector<float> &logits) {
+  Impl &m = *impl;
+  if (!m.last)
+    return Status::error("no step has run yet");
+  const Buffer &b = m.last->logits;
+  std::vector<uint16_t> raw(m.cfg.vocabSize);
+  Status st = m.stream.copyToHost(raw.data(), b, raw.size() * 2);
+  if (!st || !(st = m.stream.synchronize()))
+    return st;
+  logits.resize(raw.size());
+  for (size_t i = 0; i < raw.size(); ++i)
+    logits[i] = m.dt == DType::BF16 ? fromBF16(raw[i]) : fromHalf(raw[i]);
+  return Status::ok();
+}
+
+Status Engine::profileDecode(std::vector<KernelTime> &times) {
+  Impl &m = *impl;
+  times.clear();
+  int32_t pos32 = static_cast<int32_t>(m.position), tok = 0;
+  Status st = m.stream.copyToHost(&tok, m.token, 4);
+  if (!st || !(st = m.stream.synchronize()))
+    return st;
+  m.profile = &times;
+  st = m.forward(m.decodeActs, 1);
+  m.profile = nullptr;
+  if (!st)
+    return st;
+  // Undo the step: the position and the token it consumed.
+  if (!(st = m.stream.copyToDevice(m.pos, &pos32, 4)) ||
+      !(st = m.stream.copyToDevice(m.token, &tok, 4)))
+    return st;
+  return m.stream.synchronize();
+}
+
+} // namespace qwen3

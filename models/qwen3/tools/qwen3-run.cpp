@@ -1,0 +1,415 @@
+//===- qwen3-run.cpp - generate text with a Qwen3 checkpoint --------------===//
+//
+// qwen3-run --model DIR --prompt "Hello" [flags]: tokenizes (chat template
+// unless --raw-prompt), prefills, then replays the decode step per token,
+// streaming text as it is produced. `--help` lists the flags. Bad input
+// gets one line on stderr naming the file, tensor or flag, and status 1.
+//
+//===----------------------------------------------------------------------===//
+
+#include "qwen3/ChatTemplate.h"
+#include "qwen3/Config.h"
+#include "qwen3/Engine.h"
+#include "qwen3/Tokenizer.h"
+#include "qwen3/Unicode.h"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <iostream>
+#include <numeric>
+#include <random>
+#include <string>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <vector>
+
+#ifndef QWEN3_DEFAULT_KERNELS_DIR
+#define QWEN3_DEFAULT_KERNELS_DIR ""
+#endif
+
+using namespace qwen3;
+
+namespace {
+
+const char *kUsage = R"(usage: qwen3-run --model DIR (--prompt TEXT | --prompt-file F | --messages F) [flags]
+
+Generates text with a Hugging Face Qwen3 checkpoint on tile kernels.
+
+  --model DIR            config.json, generation_config.json, tokenizer.json,
+                         model.safetensors (or shards + index)
+  --prompt TEXT          the user message
+  --prompt-file F        the user message, read from F
+  --system TEXT          a system message before it
+  --messages F           a JSON list of {"role", "content"} (the whole chat)
+  --raw-prompt           tokenize the prompt as is (no chat template)
+  --think                leave thinking on (default: the empty think block)
+  --max-new-tokens N     tokens to generate (default 128)
+  --max-seq-len N        KV-cache length (default: the model's)
+  --sample               sample instead of greedy (generation_config defaults)
+  --temperature T        > 0 (implies --sample)
+  --top-k K              >= 0, 0 = off (implies --sample)
+  --top-p P              in (0, 1] (implies --sample)
+  --seed S               the sampler's seed (default 0)
+  --ignore-eos           do not stop at the end-of-sequence tokens
+  --device cuda|cuda:N|cpu   where to run (default cuda)
+  --kernels DIR          the compiled kernel set (default: the build's)
+  --tokenize-only        print the prompt's token ids as a JSON array, exit
+  --json                 one JSON object on stdout instead of streamed text
+  --dump-logits F        write each step's logits (f32, vocab per step) to F
+  --profile              per-kernel time of one decode step
+  --no-graph             launch the decode step's kernels one by one
+  --help                 this text
+)";
+
+struct Options {
+  std::string model, prompt, promptFile, system, messages, device = "cuda";
+  std::string kernels = QWEN3_DEFAULT_KERNELS_DIR, dumpLogits;
+  bool havePrompt = false, rawPrompt = false, think = false, sample = false;
+  bool ignoreEos = false, tokenizeOnly = false, json = false, profile = false;
+  bool noGraph = false;
+  int64_t maxNew = 128, maxSeq = 0, topK = -1;
+  double temperature = -1, topP = -1;
+  uint64_t seed = 0;
+};
+
+[[noreturn]] void fail(const std::string &msg) {
+  std::fflush(stdout);
+  std::fprintf(stderr, "qwen3-run: error: %s\n", msg.c_str());
+  std::exit(1);
+}
+
+int64_t parseInt(const std::string &flag, const std::string &v, int64_t lo,
+                 int64_t hi) {
+  char *end = nullptr;
+  errno = 0;
+  long long x = std::strtoll(v.c_str(), &end, 10);
+  if (v.empty() || *end || errno || x < lo || x > hi)
+    fail(flag + ": expected an integer in [" + std::to_string(lo) + ", " +
+         std::to_string(hi) + "], got '" + v + "'");
+  return x;
+}
+
+double parseReal(const std::string &flag, const std::string &v) {
+  char *end = nullptr;
+  double x = std::strtod(v.c_str(), &end);
+  if (v.empty() || *end || !std::isfinite(x))
+    fail(flag + ": expected a number, got '" + v + "'");
+  return x;
+}
+
+Options parseArgs(int argc, char **argv) {
+  Options o;
+  for (int i = 1; i < argc; ++i) {
+    std::string a = argv[i];
+    auto value = [&]() -> std::string {
+      if (i + 1 >= argc)
+        fail(a + ": needs a value");
+      return argv[++i];
+    };
+    if (a == "--help" || a == "-h") {
+      std::fputs(kUsage, stdout);
+      std::exit(0);
+    } else if (a == "--model") {
+      o.model = value();
+    } else if (a == "--prompt") {
+      o.prompt = value();
+      o.havePrompt = true;
+    } else if (a == "--prompt-file") {
+      o.promptFile = value();
+    } else if (a == "--system") {
+      o.system = value();
+    } else if (a == "--messages") {
+      o.messages = value();
+    } else if (a == "--raw-prompt") {
+      o.rawPrompt = true;
+    } else if (a == "--think") {
+      o.think = true;
+    } else if (a == "--max-new-tokens") {
+      o.maxNew = parseInt(a, value(), 0, 1 << 24);
+    } else if (a == "--max-seq-len") {
+      o.maxSeq = parseInt(a, value(), 1, 1 << 24);
+    } else if (a == "--sample") {
+      o.sample = true;
+    } else if (a == "--temperature") {
+      o.temperature = parseReal(a, value());
+      if (!(o.temperature > 0))
+        fail("--temperature: must be > 0, got " + std::string(argv[i]));
+      o.sample = true;
+    } else if (a == "--top-k") {
+      o.topK = parseInt(a, value(), 0, 1 << 24);
+      o.sample = true;
+    } else if (a == "--top-p") {
+      o.topP = parseReal(a, value());
+      if (!(o.topP > 0 && o.topP <= 1))
+        fail("--top-p: must be in (0, 1], got " + std::string(argv[i]));
+      o.sample = true;
+    } else if (a == "--seed") {
+      o.seed = static_cast<uint64_t>(parseInt(a, value(), 0, INT64_MAX));
+    } else if (a == "--ignore-eos") {
+      o.ignoreEos = true;
+    } else if (a == "--device") {
+      o.device = value();
+    } else if (a == "--kernels") {
+      o.kernels = value();
+    } else if (a == "--tokenize-only") {
+      o.tokenizeOnly = true;
+    } else if (a == "--json") {
+      o.json = true;
+    } else if (a == "--dump-logits") {
+      o.dumpLogits = value();
+    } else if (a == "--profile") {
+      o.profile = true;
+    } else if (a == "--no-graph") {
+      o.noGraph = true;
+    } else {
+      fail("unknown flag '" + a + "' (see --help)");
+    }
+  }
+  if (o.model.empty())
+    fail("--model DIR is required (see --help)");
+  int sources = o.havePrompt + !o.promptFile.empty() + !o.messages.empty();
+  if (sources != 1)
+    fail("give exactly one of --prompt, --prompt-file, --messages");
+  if (!o.messages.empty() && (o.rawPrompt || !o.system.empty()))
+    fail("--messages holds the whole chat: no --raw-prompt or --system with it");
+  return o;
+}
+
+/// Host-side sampling from the logits: temperature, top-k, top-p.
+int32_t sampleToken(const std::vector<float> &logits, double temperature,
+                    int64_t topK, double topP, std::mt19937_64 &rng) {
+  std::vector<int32_t> order(logits.size());
+  std::iota(order.begin(), order.end(), 0);
+  size_t k = topK > 0 ? std::min<size_t>(topK, order.size()) : order.size();
+  std::partial_sort(order.begin(), order.begin() + k, order.end(),
+                    [&](int32_t a, int32_t b) {
+                      return logits[a] > logits[b] || (logits[a] == logits[b] && a < b);
+                    });
+  order.resize(k);
+  std::vector<double> p(k);
+  double mx = logits[order[0]], sum = 0;
+  for (size_t i = 0; i < k; ++i)
+    sum += p[i] = std::exp((logits[order[i]] - mx) / temperature);
+  size_t keep = k;
+  double cum = 0;
+  for (size_t i = 0; i < k; ++i) {
+    cum += p[i] / sum;
+    if (cum >= topP) {
+      keep = i + 1;
+      break;
+    }
+  }
+  double total = 0;
+  for (size_t i = 0; i < keep; ++i)
+    total += p[i];
+  double u = std::uniform_real_distribution<double>(0, total)(rng);
+  for (size_t i = 0; i < keep; ++i) {
+    u -= p[i];
+    if (u <= 0)
+      return order[i];
+  }
+  return order[keep - 1];
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  Options o = parseArgs(argc, argv);
+
+  // Tokenizer and prompt first: they need no device.
+  auto t0 = std::chrono::steady_clock::now();
+  Tokenizer tok;
+  if (Status st = Tokenizer::load(o.model + "/tokenizer.json", tok); !st)
+    fail(st.message());
+  double tokLoadMs = std::chrono::duration<double, std::milli>(
+                         std::chrono::steady_clock::now() - t0).count();
+  std::string text;
+  if (!o.promptFile.empty()) {
+    if (Status st = readFile(o.promptFile, text); !st)
+      fail("--prompt-file: " + st.message());
+  } else {
+    text = o.prompt;
+  }
+  std::string rendered;
+  if (!o.messages.empty()) {
+    std::string json;
+    if (Status st = readFile(o.messages, json); !st)
+      fail("--messages: " + st.message());
+    std::vector<ChatMessage> msgs;
+    if (Status st = parseMessages(json, o.messages, msgs); !st)
+      fail(st.message());
+    rendered = renderChat(msgs, true, o.think);
+  } else {
+    if (text.empty())
+      fail("the prompt is empty");
+    if (o.rawPrompt) {
+      rendered = text;
+    } else {
+      std::vector<ChatMessage> msgs;
+      if (!o.system.empty())
+        msgs.push_back({"system", o.system, std::nullopt});
+      msgs.push_back({"user", text, std::nullopt});
+      rendered = renderChat(msgs, true, o.think);
+    }
+  }
+  std::vector<int32_t> ids;
+  if (Status st = tok.encode(rendered, ids); !st)
+    fail("the prompt: " + st.message());
+  if (ids.empty())
+    fail("the prompt is empty");
+  if (o.tokenizeOnly) {
+    if (o.json)
+      std::cout << nlohmann::json({{"ids", ids}, {"tokenizer_load_ms", tokLoadMs}})
+                << "\n";
+    else
+      std::cout << nlohmann::json(ids).dump() << "\n";
+    return 0;
+  }
+  if (o.maxSeq > 0 && static_cast<int64_t>(ids.size()) > o.maxSeq)
+    fail("the prompt has " + std::to_string(ids.size()) +
+         " tokens, more than --max-seq-len " + std::to_string(o.maxSeq));
+  if (o.kernels.empty())
+    fail("--kernels DIR is required (this build knows no kernel set)");
+
+  EngineOptions eo;
+  eo.device = o.device;
+  eo.kernelsDir = o.kernels;
+  eo.useGraph = !o.noGraph;
+  eo.maxSeqLen = o.maxSeq > 0
+                     ? o.maxSeq
+                     : 0;
+  std::unique_ptr<Engine> engine;
+  auto tLoad = std::chrono::steady_clock::now();
+  if (Status st = Engine::create(o.model, eo, engine); !st)
+    fail(st.message());
+  double loadMs = std::chrono::duration<double, std::milli>(
+                      std::chrono::steady_clock::now() - tLoad).count();
+  const ModelConfig &cfg = engine->config();
+  if (o.sample) {
+    if (o.temperature < 0)
+      o.temperature = cfg.temperature > 0 ? cfg.temperature : 1.0;
+    if (o.topK < 0)
+      o.topK = cfg.topK;
+    if (o.topP < 0)
+      o.topP = cfg.topP > 0 && cfg.topP <= 1 ? cfg.topP : 1.0;
+  }
+  if (static_cast<int64_t>(ids.size()) + o.maxNew > engine->maxSeqLen())
+    o.maxNew = std::max<int64_t>(0, engine->maxSeqLen() - ids.size());
+
+  std::FILE *dump = nullptr;
+  if (!o.dumpLogits.empty() && !(dump = std::fopen(o.dumpLogits.c_str(), "wb")))
+    fail("--dump-logits: cannot write " + o.dumpLogits);
+  std::mt19937_64 rng(o.seed);
+  std::vector<float> logits;
+  auto pick = [&](int32_t greedy) -> int32_t {
+    if (!o.sample && !dump)
+      return greedy;
+    if (Status st = engine->lastLogits(logits); !st)
+      fail(st.message());
+    if (dump)
+      std::fwrite(logits.data(), 4, logits.size(), dump);
+    return o.sample ? sampleToken(logits, o.temperature, o.topK, o.topP, rng)
+                    : greedy;
+  };
+  auto isEos = [&](int32_t t) {
+    return !o.ignoreEos && std::find(cfg.eosTokenIds.begin(),
+                                     cfg.eosTokenIds.end(), t) != cfg.eosTokenIds.end();
+  };
+
+  std::vector<int32_t> out;
+  Utf8Stream stream;
+  std::string generated;
+  auto emit = [&](int32_t t) {
+    std::string piece = stream.feed(tok.tokenBytes(t));
+    generated += piece;
+    if (!o.json && !piece.empty()) {
+      std::fwrite(piece.data(), 1, piece.size(), stdout);
+      std::fflush(stdout);
+    }
+  };
+
+  double prefillMs = 0, decodeMs = 0;
+  int32_t next = -1;
+  if (o.maxNew > 0) {
+    auto tp = std::chrono::steady_clock::now();
+    if (Status st = engine->prefill(ids, next); !st)
+      fail(st.message());
+    next = pick(next);
+    prefillMs = std::chrono::duration<double, std::milli>(
+                    std::chrono::steady_clock::now() - tp).count();
+    out.push_back(next);
+    bool stop = isEos(next);
+    if (!stop)
+      emit(next);
+    auto td = std::chrono::steady_clock::now();
+    while (!stop && static_cast<int64_t>(out.size()) < o.maxNew) {
+      int32_t n;
+      if (Status st = engine->decode(out.back(), n); !st)
+        fail(st.message());
+      n = pick(n);
+      out.push_back(n);
+      if ((stop = isEos(n)))
+        break;
+      emit(n);
+    }
+    decodeMs = std::chrono::duration<double, std::milli>(
+                   std::chrono::steady_clock::now() - td).count();
+  }
+  std::string tail = stream.finish();
+  generated += tail;
+  if (dump)
+    std::fclose(dump);
+  int64_t decoded = out.size() > 1 ? static_cast<int64_t>(out.size()) - 1 : 0;
+  double tokS = decodeMs > 0 ? decoded * 1000.0 / decodeMs : 0;
+
+  std::vector<KernelTime> prof;
+  if (o.profile)
+    if (Status st = engine->profileDecode(prof); !st)
+      fail(st.message());
+
+  if (o.json) {
+    nlohmann::json j = {{"prompt_ids", ids},
+                        {"generated_ids", out},
+                        {"text", generated},
+                        {"prompt_tokens", ids.size()},
+                        {"generated_tokens", out.size()},
+                        {"prefill_ms", prefillMs},
+                        {"decode_tok_s", tokS},
+                        {"load_ms", loadMs},
+                        {"tokenizer_load_ms", tokLoadMs},
+                        {"device", engine->deviceName()}};
+    if (o.profile) {
+      nlohmann::json p = nlohmann::json::array();
+      for (const auto &k : prof)
+        p.push_back({{"kernel", k.name}, {"launches", k.launches}, {"ms", k.ms}});
+      j["profile"] = p;
+    }
+    std::cout << j.dump() << "\n";
+    return 0;
+  }
+  std::fwrite(tail.data(), 1, tail.size(), stdout);
+  std::printf("\n");
+  std::fflush(stdout);
+  std::fprintf(stderr,
+               "[qwen3-run] prompt tokens %zu, prefill %.1f ms, generated %zu "
+               "tokens, decode %.1f tok/s (%s)\n",
+               ids.size(), prefillMs, out.size(), tokS, engine->deviceName().c_str());
+  if (o.profile) {
+    double total = 0;
+    for (const auto &k : prof)
+      total += k.ms;
+    std::fprintf(stderr, "%-36s %8s %10s %6s\n", "kernel", "launches", "ms", "%");
+    for (const auto &k : prof)
+      std::fprintf(stderr, "%-36s %8d %10.4f %6.1f\n", k.name.c_str(), k.launches,
+                   k.ms, total > 0 ? 100 * k.ms / total : 0);
+    std::fprintf(stderr, "%-36s %8s %10.4f\n", "total", "", total);
+  }
+  return 0;
+}
