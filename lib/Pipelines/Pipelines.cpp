@@ -58,6 +58,11 @@ void tile::buildTileToCPUPipeline(OpPassManager &pm,
   emulate.sourceTypeStrs = {"f16", "bf16"};
   emulate.targetTypeStr = "f32";
   pm.addPass(arith::createArithEmulateUnsupportedFloats(emulate));
+  // f32 -> bf16 rounding as integer ops: LLVM would otherwise call
+  // __truncsfbf2, which the host libraries here do not provide.
+  arith::ArithExpandOpsPassOptions expand;
+  expand.includeBf16 = true;
+  pm.addPass(arith::createArithExpandOpsPass(expand));
   pm.addPass(memref::createExpandStridedMetadataPass());
   pm.addPass(createLowerAffinePass());
   pm.addPass(createSCFToControlFlowPass());

@@ -59,6 +59,32 @@ static void addPackedEntries(llvm::Module &module) {
   }
 }
 
+/// x86-64 without AVX512-BF16 keeps bf16 values in f32 registers and calls
+/// __truncsfbf2 to store them, a builtin of compiler-rt and new libgcc that
+/// the OS's libraries here lack: define it in each module (weak, hidden),
+/// rounding to nearest even, NaN kept quiet.
+static void addBf16Truncation(llvm::Module &module) {
+  llvm::LLVMContext &ctx = module.getContext();
+  if (module.getFunction("__truncsfbf2"))
+    return;
+  auto *f32 = llvm::Type::getFloatTy(ctx), *bf16 = llvm::Type::getBFloatTy(ctx);
+  auto *i32 = llvm::Type::getInt32Ty(ctx), *i16 = llvm::Type::getInt16Ty(ctx);
+  auto *fn = llvm::Function::Create(llvm::FunctionType::get(bf16, {f32}, false),
+                                    llvm::Function::WeakAnyLinkage,
+                                    "__truncsfbf2", module);
+  fn->setVisibility(llvm::GlobalValue::HiddenVisibility);
+  llvm::IRBuilder<> b(llvm::BasicBlock::Create(ctx, "entry", fn));
+  llvm::Value *bits = b.CreateBitCast(fn->getArg(0), i32);
+  llvm::Value *lsb = b.CreateAnd(b.CreateLShr(bits, 16), 1);
+  llvm::Value *rounded =
+      b.CreateAdd(bits, b.CreateAdd(b.getInt32(0x7FFF), lsb));
+  llvm::Value *isNan = b.CreateFCmpUNO(fn->getArg(0), fn->getArg(0));
+  llvm::Value *quiet = b.CreateOr(bits, b.getInt32(0x00400000));
+  llvm::Value *pick = b.CreateSelect(isNan, quiet, rounded);
+  llvm::Value *half = b.CreateTrunc(b.CreateLShr(pick, 16), i16);
+  b.CreateRet(b.CreateBitCast(half, bf16));
+}
+
 llvm::Expected<std::unique_ptr<llvm::Module>>
 tile::translateToHostLLVMIR(ModuleOp module, llvm::LLVMContext &context,
                             int optLevel) {
@@ -74,6 +100,7 @@ tile::translateToHostLLVMIR(ModuleOp module, llvm::LLVMContext &context,
                                             /*targetMachine=*/nullptr);
   if (llvm::Error e = optimize(llvmModule.get()))
     return std::move(e);
+  addBf16Truncation(*llvmModule);
   return llvmModule;
 }
 

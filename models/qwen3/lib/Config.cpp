@@ -80,9 +80,21 @@ Status ModelConfig::parse(const std::string &json, const std::string &name,
   } else {
     c.headDim = c.hidden / c.heads;
   }
-  if (!(st = realField(j, name, "rms_norm_eps", 0, 1, c.rmsEps)) ||
-      !(st = realField(j, name, "rope_theta", 0, 1e12, c.ropeTheta)))
+  if (!(st = realField(j, name, "rms_norm_eps", 0, 1, c.rmsEps)))
     return st;
+  // transformers 5 writes rope_parameters {rope_theta, rope_type}; older
+  // configs (and Qwen's own) a top-level rope_theta.
+  if (j.contains("rope_parameters") && j["rope_parameters"].is_object()) {
+    const auto &rp = j["rope_parameters"];
+    if (rp.contains("rope_type") && rp["rope_type"] != "default")
+      return Status::error(name + ": rope_parameters.rope_type " +
+                           rp["rope_type"].dump() + " is not supported");
+    if (!(st = realField(rp, name + ": rope_parameters", "rope_theta", 0, 1e12,
+                         c.ropeTheta)))
+      return st;
+  } else if (!(st = realField(j, name, "rope_theta", 0, 1e12, c.ropeTheta))) {
+    return st;
+  }
   if (c.heads % c.kvHeads != 0)
     return Status::error(name + ": num_attention_heads (" +
                          std::to_string(c.heads) +

@@ -6,7 +6,11 @@ Qwen3ForCausalLM: the chat-templated prompt's ids and, for 32 greedy steps,
 each step's token and logits (full forward each step, no cache). Run on the
 GPU machine (PyTorch + transformers); the outputs are committed.
 
-    python3 models/qwen3/tools/make_tiny_fixture.py models/qwen3/test/fixtures/tiny OUTDIR
+    python3 models/qwen3/tools/make_tiny_fixture.py TOKENIZER_DIR OUTDIR
+
+TOKENIZER_DIR is what tools/make_tiny_tokenizer.py wrote (from the shared
+Qwen3 tokenizer, first 2048 entries); OUTDIR/bf16 is committed as
+test/fixtures/tiny-bf16.
 """
 import json
 import os
