@@ -10,11 +10,12 @@ TILE_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 TILE_BUILD="${TILE_BUILD:-$TILE_ROOT/build}"
 LLVM_PREFIX=/usr/lib/llvm-22
 
-# Build tools, LLVM/MLIR 22, lld and GoogleTest, all from Debian bookworm.
+# Build tools, LLVM/MLIR 22, lld, GoogleTest and PCRE2 (the Qwen3
+# tokenizer), all from Debian bookworm.
 TILE_PACKAGES=(
   cmake ninja-build clang lld ccache python3
   llvm-22-dev llvm-22-tools libmlir-22-dev mlir-22-tools
-  libgtest-dev nlohmann-json3-dev
+  libgtest-dev nlohmann-json3-dev libpcre2-dev pkg-config
 )
 
 tile_log() { printf '\033[1m[tile]\033[0m %s\n' "$*"; }
