@@ -80,6 +80,7 @@ struct Engine::Impl {
   const Acts *last = nullptr; ///< whose logits are the latest
   Acts decodeActs, prefillActs;
   int64_t position = 0; ///< host mirror of pos
+  int32_t deviceToken = -1; ///< what `token` holds (the last pick read back)
 
   // Kernels.
   Kernel kEmbed, kRms, kAddRms, kQRope, kKvRope, kDecAttn, kMerge, kPreAttn,
@@ -128,7 +129,7 @@ struct Engine::Impl {
 
   Status loadWeights(const Checkpoint &ck, const std::string &dir);
   Status allocActs(Acts &a, int64_t tokens);
-  Status linear(const Acts &a, int64_t tokens, const Buffer &x, int64_t k,
+  Status linear(int64_t tokens, const Buffer &x, int64_t k,
                 const Buffer &w, int64_t n, const Buffer &y, int64_t xOffset = 0);
   Status forward(Acts &a, int64_t tokens);
 };
@@ -368,7 +369,7 @@ Status Engine::Impl::allocActs(Acts &a, int64_t T) {
   return st;
 }
 
-Status Engine::Impl::linear(const Acts &, int64_t T, const Buffer &x, int64_t k,
+Status Engine::Impl::linear(int64_t T, const Buffer &x, int64_t k,
                             const Buffer &w, int64_t n, const Buffer &y,
                             int64_t xOffset) {
   if (T == 1)
@@ -397,7 +398,7 @@ Status Engine::Impl::forward(Acts &a, int64_t T) {
   const int64_t cacheLayer = maxSeq * c.kvHeads * HD;
   for (int64_t l = 0; l < c.layers; ++l) {
     const Layer &L = layers[l];
-    TRY(linear(a, T, a.h, H, L.qkv, nqkv, a.qkv));
+    TRY(linear(T, a.h, H, L.qkv, nqkv, a.qkv));
     TRY(launch(kQRope, {Arg::in(a.qkv, {T, nqkv}), Arg::in(L.qNorm, {HD}),
                         Arg::in(invFreq, {HD / 2}), Arg::in(pos, {1}),
                         Arg::out(a.q, {T, nq}), Arg::real(eps)}));
@@ -419,20 +420,20 @@ Status Engine::Impl::forward(Acts &a, int64_t T) {
       TRY(launch(kPreAttn, {Arg::in(a.q, {T, nq}), kin, vin, Arg::in(pos, {1}),
                             Arg::out(a.attn, {T, nq}), Arg::real(scale)}));
     }
-    TRY(linear(a, T, a.attn, nq, L.o, H, a.ao));
+    TRY(linear(T, a.attn, nq, L.o, H, a.ao));
     TRY(launch(kAddRms, {Arg::in(a.ao, {T, H}), Arg::inout(a.res, {T, H}),
                          Arg::in(L.postNorm, {H}), Arg::out(a.h, {T, H}),
                          Arg::real(eps)}));
-    TRY(linear(a, T, a.h, H, L.gateUp, 2 * I, a.gu));
+    TRY(linear(T, a.h, H, L.gateUp, 2 * I, a.gu));
     TRY(launch(kSwiglu, {Arg::in(a.gu, {T, 2 * I}), Arg::out(a.act, {T, I})}));
-    TRY(linear(a, T, a.act, I, L.down, H, a.mo));
+    TRY(linear(T, a.act, I, L.down, H, a.mo));
     const Buffer &nextNorm = l + 1 < c.layers ? layers[l + 1].inNorm : finalNorm;
     TRY(launch(kAddRms, {Arg::in(a.mo, {T, H}), Arg::inout(a.res, {T, H}),
                          Arg::in(nextNorm, {H}), Arg::out(a.h, {T, H}),
                          Arg::real(eps)}));
   }
   // The LM head on the last position only.
-  TRY(linear(a, 1, a.h, H, lmHead, c.vocabSize, a.logits, (T - 1) * H));
+  TRY(linear(1, a.h, H, lmHead, c.vocabSize, a.logits, (T - 1) * H));
   int64_t nparts = a.vals.count();
   TRY(launch(kArgmaxP, {Arg::in(a.logits, {1, c.vocabSize}), Arg::out(a.vals, {nparts}),
                         Arg::out(a.idxs, {nparts})}));
@@ -461,9 +462,11 @@ Status Engine::prefill(const std::vector<int32_t> &ids, int32_t &next) {
       !(st = m.stream.copyToDevice(m.pos, &zero, 4)))
     return st;
   m.position = 0;
+  m.deviceToken = -1; // unknown until the pick is read back
   if (!(st = m.forward(m.prefillActs, T)) ||
       !(st = m.stream.copyToHost(&next, m.token, 4)) || !(st = m.stream.synchronize()))
     return st;
+  m.deviceToken = next;
   m.position = T;
   return Status::ok();
 }
@@ -474,9 +477,13 @@ Status Engine::decode(int32_t token, int32_t &next) {
     return Status::error("the sequence reached --max-seq-len " +
                          std::to_string(m.maxSeq));
   Status st = Status::ok();
-  // The token the graph reads: normally the one the last step left there.
-  if (!(st = m.stream.copyToDevice(m.token, &token, 4)))
-    return st;
+  // The graph reads `token`, where the last step left its pick; only a
+  // token chosen on the host (sampling) is uploaded.
+  if (token != m.deviceToken) {
+    if (!(st = m.stream.copyToDevice(m.token, &token, 4)))
+      return st;
+    m.deviceToken = token;
+  }
   if (m.opts.useGraph && !m.graphReady) {
     if (!(st = m.stream.beginCapture()))
       return st;
@@ -492,9 +499,11 @@ Status Engine::decode(int32_t token, int32_t &next) {
     st = m.decodeGraph.replay(m.stream);
   else
     st = m.forward(m.decodeActs, 1);
+  m.deviceToken = -1;
   if (!st || !(st = m.stream.copyToHost(&next, m.token, 4)) ||
       !(st = m.stream.synchronize()))
     return st;
+  m.deviceToken = next;
   ++m.position;
   m.last = &m.decodeActs;
   return Status::ok();

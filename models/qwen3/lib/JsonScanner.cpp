@@ -2,6 +2,8 @@
 
 #include "JsonScanner.h"
 
+#include "qwen3/Unicode.h"
+
 namespace qwen3 {
 
 bool JsonScanner::readHex4(uint32_t &v) {
@@ -69,21 +71,7 @@ bool JsonScanner::readString(std::string &out) {
       } else if (cp >= 0xDC00 && cp <= 0xDFFF) {
         return fail("unpaired surrogate escape");
       }
-      if (cp < 0x80) {
-        out += static_cast<char>(cp);
-      } else if (cp < 0x800) {
-        out += static_cast<char>(0xC0 | (cp >> 6));
-        out += static_cast<char>(0x80 | (cp & 0x3F));
-      } else if (cp < 0x10000) {
-        out += static_cast<char>(0xE0 | (cp >> 12));
-        out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-        out += static_cast<char>(0x80 | (cp & 0x3F));
-      } else {
-        out += static_cast<char>(0xF0 | (cp >> 18));
-        out += static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
-        out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-        out += static_cast<char>(0x80 | (cp & 0x3F));
-      }
+      appendUtf8(out, cp);
       break;
     }
     default:

@@ -20,28 +20,18 @@
 namespace qwen3 {
 namespace {
 
-/// GPT-2's byte-level alphabet: printable bytes map to themselves, the rest
-/// to U+0100 onwards, so every byte is a visible character.
-std::array<uint32_t, 256> byteToCodepoint() {
-  std::array<uint32_t, 256> map{};
+/// GPT-2's byte-level alphabet: printable bytes spell themselves, the rest
+/// U+0100 onwards, so every byte is a visible character. Returns the UTF-8
+/// spelling of each byte.
+std::array<std::string, 256> byteSpellings() {
+  std::array<std::string, 256> spelling;
   uint32_t next = 256;
   for (int b = 0; b < 256; ++b) {
     bool printable = (b >= 33 && b <= 126) || (b >= 161 && b <= 172) ||
                      (b >= 174 && b <= 255);
-    map[b] = printable ? b : next++;
+    appendUtf8(spelling[b], printable ? b : next++);
   }
-  return map;
-}
-
-std::string utf8Of(uint32_t cp) {
-  std::string s;
-  if (cp < 0x80) {
-    s += static_cast<char>(cp);
-  } else {
-    s += static_cast<char>(0xC0 | (cp >> 6));
-    s += static_cast<char>(0x80 | (cp & 0x3F));
-  }
-  return s;
+  return spelling;
 }
 
 struct PcreCodeDeleter {
@@ -60,6 +50,7 @@ struct Tokenizer::Impl {
   std::vector<Added> added; // longest first
   std::array<bool, 256> addedLead{};
   std::array<int32_t, 256> byteToken{};
+  std::array<std::string, 256> byteSpelling = byteSpellings();
   // (left << 32 | right) -> (rank, merged id)
   std::unordered_map<uint64_t, std::pair<int32_t, int32_t>> merges;
   std::unique_ptr<pcre2_code, PcreCodeDeleter> regex;
@@ -267,10 +258,9 @@ Status Tokenizer::parse(std::string_view json, const std::string &name,
     return st;
 
   // Byte-level spellings -> raw bytes.
-  auto cpOfByte = byteToCodepoint();
   std::unordered_map<std::string, uint8_t> charToByte;
   for (int b = 0; b < 256; ++b)
-    charToByte[utf8Of(cpOfByte[b])] = static_cast<uint8_t>(b);
+    charToByte[impl->byteSpelling[b]] = static_cast<uint8_t>(b);
   int32_t maxId = -1;
   for (auto &[tok, id] : impl->vocab)
     maxId = std::max(maxId, id);
@@ -289,7 +279,7 @@ Status Tokenizer::parse(std::string_view json, const std::string &name,
     impl->idBytes[id] = std::move(raw);
   }
   for (int b = 0; b < 256; ++b) {
-    auto it = impl->vocab.find(utf8Of(cpOfByte[b]));
+    auto it = impl->vocab.find(impl->byteSpelling[b]);
     if (it == impl->vocab.end())
       return err("model.vocab: byte " + std::to_string(b) + " has no token");
     impl->byteToken[b] = it->second;
@@ -500,10 +490,9 @@ int32_t Tokenizer::tokenId(std::string_view token) const {
     if (a.content == token)
       return a.id;
   // Vocabulary entries are spelled in the byte-level alphabet.
-  auto cpOfByte = byteToCodepoint();
   std::string spelled;
   for (unsigned char c : token)
-    spelled += utf8Of(cpOfByte[c]);
+    spelled += impl->byteSpelling[c];
   auto it = impl->vocab.find(spelled);
   return it == impl->vocab.end() ? -1 : it->second;
 }

@@ -282,9 +282,7 @@ int main(int argc, char **argv) {
   eo.device = o.device;
   eo.kernelsDir = o.kernels;
   eo.useGraph = !o.noGraph;
-  eo.maxSeqLen = o.maxSeq > 0
-                     ? o.maxSeq
-                     : 0;
+  eo.maxSeqLen = o.maxSeq; // 0: the model's
   std::unique_ptr<Engine> engine;
   auto tLoad = std::chrono::steady_clock::now();
   if (Status st = Engine::create(o.model, eo, engine); !st)

@@ -9,10 +9,14 @@
 #ifndef QWEN3_UNICODE_H
 #define QWEN3_UNICODE_H
 
+#include <cstdint>
 #include <string>
 #include <string_view>
 
 namespace qwen3 {
+
+/// Appends the UTF-8 encoding of code point `cp` (<= U+10FFFF).
+void appendUtf8(std::string &out, uint32_t cp);
 
 /// True when `s` is well-formed UTF-8 (no overlongs, surrogates or values
 /// past U+10FFFF).
