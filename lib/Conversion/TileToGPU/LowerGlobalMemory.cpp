@@ -21,15 +21,16 @@ using namespace tile::gpu_lowering;
 // Global memory
 //===----------------------------------------------------------------------===//
 
-/// Whether `vec` consecutive elements along the last dim of `memref` are
-/// contiguous and aligned to their size (static unit inner stride, other
-/// strides static multiples of `vec`).
+/// Whether `vec` consecutive elements along the last dim of `memref` can be
+/// contiguous and aligned to their size: a static unit inner stride, and
+/// every static outer stride a multiple of `vec`. Dynamic outer strides are
+/// checked at run time (GlobalAccess::stridesAligned).
 static bool isVectorizable(MemRefType type, int64_t vec) {
   auto [strides, offset] = type.getStridesAndOffset();
   if (strides.empty() || strides.back() != 1)
     return false;
   for (int64_t s : ArrayRef<int64_t>(strides).drop_back())
-    if (ShapedType::isDynamic(s) || s % vec != 0)
+    if (!ShapedType::isDynamic(s) && s % vec != 0)
       return false;
   return true;
 }
@@ -54,6 +55,31 @@ struct GlobalAccess {
            "lanes run along the memref's last dim");
     vectorize = layout.vec > 1 && isVectorizable(memrefType, layout.vec);
     eltBytes = std::max<int64_t>(1, layout.type.getElementTypeBitWidth() / 8);
+    if (vectorize)
+      stridesAligned = dynamicStridesAligned(base, memrefType);
+  }
+
+  /// With dynamic outer strides (a weight `Tensor<T, [?, ?]>`), whether they
+  /// are multiples of the vector width, as a uniform run-time condition; null
+  /// when every stride is static. The view's start is 16-byte aligned by the
+  /// runtime's launch check, so this makes every vector slot aligned.
+  Value dynamicStridesAligned(Value base, MemRefType type) {
+    OpBuilder &b = L.b;
+    auto [strides, offset] = type.getStridesAndOffset();
+    Value aligned;
+    memref::ExtractStridedMetadataOp meta;
+    for (size_t d = 0; d + 1 < strides.size(); ++d) {
+      if (!ShapedType::isDynamic(strides[d]))
+        continue;
+      if (!meta)
+        meta = memref::ExtractStridedMetadataOp::create(b, loc, base);
+      Value rem = arith::RemUIOp::create(b, loc, meta.getStrides()[d],
+                                         L.index(layout.vec));
+      Value ok = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, rem,
+                                       L.index(0));
+      aligned = aligned ? arith::AndIOp::create(b, loc, aligned, ok) : ok;
+    }
+    return aligned;
   }
 
   /// For slot `k` of this thread: the element indices of its first lane, the
@@ -79,6 +105,8 @@ struct GlobalAccess {
         b, loc, ok,
         arith::AndIOp::create(b, loc, isInBounds(b, loc, last, bounds.back()),
                               isInBounds(b, loc, lastEnd, bounds.back())));
+    if (stridesAligned)
+      whole = arith::AndIOp::create(b, loc, whole, stridesAligned);
     return {at, ok, whole};
   }
 
@@ -89,6 +117,7 @@ struct GlobalAccess {
   SmallVector<int64_t> dimMap;
   SmallVector<Value> bounds;
   bool vectorize = false;
+  Value stridesAligned;
   int64_t eltBytes = 1;
 };
 

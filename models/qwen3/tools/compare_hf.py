@@ -14,13 +14,12 @@ logits, whether every greedy token agrees, and both decode speeds.
 import argparse
 import json
 import os
-import shutil
 import subprocess
-import time
 
 import numpy as np
 import torch
-from transformers import AutoTokenizer, Qwen3Config, Qwen3ForCausalLM
+
+import random_checkpoint
 
 ap = argparse.ArgumentParser()
 ap.add_argument("--config", required=True)
@@ -34,27 +33,10 @@ ap.add_argument("--prompt", default="Hello, how are you?")
 args = ap.parse_args()
 dtype = torch.bfloat16 if args.dtype == "bf16" else torch.float16
 
-cfg = json.load(open(args.config))
-cfg.pop("torch_dtype", None)
-config = Qwen3Config(**cfg)
-torch.manual_seed(0)
-with torch.device("cuda"):
-    model = Qwen3ForCausalLM(config).to(dtype).eval()
-with torch.no_grad():  # norms start at ones: make them matter
-    for name, p in model.named_parameters():
-        if "norm" in name:
-            p.copy_(1.0 + 0.2 * torch.randn_like(p))
 d = os.path.join(args.work, os.path.basename(args.config) + "-" + args.dtype)
-shutil.rmtree(d, ignore_errors=True)
-model.config.torch_dtype = dtype
-model.save_pretrained(d, safe_serialization=True)
-for f in ["tokenizer.json", "tokenizer_config.json"]:
-    shutil.copy(os.path.join(args.tokenizer, f), d)
-with open(os.path.join(d, "generation_config.json"), "w") as f:
-    json.dump({"eos_token_id": [151645, 151643], "do_sample": False}, f)
+model, config, d = random_checkpoint.make(args.config, dtype, d, args.tokenizer)
 
 logits_path = os.path.join(args.work, "ours.f32")
-t = time.time()
 r = subprocess.run([args.qwen3_run, "--model", d, "--prompt", args.prompt,
                     "--max-new-tokens", str(args.steps + 1), "--ignore-eos", "--json",
                     "--dump-logits", logits_path, "--kernels", args.kernels,
@@ -66,28 +48,47 @@ ours = json.loads(r.stdout)
 V = config.vocab_size
 ol = np.fromfile(logits_path, dtype="<f4").reshape(-1, V)
 
-seq = list(ours["prompt_ids"])
-hf_tokens, cos = [], []
-with torch.no_grad():
-    out = model(torch.tensor([seq], device="cuda"), use_cache=True)
-    past = out.past_key_values
-    lg = out.logits[0, -1]
-    for s in range(args.steps + 1):
-        ref = lg.float().cpu().numpy()
-        mine = ol[s]
-        cos.append(float(ref @ mine / np.linalg.norm(ref) / np.linalg.norm(mine)))
-        tk = int(torch.argmax(lg))
-        hf_tokens.append(tk)
-        # Teacher-force our token so a single early tie cannot derail the rest.
-        nxt = ours["generated_ids"][s]
-        out = model(torch.tensor([[nxt]], device="cuda"), past_key_values=past, use_cache=True)
+
+
+def teacher_forced(m, prompt, forced):
+    """Logits of `m` for the prompt and after each forced token (our tokens,
+    so a single early near-tie cannot derail the rest of the comparison)."""
+    out_logits = []
+    with torch.no_grad():
+        out = m(torch.tensor([prompt], device="cuda"), use_cache=True)
         past = out.past_key_values
-        lg = out.logits[0, -1]
-agree = sum(a == b for a, b in zip(hf_tokens, ours["generated_ids"]))
+        for s in range(args.steps + 1):
+            out_logits.append(out.logits[0, -1].float().cpu().numpy())
+            out = m(torch.tensor([[forced[s]]], device="cuda"), past_key_values=past,
+                    use_cache=True)
+            past = out.past_key_values
+    return out_logits
+
+
+def cosine(a, b):
+    return float(a @ b / np.linalg.norm(a) / np.linalg.norm(b))
+
+
+prompt, forced = list(ours["prompt_ids"]), ours["generated_ids"]
+hf = teacher_forced(model, prompt, forced)
+# The higher-precision control: the same weights run in f32 by transformers.
+# Where greedy tokens differ at near-ties, it says whose pick was right.
+model = model.float()
+ref = teacher_forced(model, prompt, forced)
+n = args.steps + 1
+hf_tokens = [int(np.argmax(x)) for x in hf]
+ref_tokens = [int(np.argmax(x)) for x in ref]
+cos = [cosine(hf[s], ol[s]) for s in range(n)]
+agree = sum(a == b for a, b in zip(hf_tokens, forced))
 print(json.dumps({"config": os.path.basename(args.config), "dtype": args.dtype,
-                  "steps": args.steps + 1, "min_cosine": min(cos),
+                  "steps": n, "min_cosine": min(cos),
                   "cosine": [round(c, 6) for c in cos],
-                  "greedy_agree": agree, "identical_tokens": agree == args.steps + 1,
-                  "ours_tokens": ours["generated_ids"], "hf_tokens": hf_tokens,
+                  "greedy_agree": agree, "identical_tokens": agree == n,
+                  "ours_tokens": forced, "hf_tokens": hf_tokens,
+                  "f32_control": {
+                      "min_cosine_ours": min(cosine(ref[s], ol[s]) for s in range(n)),
+                      "min_cosine_hf": min(cosine(ref[s], hf[s]) for s in range(n)),
+                      "agree_ours": sum(a == b for a, b in zip(ref_tokens, forced)),
+                      "agree_hf": sum(a == b for a, b in zip(ref_tokens, hf_tokens))},
                   "ours_decode_tok_s": ours["decode_tok_s"], "ours_prefill_ms": ours["prefill_ms"],
                   "ours_load_ms": ours["load_ms"], "device": ours["device"]}))
