@@ -14,8 +14,6 @@
 #include <array>
 #include <fstream>
 #include <queue>
-#include <sstream>
-#include <unordered_map>
 
 namespace qwen3 {
 namespace {
@@ -34,6 +32,129 @@ std::array<std::string, 256> byteSpellings() {
   return spelling;
 }
 
+/// The vocabulary: byte-level spelling -> id, the spellings in one arena and
+/// the slots in one open-addressed array (linear probing, power-of-two size).
+/// Loading 151k entries into std::unordered_map cost a node and a string per
+/// entry and most of the tokenizer's load time.
+class SpellingTable {
+public:
+  void reserve(size_t n) {
+    size_t cap = 16;
+    while (cap < 2 * n)
+      cap <<= 1;
+    slots.assign(cap, Slot{});
+    arena.reserve(n * 8);
+  }
+  /// False if the spelling is already present.
+  bool insert(std::string_view s, int32_t id) {
+    if (2 * (count + 1) > slots.size())
+      grow();
+    uint64_t h = hash(s);
+    size_t i = find(s, h);
+    if (slots[i].id >= 0)
+      return false;
+    slots[i] = {static_cast<uint32_t>(arena.size()), static_cast<uint32_t>(s.size()),
+                id, static_cast<uint32_t>(h)};
+    arena.append(s);
+    ++count;
+    return true;
+  }
+  int32_t lookup(std::string_view s) const {
+    if (slots.empty())
+      return -1;
+    return slots[find(s, hash(s))].id;
+  }
+  template <typename F> void forEach(F f) const {
+    for (const Slot &e : slots)
+      if (e.id >= 0)
+        f(std::string_view(arena).substr(e.offset, e.length), e.id);
+  }
+
+private:
+  struct Slot {
+    uint32_t offset = 0, length = 0;
+    int32_t id = -1;
+    uint32_t hash = 0;
+  };
+  static uint64_t hash(std::string_view s) { // FNV-1a
+    uint64_t h = 1469598103934665603ull;
+    for (unsigned char c : s)
+      h = (h ^ c) * 1099511628211ull;
+    return h ^ (h >> 29);
+  }
+  size_t find(std::string_view s, uint64_t h) const {
+    size_t mask = slots.size() - 1;
+    for (size_t i = h & mask;; i = (i + 1) & mask) {
+      const Slot &e = slots[i];
+      if (e.id < 0 || (e.hash == static_cast<uint32_t>(h) && e.length == s.size() &&
+                       std::string_view(arena).substr(e.offset, e.length) == s))
+        return i;
+    }
+  }
+  void grow() {
+    std::vector<Slot> old = std::move(slots);
+    slots.assign(std::max<size_t>(16, old.size() * 2), Slot{});
+    size_t mask = slots.size() - 1;
+    for (const Slot &e : old)
+      if (e.id >= 0) {
+        size_t i = e.hash & mask;
+        // The stored hash is the low 32 bits; masks stay below 2^32 slots.
+        while (slots[i].id >= 0)
+          i = (i + 1) & mask;
+        slots[i] = e;
+      }
+  }
+  std::vector<Slot> slots;
+  std::string arena;
+  size_t count = 0;
+};
+
+/// The merges: (left id, right id) -> (rank, merged id), open-addressed.
+class MergeTable {
+public:
+  struct Merge {
+    int32_t rank = -1, id = -1;
+  };
+  void reserve(size_t n) {
+    size_t cap = 16;
+    while (cap < 2 * n)
+      cap <<= 1;
+    keys.assign(cap, kEmpty);
+    values.assign(cap, Merge{});
+  }
+  /// Keeps the first (lowest-rank) entry of a repeated pair, as HF does.
+  void insert(int32_t left, int32_t right, Merge m) {
+    uint64_t k = key(left, right);
+    size_t i = slot(k);
+    if (keys[i] == kEmpty) {
+      keys[i] = k;
+      values[i] = m;
+    }
+  }
+  const Merge *find(int32_t left, int32_t right) const {
+    if (keys.empty())
+      return nullptr;
+    uint64_t k = key(left, right);
+    size_t i = slot(k);
+    return keys[i] == k ? &values[i] : nullptr;
+  }
+
+private:
+  static constexpr uint64_t kEmpty = ~0ull;
+  static uint64_t key(int32_t l, int32_t r) {
+    return (static_cast<uint64_t>(static_cast<uint32_t>(l)) << 32) | static_cast<uint32_t>(r);
+  }
+  size_t slot(uint64_t k) const {
+    size_t mask = keys.size() - 1;
+    uint64_t h = k * 0x9e3779b97f4a7c15ull;
+    for (size_t i = (h >> 32) & mask;; i = (i + 1) & mask)
+      if (keys[i] == k || keys[i] == kEmpty)
+        return i;
+  }
+  std::vector<uint64_t> keys;
+  std::vector<Merge> values;
+};
+
 struct PcreCodeDeleter {
   void operator()(pcre2_code *c) const { pcre2_code_free(c); }
 };
@@ -41,7 +162,7 @@ struct PcreCodeDeleter {
 } // namespace
 
 struct Tokenizer::Impl {
-  std::unordered_map<std::string, int32_t> vocab; // byte-level spelling -> id
+  SpellingTable vocab; // byte-level spelling -> id
   std::vector<std::string> idBytes;               // id -> raw bytes
   struct Added {
     std::string content;
@@ -51,8 +172,7 @@ struct Tokenizer::Impl {
   std::array<bool, 256> addedLead{};
   std::array<int32_t, 256> byteToken{};
   std::array<std::string, 256> byteSpelling = byteSpellings();
-  // (left << 32 | right) -> (rank, merged id)
-  std::unordered_map<uint64_t, std::pair<int32_t, int32_t>> merges;
+  MergeTable merges;
   std::unique_ptr<pcre2_code, PcreCodeDeleter> regex;
   bool jit = false;
   bool nfc = false;
@@ -69,11 +189,15 @@ Status Tokenizer::load(const std::string &path, Tokenizer &tokenizer) {
   std::ifstream in(path, std::ios::binary);
   if (!in)
     return Status::error(path + ": cannot open the tokenizer file");
-  std::stringstream ss;
-  ss << in.rdbuf();
-  if (in.bad())
+  in.seekg(0, std::ios::end);
+  std::streamoff size = in.tellg();
+  in.seekg(0, std::ios::beg);
+  if (size < 0)
+    return Status::error(path + ": cannot read the tokenizer file");
+  std::string text(static_cast<size_t>(size), '\0');
+  if (!in.read(text.data(), size))
     return Status::error(path + ": read error");
-  return parse(ss.str(), path, tokenizer);
+  return parse(text, path, tokenizer);
 }
 
 namespace {
@@ -176,6 +300,7 @@ Status Tokenizer::parse(std::string_view json, const std::string &name,
           return err("model: " + js.error());
         if (key == "vocab") {
           haveVocab = true;
+          impl->vocab.reserve(1 << 18);
           if (!js.expect('{'))
             return err("model.vocab: " + js.error());
           std::string tok;
@@ -189,7 +314,7 @@ Status Tokenizer::parse(std::string_view json, const std::string &name,
             if (id < 0 || id >= (1 << 24))
               return err("model.vocab: id " + std::to_string(id) +
                          " of '" + tok + "' out of range");
-            if (!impl->vocab.emplace(tok, static_cast<int32_t>(id)).second)
+            if (!impl->vocab.insert(tok, static_cast<int32_t>(id)))
               return err("model.vocab: '" + tok + "' appears twice");
           }
         } else if (key == "merges") {
@@ -257,45 +382,65 @@ Status Tokenizer::parse(std::string_view json, const std::string &name,
       !st)
     return st;
 
-  // Byte-level spellings -> raw bytes.
-  std::unordered_map<std::string, uint8_t> charToByte;
-  for (int b = 0; b < 256; ++b)
-    charToByte[impl->byteSpelling[b]] = static_cast<uint8_t>(b);
-  int32_t maxId = -1;
-  for (auto &[tok, id] : impl->vocab)
-    maxId = std::max(maxId, id);
-  impl->idBytes.assign(maxId + 1, std::string());
-  for (auto &[tok, id] : impl->vocab) {
-    std::string raw;
-    for (size_t i = 0; i < tok.size();) {
-      size_t n = (static_cast<uint8_t>(tok[i]) < 0x80) ? 1 : 2;
-      auto it = charToByte.find(tok.substr(i, n));
-      if (it == charToByte.end())
-        return err("model.vocab: '" + tok +
-                   "' is not spelled in the byte-level alphabet");
-      raw += static_cast<char>(it->second);
-      i += n;
-    }
-    impl->idBytes[id] = std::move(raw);
-  }
+  // Byte-level spellings -> raw bytes. Every spelling character is below
+  // U+0144 (the alphabet's 256 characters), so a code point table decodes.
+  std::array<int16_t, 0x144> charToByte;
+  charToByte.fill(-1);
   for (int b = 0; b < 256; ++b) {
-    auto it = impl->vocab.find(impl->byteSpelling[b]);
-    if (it == impl->vocab.end())
+    const std::string &sp = impl->byteSpelling[b];
+    uint32_t cp = sp.size() == 1 ? static_cast<uint8_t>(sp[0])
+                                 : ((static_cast<uint8_t>(sp[0]) & 0x1f) << 6) |
+                                       (static_cast<uint8_t>(sp[1]) & 0x3f);
+    charToByte[cp] = static_cast<int16_t>(b);
+  }
+  int32_t maxId = -1;
+  impl->vocab.forEach([&](std::string_view, int32_t id) { maxId = std::max(maxId, id); });
+  impl->idBytes.assign(maxId + 1, std::string());
+  std::string badSpelling;
+  impl->vocab.forEach([&](std::string_view tok, int32_t id) {
+    std::string &raw = impl->idBytes[id];
+    raw.reserve(tok.size());
+    for (size_t i = 0; i < tok.size();) {
+      uint8_t c = static_cast<uint8_t>(tok[i]);
+      int b = -1;
+      if (c < 0x80) {
+        b = charToByte[c];
+        i += 1;
+      } else if ((c & 0xe0) == 0xc0 && i + 1 < tok.size()) {
+        uint32_t cp = ((c & 0x1f) << 6) | (static_cast<uint8_t>(tok[i + 1]) & 0x3f);
+        b = cp < charToByte.size() ? charToByte[cp] : -1;
+        i += 2;
+      } else {
+        i = tok.size();
+      }
+      if (b < 0) {
+        if (badSpelling.empty())
+          badSpelling = std::string(tok);
+        return;
+      }
+      raw += static_cast<char>(b);
+    }
+  });
+  if (!badSpelling.empty())
+    return err("model.vocab: '" + badSpelling +
+               "' is not spelled in the byte-level alphabet");
+  for (int b = 0; b < 256; ++b) {
+    int32_t id = impl->vocab.lookup(impl->byteSpelling[b]);
+    if (id < 0)
       return err("model.vocab: byte " + std::to_string(b) + " has no token");
-    impl->byteToken[b] = it->second;
+    impl->byteToken[b] = id;
   }
   impl->merges.reserve(mergeList.size());
+  std::string joined;
   for (size_t r = 0; r < mergeList.size(); ++r) {
     auto &[a, b] = mergeList[r];
-    auto ia = impl->vocab.find(a), ib = impl->vocab.find(b),
-         im = impl->vocab.find(a + b);
-    if (ia == impl->vocab.end() || ib == impl->vocab.end() ||
-        im == impl->vocab.end())
+    joined.assign(a).append(b);
+    int32_t ia = impl->vocab.lookup(a), ib = impl->vocab.lookup(b),
+            im = impl->vocab.lookup(joined);
+    if (ia < 0 || ib < 0 || im < 0)
       return err("model.merges: entry " + std::to_string(r) + " ('" + a +
                  "' '" + b + "') names a token not in the vocabulary");
-    uint64_t k = (static_cast<uint64_t>(ia->second) << 32) |
-                 static_cast<uint32_t>(ib->second);
-    impl->merges.emplace(k, std::make_pair(static_cast<int32_t>(r), im->second));
+    impl->merges.insert(ia, ib, {static_cast<int32_t>(r), im});
   }
 
   // Added tokens: matched verbatim before anything else.
@@ -373,11 +518,8 @@ void Tokenizer::Impl::bpe(const char *p, size_t n,
     if (pos < 0 || syms[pos].next < 0)
       return;
     int32_t r = syms[pos].next;
-    auto it = merges.find((static_cast<uint64_t>(syms[pos].id) << 32) |
-                          static_cast<uint32_t>(syms[r].id));
-    if (it != merges.end())
-      heap.push({it->second.first, pos, syms[pos].id, syms[r].id,
-                 it->second.second});
+    if (const MergeTable::Merge *m = merges.find(syms[pos].id, syms[r].id))
+      heap.push({m->rank, pos, syms[pos].id, syms[r].id, m->id});
   };
   for (size_t i = 0; i + 1 < n; ++i)
     push(static_cast<int32_t>(i));
@@ -493,8 +635,7 @@ int32_t Tokenizer::tokenId(std::string_view token) const {
   std::string spelled;
   for (unsigned char c : token)
     spelled += impl->byteSpelling[c];
-  auto it = impl->vocab.find(spelled);
-  return it == impl->vocab.end() ? -1 : it->second;
+  return impl->vocab.lookup(spelled);
 }
 
 int32_t Tokenizer::vocabSize() const {
