@@ -148,17 +148,27 @@ std::optional<Val> EmitterImpl::binary(const Expr &e) {
   const std::string &op = e.name;
   // Integer literals fold (shape arithmetic, constants).
   if (l->kind == Val::Kind::IntLit && r->kind == Val::Kind::IntLit &&
-      (op == "+" || op == "-" || op == "*" || op == "/" || op == "%")) {
+      (op == "+" || op == "-" || op == "*" || op == "/" || op == "%" ||
+       op == "&" || op == "|" || op == "^" || op == "<<" || op == ">>")) {
     int64_t x = l->intValue, y = r->intValue;
     if ((op == "/" || op == "%") && y == 0) {
       error(e.loc) << "division by zero";
       return std::nullopt;
     }
-    return Val::intLit(op == "+"   ? x + y
-                       : op == "-" ? x - y
-                       : op == "*" ? x * y
-                       : op == "/" ? x / y
-                                   : x % y);
+    if ((op == "<<" || op == ">>") && (y < 0 || y > 63)) {
+      error(e.loc) << "shift by " << y << " (expected 0..63)";
+      return std::nullopt;
+    }
+    return Val::intLit(op == "+"    ? x + y
+                       : op == "-"  ? x - y
+                       : op == "*"  ? x * y
+                       : op == "/"  ? x / y
+                       : op == "%"  ? x % y
+                       : op == "&"  ? x & y
+                       : op == "|"  ? x | y
+                       : op == "^"  ? x ^ y
+                       : op == "<<" ? static_cast<int64_t>(static_cast<uint64_t>(x) << y)
+                                    : x >> y);
   }
   Value a, c;
   if (failed(unify(*l, *r, e.loc, a, c)))
@@ -167,7 +177,7 @@ std::optional<Val> EmitterImpl::binary(const Expr &e) {
   Type elt = elementOf(a.getType());
   bool fp = isa<FloatType>(elt);
   bool isBool = elt.isInteger(1);
-  if (op == "&&" || op == "||" || op == "&" || op == "|") {
+  if (op == "&&" || op == "||" || op == "&" || op == "|" || op == "^") {
     if (fp) {
       error(e.loc) << "'" << op << "' needs bool or integer operands, not "
                    << elt;
@@ -179,7 +189,22 @@ std::optional<Val> EmitterImpl::binary(const Expr &e) {
     }
     if (op == "&&" || op == "&")
       return Val::of(arith::AndIOp::create(b, lc, a, c));
+    if (op == "^")
+      return Val::of(arith::XOrIOp::create(b, lc, a, c));
     return Val::of(arith::OrIOp::create(b, lc, a, c));
+  }
+  // Shifts: integers only; `>>` is arithmetic on signed integers (as in
+  // Rust) and logical on indices, which are never negative. Hashes mask
+  // after shifting right.
+  if (op == "<<" || op == ">>") {
+    if (fp || isBool) {
+      error(e.loc) << "'" << op << "' needs integer operands, not " << elt;
+      return std::nullopt;
+    }
+    if (op == "<<")
+      return Val::of(arith::ShLIOp::create(b, lc, a, c));
+    return Val::of(elt.isIndex() ? arith::ShRUIOp::create(b, lc, a, c).getResult()
+                                 : arith::ShRSIOp::create(b, lc, a, c).getResult());
   }
   if (op == "==" || op == "!=" || op == "<" || op == "<=" || op == ">" ||
       op == ">=") {

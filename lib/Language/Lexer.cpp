@@ -101,7 +101,7 @@ Token Lexer::next() {
     return t;
   }
   static const char *twoChar[] = {"..", "->", "==", "!=", "<=", ">=", "&&",
-                                  "||"};
+                                  "||", "<<", ">>"};
   for (const char *p : twoChar)
     if (buffer.substr(pos).starts_with(p)) {
       pos += 2;
@@ -109,7 +109,7 @@ Token Lexer::next() {
       t.text = buffer.substr(start, 2);
       return t;
     }
-  if (llvm::StringRef("+-*/%<>=!&|()[]{},;:.?").contains(c)) {
+  if (llvm::StringRef("+-*/%<>=!&|^()[]{},;:.?").contains(c)) {
     ++pos;
     t.kind = Token::Kind::Punct;
     t.text = buffer.substr(start, 1);

@@ -16,13 +16,15 @@ using llvm::StringRef;
 
 namespace {
 
-/// Binary operators by precedence, lowest first.
+/// Binary operators by precedence, lowest first (Rust's order: bitwise
+/// operators bind tighter than comparisons, shifts tighter than `&`).
 const std::vector<std::vector<StringRef>> kBinaryLevels = {
-    {"||"}, {"&&"}, {"==", "!=", "<", "<=", ">", ">="}, {"|"}, {"&"},
-    {"+", "-"}, {"*", "/", "%"}};
+    {"||"}, {"&&"}, {"==", "!=", "<", "<=", ">", ">="}, {"|"}, {"^"}, {"&"},
+    {"<<", ">>"}, {"+", "-"}, {"*", "/", "%"}};
 
-/// The level of `+ -`: constant defaults parse from here.
-constexpr int kAdditiveLevel = 5;
+/// The level of `+ -`: constant defaults parse from here (a `>` or `>>`
+/// there closes the parameter list).
+constexpr int kAdditiveLevel = 7;
 
 /// Nesting bound, so hostile input cannot overflow the stack.
 constexpr int kMaxDepth = 200;
