@@ -171,6 +171,27 @@ std::optional<Val> EmitterImpl::builtin(const Expr &e, bool &handled) {
     sawGrid = true;
     return none();
   }
+  if (name == "num_warps") {
+    // Threads per program on the GPU for this kernel, instead of tilec's
+    // --num-warps: a one-program kernel (sampling) wants all 32 warps.
+    if (!args.arity(1, 1) || !args.noNamed())
+      return std::nullopt;
+    auto v = expr(args[0]);
+    if (!v)
+      return std::nullopt;
+    if (v->kind != Val::Kind::IntLit || v->intValue < 1 || v->intValue > 32 ||
+        !currentKernel || inlineDepth > 0) {
+      error(e.loc) << "num_warps needs a compile-time integer in [1, 32], at "
+                      "the kernel's top level";
+      return std::nullopt;
+    }
+    if (currentKernel->hasAttr(kNumWarpsAttrName)) {
+      error(e.loc) << "num_warps is already set";
+      return std::nullopt;
+    }
+    currentKernel->setAttr(kNumWarpsAttrName, b.getI64IntegerAttr(v->intValue));
+    return none();
+  }
   if (name == "assume") {
     if (!args.arity(2, 2) || !args.noNamed())
       return std::nullopt;

@@ -241,6 +241,7 @@ LogicalResult EmitterImpl::emitKernel(ModuleOp into,
   b.setInsertionPointToEnd(into.getBody());
   auto kernel = KernelOp::create(b, loc(fn.loc), instance.name,
                                  b.getFunctionType(argTypes, {}));
+  currentKernel = kernel;
   Block &entry = kernel.getBody().front();
   b.setInsertionPointToStart(&entry);
   push();

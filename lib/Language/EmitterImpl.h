@@ -160,6 +160,8 @@ public:
   std::map<std::string, int64_t> consts;
   std::map<std::string, mlir::Type> typeParams;
   bool sawGrid = false;
+  /// The kernel being emitted (num_warps(...) sets its attribute).
+  mlir::Operation *currentKernel = nullptr;
   int inlineDepth = 0;
   /// > 0 inside `unchecked { ... }`: stores to p[i, ...] write the
   /// partition directly instead of claiming the tile.

@@ -471,7 +471,8 @@ int main(int argc, char **argv) {
   for (size_t i = 0; i < kernels.size(); ++i) {
     llvm::json::Object *k = manifestKernels[i].getAsObject();
     (*k)["cache_key"] = keys[i];
-    (*k)["num_warps"] = static_cast<int64_t>(numWarps);
+    auto w = kernels[i]->getAttrOfType<IntegerAttr>(kNumWarpsAttrName);
+    (*k)["num_warps"] = w ? w.getInt() : static_cast<int64_t>(numWarps);
   }
   llvm::json::Object manifest;
   manifest["tile_manifest_version"] = 1;

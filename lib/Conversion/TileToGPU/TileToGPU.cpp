@@ -425,7 +425,6 @@ struct ConvertTileToGPUPass
       module.emitError("convert-tile-to-gpu: num-warps must be in [1, 32]");
       return signalPassFailure();
     }
-    int64_t threads = numWarps * 32;
     module->setAttr(gpu::GPUDialect::getContainerModuleAttrName(),
                     UnitAttr::get(&getContext()));
     OpBuilder b(&getContext());
@@ -438,6 +437,14 @@ struct ConvertTileToGPUPass
             << kernel.getSymName()
             << " has not been verified; run tile-verify-ownership first";
         return signalPassFailure();
+      }
+      int64_t threads = numWarps * 32;
+      if (auto w = kernel->getAttrOfType<IntegerAttr>(kNumWarpsAttrName)) {
+        if (w.getInt() < 1 || w.getInt() > 32) {
+          kernel.emitError("convert-tile-to-gpu: tile.num_warps must be in [1, 32]");
+          return signalPassFailure();
+        }
+        threads = w.getInt() * 32;
       }
       SmallVector<Type> args;
       for (Type t : kernel.getArgumentTypes())

@@ -13,4 +13,10 @@
 
 #include "tile/Dialect/Tile/IR/TileDialect.h.inc"
 
+namespace tile {
+/// Threads per program of one kernel on the GPU, in warps (the .tile
+/// builtin num_warps(N)); without it, convert-tile-to-gpu's num-warps.
+inline constexpr llvm::StringLiteral kNumWarpsAttrName = "tile.num_warps";
+} // namespace tile
+
 #endif // TILE_DIALECT_TILE_IR_TILEDIALECT_H
