@@ -342,8 +342,13 @@ int main(int argc, char **argv) {
   std::vector<KernelOp> kernels(module->getOps<KernelOp>().begin(),
                                 module->getOps<KernelOp>().end());
   llvm::json::Array manifestKernels;
-  for (KernelOp k : kernels)
+  // Read before compiling: lowering to PTX replaces the kernel ops.
+  std::vector<int64_t> warps;
+  for (KernelOp k : kernels) {
     manifestKernels.push_back(describeKernel(k));
+    auto w = k->getAttrOfType<IntegerAttr>(kNumWarpsAttrName);
+    warps.push_back(w ? w.getInt() : static_cast<int64_t>(numWarps));
+  }
   std::string artifact;
   std::vector<std::string> keys(kernels.size());
   std::string hitSummary;
@@ -471,8 +476,7 @@ int main(int argc, char **argv) {
   for (size_t i = 0; i < kernels.size(); ++i) {
     llvm::json::Object *k = manifestKernels[i].getAsObject();
     (*k)["cache_key"] = keys[i];
-    auto w = kernels[i]->getAttrOfType<IntegerAttr>(kNumWarpsAttrName);
-    (*k)["num_warps"] = w ? w.getInt() : static_cast<int64_t>(numWarps);
+    (*k)["num_warps"] = warps[i];
   }
   llvm::json::Object manifest;
   manifest["tile_manifest_version"] = 1;
