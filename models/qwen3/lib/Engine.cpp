@@ -84,7 +84,8 @@ struct Engine::Impl {
 
   // Kernels.
   Kernel kEmbed, kRms, kAddRms, kQRope, kKvRope, kDecAttn, kMerge, kPreAttn,
-      kGemv, kGemm, kSwiglu, kArgmaxP, kArgmaxF, kAdvance;
+      kGemv, kGemm, kSwiglu, kArgmaxP, kArgmaxF, kSample, kAdvance;
+  Sampling sampling;
   Graph decodeGraph;
   bool graphReady = false;
 
@@ -292,11 +293,12 @@ Status Engine::create(const std::string &modelDir, const EngineOptions &opts,
       !(st = m.kernel("swiglu", m.kSwiglu)) ||
       !(st = m.kernel("argmax_partial", m.kArgmaxP)) ||
       !(st = m.kernel("argmax_final", m.kArgmaxF)) ||
+      !(st = m.kernel("sample", m.kSample)) ||
       !(st = m.kernel("advance_position", m.kAdvance)))
     return st;
   for (const Kernel *k : {&m.kEmbed, &m.kRms, &m.kAddRms, &m.kQRope, &m.kKvRope,
                           &m.kDecAttn, &m.kMerge, &m.kPreAttn, &m.kGemv, &m.kGemm,
-                          &m.kSwiglu, &m.kArgmaxP, &m.kArgmaxF, &m.kAdvance})
+                          &m.kSwiglu, &m.kArgmaxP, &m.kArgmaxF, &m.kSample, &m.kAdvance})
     if (k->uncheckedRegions() != 0)
       return Status::error(manifest + ": kernel '" + k->name() +
                            "' has unchecked regions; the engine runs the safe subset only");
@@ -434,13 +436,40 @@ Status Engine::Impl::forward(Acts &a, int64_t T) {
   }
   // The LM head on the last position only.
   TRY(linear(1, a.h, H, lmHead, c.vocabSize, a.logits, (T - 1) * H));
-  int64_t nparts = a.vals.count();
-  TRY(launch(kArgmaxP, {Arg::in(a.logits, {1, c.vocabSize}), Arg::out(a.vals, {nparts}),
-                        Arg::out(a.idxs, {nparts})}));
-  TRY(launch(kArgmaxF, {Arg::in(a.vals, {nparts}), Arg::in(a.idxs, {nparts}),
-                        Arg::out(token, {1})}));
+  if (sampling.enabled) {
+    TRY(launch(kSample, {Arg::in(a.logits, {1, c.vocabSize}), Arg::in(pos, {1}),
+                         Arg::out(token, {1}), Arg::real(sampling.temperature),
+                         Arg::integer(sampling.topK), Arg::real(sampling.topP),
+                         // The seed's low 32 bits, as the kernel's i32.
+                         Arg::integer(static_cast<int32_t>(
+                             static_cast<uint32_t>(sampling.seed)))}));
+  } else {
+    int64_t nparts = a.vals.count();
+    TRY(launch(kArgmaxP, {Arg::in(a.logits, {1, c.vocabSize}),
+                          Arg::out(a.vals, {nparts}), Arg::out(a.idxs, {nparts})}));
+    TRY(launch(kArgmaxF, {Arg::in(a.vals, {nparts}), Arg::in(a.idxs, {nparts}),
+                          Arg::out(token, {1})}));
+  }
   TRY(launch(kAdvance, {Arg::inout(pos, {1}), Arg::integer(T)}));
 #undef TRY
+  return Status::ok();
+}
+
+Status Engine::setSampling(const Sampling &sampling) {
+  Impl &m = *impl;
+  if (sampling.enabled) {
+    if (!(sampling.temperature > 0) || !std::isfinite(sampling.temperature))
+      return Status::error("temperature must be > 0, got " +
+                           std::to_string(sampling.temperature));
+    if (!(sampling.topP > 0 && sampling.topP <= 1))
+      return Status::error("top-p must be in (0, 1], got " +
+                           std::to_string(sampling.topP));
+    if (sampling.topK < 0 || sampling.topK > (int64_t(1) << 24))
+      return Status::error("top-k must be in [0, 2^24], got " +
+                           std::to_string(sampling.topK));
+  }
+  m.sampling = sampling;
+  m.graphReady = false; // the captured step launched the old picker
   return Status::ok();
 }
 

@@ -23,8 +23,6 @@
 #include <cstring>
 #include <fstream>
 #include <iostream>
-#include <numeric>
-#include <random>
 #include <string>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -52,11 +50,12 @@ Generates text with a Hugging Face Qwen3 checkpoint on tile kernels.
   --think                leave thinking on (default: the empty think block)
   --max-new-tokens N     tokens to generate (default 128)
   --max-seq-len N        KV-cache length (default: the model's)
-  --sample               sample instead of greedy (generation_config defaults)
+  --sample               sample on the device instead of greedy
+                         (generation_config.json defaults)
   --temperature T        > 0 (implies --sample)
   --top-k K              >= 0, 0 = off (implies --sample)
   --top-p P              in (0, 1] (implies --sample)
-  --seed S               the sampler's seed (default 0)
+  --seed S               the sampler's seed (default 0): same seed, same text
   --ignore-eos           do not stop at the end-of-sequence tokens
   --device cuda|cuda:N|cpu   where to run (default cuda)
   --kernels DIR          the compiled kernel set (default: the build's)
@@ -182,42 +181,6 @@ Options parseArgs(int argc, char **argv) {
   return o;
 }
 
-/// Host-side sampling from the logits: temperature, top-k, top-p.
-int32_t sampleToken(const std::vector<float> &logits, double temperature,
-                    int64_t topK, double topP, std::mt19937_64 &rng) {
-  std::vector<int32_t> order(logits.size());
-  std::iota(order.begin(), order.end(), 0);
-  size_t k = topK > 0 ? std::min<size_t>(topK, order.size()) : order.size();
-  std::partial_sort(order.begin(), order.begin() + k, order.end(),
-                    [&](int32_t a, int32_t b) {
-                      return logits[a] > logits[b] || (logits[a] == logits[b] && a < b);
-                    });
-  order.resize(k);
-  std::vector<double> p(k);
-  double mx = logits[order[0]], sum = 0;
-  for (size_t i = 0; i < k; ++i)
-    sum += p[i] = std::exp((logits[order[i]] - mx) / temperature);
-  size_t keep = k;
-  double cum = 0;
-  for (size_t i = 0; i < k; ++i) {
-    cum += p[i] / sum;
-    if (cum >= topP) {
-      keep = i + 1;
-      break;
-    }
-  }
-  double total = 0;
-  for (size_t i = 0; i < keep; ++i)
-    total += p[i];
-  double u = std::uniform_real_distribution<double>(0, total)(rng);
-  for (size_t i = 0; i < keep; ++i) {
-    u -= p[i];
-    if (u <= 0)
-      return order[i];
-  }
-  return order[keep - 1];
-}
-
 } // namespace
 
 int main(int argc, char **argv) {
@@ -297,6 +260,14 @@ int main(int argc, char **argv) {
       o.topK = cfg.topK;
     if (o.topP < 0)
       o.topP = cfg.topP > 0 && cfg.topP <= 1 ? cfg.topP : 1.0;
+    Sampling sp;
+    sp.enabled = true;
+    sp.temperature = o.temperature;
+    sp.topK = o.topK;
+    sp.topP = o.topP;
+    sp.seed = o.seed;
+    if (Status st = engine->setSampling(sp); !st)
+      fail(st.message());
   }
   if (static_cast<int64_t>(ids.size()) + o.maxNew > engine->maxSeqLen())
     o.maxNew = std::max<int64_t>(0, engine->maxSeqLen() - ids.size());
@@ -304,17 +275,16 @@ int main(int argc, char **argv) {
   std::FILE *dump = nullptr;
   if (!o.dumpLogits.empty() && !(dump = std::fopen(o.dumpLogits.c_str(), "wb")))
     fail("--dump-logits: cannot write " + o.dumpLogits);
-  std::mt19937_64 rng(o.seed);
   std::vector<float> logits;
-  auto pick = [&](int32_t greedy) -> int32_t {
-    if (!o.sample && !dump)
-      return greedy;
-    if (Status st = engine->lastLogits(logits); !st)
-      fail(st.message());
-    if (dump)
+  // The engine picked the token on the device; the logits are read back only
+  // for --dump-logits.
+  auto pick = [&](int32_t t) -> int32_t {
+    if (dump) {
+      if (Status st = engine->lastLogits(logits); !st)
+        fail(st.message());
       std::fwrite(logits.data(), 4, logits.size(), dump);
-    return o.sample ? sampleToken(logits, o.temperature, o.topK, o.topP, rng)
-                    : greedy;
+    }
+    return t;
   };
   auto isEos = [&](int32_t t) {
     return !o.ignoreEos && std::find(cfg.eosTokenIds.begin(),

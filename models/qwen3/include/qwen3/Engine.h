@@ -28,6 +28,17 @@ struct EngineOptions {
   bool useGraph = true;        ///< replay the decode step as a graph
 };
 
+/// How the next token is picked, on the device: greedy (argmax, ties to the
+/// lower id) or a draw after temperature, top-k and top-p (Hugging Face's
+/// order), reproducible from `seed`.
+struct Sampling {
+  bool enabled = false;
+  double temperature = 1.0; ///< > 0
+  int64_t topK = 0;         ///< 0: no top-k
+  double topP = 1.0;        ///< in (0, 1]; 1: no top-p
+  uint64_t seed = 0;
+};
+
 /// Per-kernel time of one decode step (--profile).
 struct KernelTime {
   std::string name;
@@ -45,11 +56,12 @@ public:
   int64_t maxSeqLen() const;
   std::string deviceName() const;
 
-  /// Runs `ids` from position 0 (resets the cache) and leaves the greedy
-  /// next token in `next`. Logits of the last position are kept.
+  /// Sets how later steps pick their token (greedy until called).
+  Status setSampling(const Sampling &sampling);
+  /// Runs `ids` from position 0 (resets the cache) and leaves the next
+  /// token (greedy or sampled) in `next`. Logits of the last position are kept.
   Status prefill(const std::vector<int32_t> &ids, int32_t &next);
-  /// Feeds `token` at the next position and leaves the greedy choice in
-  /// `next`.
+  /// Feeds `token` at the next position and leaves the pick in `next`.
   Status decode(int32_t token, int32_t &next);
   /// The logits of the last step (as f32; rounded like the model dtype).
   Status lastLogits(std::vector<float> &logits);
