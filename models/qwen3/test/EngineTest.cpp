@@ -59,8 +59,8 @@ TEST(Qwen3Engine, GreedyDecodeMatchesTransformersOnCpu) {
   const int64_t steps = g["steps"], vocab = g["vocab_size"];
   std::vector<float> want = goldenLogits(steps, vocab);
   EngineOptions opts;
-  opts.device = "cpu";
-  opts.kernelsDir = QWEN3_KERNELS_DIR;
+  opts.device = test::testDevice();
+  opts.kernelsDir = test::kernelsDir();
   opts.maxSeqLen = 128;
   std::unique_ptr<Engine> engine;
   Status st = Engine::create(fixture(), opts, engine);
@@ -93,8 +93,8 @@ TEST(Qwen3Engine, GreedyDecodeMatchesTransformersOnCpu) {
 
 TEST(Qwen3Engine, RejectsPromptsPastTheCache) {
   EngineOptions opts;
-  opts.device = "cpu";
-  opts.kernelsDir = QWEN3_KERNELS_DIR;
+  opts.device = test::testDevice();
+  opts.kernelsDir = test::kernelsDir();
   opts.maxSeqLen = 8;
   std::unique_ptr<Engine> engine;
   ASSERT_TRUE(Engine::create(fixture(), opts, engine).isOk());

@@ -5,6 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <cstdlib>
 #include <fstream>
 #include <string>
 #include <sys/stat.h>
@@ -21,6 +22,19 @@ inline bool fileExists(const std::string &path) {
 /// so tests that need it skip with a message.
 inline std::string sharedDir() { return QWEN3_SHARED_DIR; }
 inline std::string fixturesDir() { return QWEN3_FIXTURES_DIR; }
+
+/// The device the engine and kernel tests run on: the CPU here;
+/// QWEN3_TEST_DEVICE=cuda on the GPU machine runs the same tests there.
+inline std::string testDevice() {
+  const char *d = std::getenv("QWEN3_TEST_DEVICE");
+  return d && *d ? d : "cpu";
+}
+/// The compiled kernel set (the build's, unless QWEN3_TEST_KERNELS names a
+/// copy carried elsewhere).
+inline std::string kernelsDir() {
+  const char *d = std::getenv("QWEN3_TEST_KERNELS");
+  return d && *d ? d : QWEN3_KERNELS_DIR;
+}
 
 inline std::vector<nlohmann::json> readJsonl(const std::string &path) {
   std::vector<nlohmann::json> out;
