@@ -230,6 +230,15 @@ public:
   }
   void freeHost(uint64_t address) override { free(address, nullptr); }
   int64_t bytesReserved() const override { return stats.bytesInUse; }
+  Status memoryInfo(int64_t &freeBytes, int64_t &totalBytes) override {
+    long page = ::sysconf(_SC_PAGESIZE), avail = ::sysconf(_SC_AVPHYS_PAGES),
+         phys = ::sysconf(_SC_PHYS_PAGES);
+    if (page <= 0 || avail < 0 || phys <= 0)
+      return Status::error("cannot read the host's memory size");
+    freeBytes = static_cast<int64_t>(avail) * page;
+    totalBytes = static_cast<int64_t>(phys) * page;
+    return Status::ok();
+  }
 };
 
 } // namespace

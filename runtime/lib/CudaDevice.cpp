@@ -337,6 +337,21 @@ public:
   void freeHost(uint64_t address) override {
     cu->cuMemFreeHost(reinterpret_cast<void *>(address));
   }
+  Status memoryInfo(int64_t &freeBytes, int64_t &totalBytes) override {
+    if (Status s = current(); !s)
+      return s;
+    size_t f = 0, t = 0;
+    if (Status s = cu->check(cu->cuMemGetInfo(&f, &t), "cuMemGetInfo"); !s)
+      return s;
+    // Memory the pool holds but no buffer uses is free to this process too.
+    cuuint64_t reserved = 0, used = 0;
+    cu->cuMemPoolGetAttribute(pool, CU_MEMPOOL_ATTR_RESERVED_MEM_CURRENT, &reserved);
+    cu->cuMemPoolGetAttribute(pool, CU_MEMPOOL_ATTR_USED_MEM_CURRENT, &used);
+    freeBytes = static_cast<int64_t>(f + (reserved > used ? reserved - used : 0));
+    totalBytes = static_cast<int64_t>(t);
+    return Status::ok();
+  }
+
   int64_t bytesReserved() const override {
     cuuint64_t v = 0;
     cu->cuMemPoolGetAttribute(pool, CU_MEMPOOL_ATTR_RESERVED_MEM_CURRENT, &v);

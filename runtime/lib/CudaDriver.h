@@ -35,6 +35,7 @@ namespace tile_runtime {
   X(cuMemPoolSetAttribute)                                                     \
   X(cuMemPoolGetAttribute)                                                     \
   X(cuMemAllocAsync)                                                           \
+  X(cuMemGetInfo)                                                              \
   X(cuMemFreeAsync)                                                            \
   X(cuMemAllocHost)                                                            \
   X(cuMemFreeHost)                                                             \

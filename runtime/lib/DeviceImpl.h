@@ -100,6 +100,7 @@ public:
   virtual Status allocateHost(size_t bytes, uint64_t &address) = 0;
   virtual void freeHost(uint64_t address) = 0;
   virtual int64_t bytesReserved() const = 0;
+  virtual Status memoryInfo(int64_t &freeBytes, int64_t &totalBytes) = 0;
 
   std::mutex statsMutex;
   PoolStats stats;

@@ -324,6 +324,10 @@ Status Device::allocateHost(DType dtype, int64_t count, Buffer &buffer) {
   return Status::ok();
 }
 
+Status Device::memoryInfo(int64_t &freeBytes, int64_t &totalBytes) const {
+  return impl->memoryInfo(freeBytes, totalBytes);
+}
+
 PoolStats Device::poolStats() const {
   std::lock_guard<std::mutex> lock(impl->statsMutex);
   PoolStats s = impl->stats;

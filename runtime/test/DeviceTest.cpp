@@ -312,6 +312,27 @@ TEST_F(DeviceTest, PoolStatistics) {
   expectError(rt.device->allocate(DType::F32, -1, bad), {"cannot allocate"});
 }
 
+TEST_F(DeviceTest, MemoryInfoSeesAnAllocation) {
+  int64_t free0 = 0, total = 0;
+  ASSERT_OK(rt.device->memoryInfo(free0, total));
+  EXPECT_GT(total, 0);
+  EXPECT_GT(free0, 0);
+  EXPECT_LE(free0, total);
+  // The host's available memory moves with every other process (tests run
+  // in parallel): the drop is checked on the GPU only, where this process
+  // is alone. 256 MiB, touched, must leave less free.
+  if (!rt.device->isCuda())
+    return;
+  const int64_t n = int64_t(64) << 20;
+  Buffer big;
+  ASSERT_OK(rt.device->allocate(DType::F32, n, big));
+  ASSERT_OK(rt.stream().fill(big, 0));
+  ASSERT_OK(rt.stream().synchronize());
+  int64_t free1 = 0;
+  ASSERT_OK(rt.device->memoryInfo(free1, total));
+  EXPECT_LT(free1, free0 - n * 4 / 2);
+}
+
 TEST_F(DeviceTest, CopiesAreBoundsChecked) {
   Buffer a = rt.upload(std::vector<float>(16, 1.0f));
   Buffer b = rt.upload(std::vector<float>(8, 2.0f));

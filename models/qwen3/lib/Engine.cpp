@@ -306,12 +306,27 @@ Status Engine::create(const std::string &modelDir, const EngineOptions &opts,
   if (Status s = m.loadWeights(ck, modelDir); !s)
     return s;
 
-  // KV cache: the requested length, else the model's.
+  // KV cache: the requested length, else the model's, capped by what fits
+  // in the memory left after the weights (keeping room for activations).
+  int64_t bytesPerPosition = 2 * c.layers * c.kvHeads * c.headDim * 2;
   m.maxSeq = opts.maxSeqLen > 0 ? opts.maxSeqLen : c.maxPositions;
   if (m.maxSeq > c.maxPositions)
     return Status::error("--max-seq-len " + std::to_string(m.maxSeq) +
                          " exceeds the model's max_position_embeddings (" +
                          std::to_string(c.maxPositions) + ")");
+  if (opts.maxSeqLen <= 0) {
+    int64_t freeBytes = 0, totalBytes = 0;
+    if (Status s = m.device->memoryInfo(freeBytes, totalBytes); !s)
+      return s;
+    int64_t reserve = std::max<int64_t>(int64_t(1) << 30, totalBytes / 20);
+    int64_t fits = (freeBytes - reserve) / bytesPerPosition;
+    if (fits < 1)
+      return Status::error(
+          "no memory left for a KV cache after the weights (" +
+          std::to_string(freeBytes >> 20) + " MiB free on " + m.device->name() +
+          ")");
+    m.maxSeq = std::min(m.maxSeq, fits);
+  }
   int64_t cacheCount = c.layers * m.maxSeq * c.kvHeads * c.headDim;
   Status ak = m.device->allocate(m.dt, cacheCount, m.stream, m.kcache);
   if (ak)
@@ -319,7 +334,7 @@ Status Engine::create(const std::string &modelDir, const EngineOptions &opts,
   if (!ak)
     return Status::error("the KV cache for " + std::to_string(m.maxSeq) +
                          " positions (" +
-                         std::to_string(2 * cacheCount * 2 >> 20) +
+                         std::to_string(m.maxSeq * bytesPerPosition >> 20) +
                          " MiB) does not fit: " + ak.message() +
                          "; pass a smaller --max-seq-len");
   // Zeros, so rows past the length are finite (they meet a zero weight).

@@ -49,7 +49,8 @@ Generates text with a Hugging Face Qwen3 checkpoint on tile kernels.
   --raw-prompt           tokenize the prompt as is (no chat template)
   --think                leave thinking on (default: the empty think block)
   --max-new-tokens N     tokens to generate (default 128)
-  --max-seq-len N        KV-cache length (default: the model's)
+  --max-seq-len N        KV-cache length (default: the model's, or what fits in
+                         the memory left after the weights)
   --sample               sample on the device instead of greedy
                          (generation_config.json defaults)
   --temperature T        > 0 (implies --sample)

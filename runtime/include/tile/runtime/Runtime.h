@@ -245,6 +245,9 @@ public:
   Status allocateHost(DType dtype, int64_t count, Buffer &buffer);
 
   PoolStats poolStats() const;
+  /// Memory free for new buffers and the device's total, in bytes (the
+  /// host's available memory on the CPU device).
+  Status memoryInfo(int64_t &freeBytes, int64_t &totalBytes) const;
 
 private:
   Device() = default;
