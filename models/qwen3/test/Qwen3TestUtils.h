@@ -21,7 +21,10 @@ inline bool fileExists(const std::string &path) {
 /// The shared Qwen3 data (tokenizer, HF cases); absent outside the workplace,
 /// so tests that need it skip with a message.
 inline std::string sharedDir() { return QWEN3_SHARED_DIR; }
-inline std::string fixturesDir() { return QWEN3_FIXTURES_DIR; }
+inline std::string fixturesDir() {
+  const char *d = std::getenv("QWEN3_TEST_FIXTURES"); // a copy elsewhere
+  return d && *d ? d : QWEN3_FIXTURES_DIR;
+}
 
 /// The device the engine and kernel tests run on: the CPU here;
 /// QWEN3_TEST_DEVICE=cuda on the GPU machine runs the same tests there.
