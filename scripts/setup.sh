@@ -10,10 +10,11 @@ TILE_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 TILE_BUILD="${TILE_BUILD:-$TILE_ROOT/build}"
 LLVM_PREFIX=/usr/lib/llvm-22
 
-# Build tools, LLVM/MLIR 22, lld, GoogleTest and PCRE2 (the Qwen3
-# tokenizer), all from Debian bookworm.
+# Build tools, LLVM/MLIR 22, lld, GoogleTest, PCRE2 (the Qwen3 tokenizer)
+# and clang's runtime libraries (libFuzzer for the parser fuzz tests), all
+# from Debian bookworm.
 TILE_PACKAGES=(
-  cmake ninja-build clang lld ccache python3
+  cmake ninja-build clang libclang-rt-dev lld ccache python3
   llvm-22-dev llvm-22-tools libmlir-22-dev mlir-22-tools
   libgtest-dev nlohmann-json3-dev libpcre2-dev pkg-config
 )
