@@ -1,6 +1,6 @@
 //===- EngineTest.cpp - the engine on the CPU vs transformers' outputs ----===//
 //
-// The committed tiny Qwen3 (test/fixtures/tiny-bf16: 2 layers, random
+// The committed tiny Qwen3 (test/fixtures/tiny-{bf16,f16}: 2 layers, random
 // weights, made by tools/make_tiny_fixture.py) with golden tokens and logits
 // from transformers' Qwen3ForCausalLM. The engine runs it on the CPU device
 // through the compiled kernel set: the prompt's ids, 33 greedy tokens and the
@@ -21,16 +21,19 @@ using namespace qwen3;
 
 namespace {
 
-std::string fixture() { return test::fixturesDir() + "/tiny-bf16"; }
+std::string fixture(const std::string &name = "tiny-bf16") {
+  return test::fixturesDir() + "/" + name;
+}
 
-nlohmann::json golden() {
-  std::ifstream in(fixture() + "/golden.json");
+nlohmann::json golden(const std::string &name = "tiny-bf16") {
+  std::ifstream in(fixture(name) + "/golden.json");
   return nlohmann::json::parse(in);
 }
 
-std::vector<float> goldenLogits(int64_t steps, int64_t vocab) {
+std::vector<float> goldenLogits(const std::string &name, int64_t steps,
+                                int64_t vocab) {
   std::vector<float> v(steps * vocab);
-  std::ifstream in(fixture() + "/golden_logits.f32", std::ios::binary);
+  std::ifstream in(fixture(name) + "/golden_logits.f32", std::ios::binary);
   in.read(reinterpret_cast<char *>(v.data()), v.size() * 4);
   EXPECT_EQ(in.gcount(), static_cast<std::streamsize>(v.size() * 4));
   return v;
@@ -54,16 +57,21 @@ TEST(Qwen3Engine, TinyTokenizerMatchesTransformers) {
   }
 }
 
-TEST(Qwen3Engine, GreedyDecodeMatchesTransformersOnCpu) {
-  nlohmann::json g = golden();
+// The same tiny model saved in bf16 and in f16 (each run in its own dtype;
+// golden outputs from transformers in that dtype).
+class Qwen3EngineDtype : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(Qwen3EngineDtype, GreedyDecodeMatchesTransformers) {
+  const std::string name = GetParam();
+  nlohmann::json g = golden(name);
   const int64_t steps = g["steps"], vocab = g["vocab_size"];
-  std::vector<float> want = goldenLogits(steps, vocab);
+  std::vector<float> want = goldenLogits(name, steps, vocab);
   EngineOptions opts;
   opts.device = test::testDevice();
   opts.kernelsDir = test::kernelsDir();
   opts.maxSeqLen = 128;
   std::unique_ptr<Engine> engine;
-  Status st = Engine::create(fixture(), opts, engine);
+  Status st = Engine::create(fixture(name), opts, engine);
   ASSERT_TRUE(st.isOk()) << st.message();
   auto wantTokens = g["greedy_tokens"].get<std::vector<int32_t>>();
   std::vector<int32_t> got;
@@ -90,6 +98,13 @@ TEST(Qwen3Engine, GreedyDecodeMatchesTransformersOnCpu) {
   }
   EXPECT_EQ(got, wantTokens);
 }
+
+INSTANTIATE_TEST_SUITE_P(Tiny, Qwen3EngineDtype,
+                         ::testing::Values("tiny-bf16", "tiny-f16"),
+                         [](const auto &info) {
+                           return info.param == "tiny-bf16" ? std::string("bf16")
+                                                            : std::string("f16");
+                         });
 
 TEST(Qwen3Engine, RejectsPromptsPastTheCache) {
   EngineOptions opts;

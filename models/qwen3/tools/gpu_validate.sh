@@ -13,7 +13,7 @@ out="${OUT:-/tmp/qwen3-validate}"; mkdir -p "$out"
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
 export QWEN3_TEST_DEVICE=cuda QWEN3_TEST_KERNELS="$root/build/models/qwen3/kernels" \
        QWEN3_TEST_FIXTURES="$root/models/qwen3/test/fixtures"
-"$root/build/models/qwen3/Qwen3Tests" --gtest_filter='Qwen3Sampling*:Qwen3Engine*' 2>&1 \
+"$root/build/models/qwen3/Qwen3Tests" --gtest_filter='*Qwen3Sampling*:*Qwen3Engine*' 2>&1 \
   | grep -E '^\[  (PASSED|FAILED) |OK \]|FAILED \]|Failure' | tee "$out/qwen3-tests-cuda.txt"
 TILE_RUNTIME_TEST_KERNELS="$root/build/runtime/test/kernels.json" \
   "$root/build/runtime/TileRuntimeGpuTests" 2>&1 | grep -E '^\[  (PASSED|FAILED) |FAILED \]' \

@@ -9,8 +9,9 @@ GPU machine (PyTorch + transformers); the outputs are committed.
     python3 models/qwen3/tools/make_tiny_fixture.py TOKENIZER_DIR OUTDIR
 
 TOKENIZER_DIR is what tools/make_tiny_tokenizer.py wrote (from the shared
-Qwen3 tokenizer, first 2048 entries); OUTDIR/bf16 is committed as
-test/fixtures/tiny-bf16.
+Qwen3 tokenizer, first 2048 entries); OUTDIR/bf16 and OUTDIR/f16 are
+committed as test/fixtures/tiny-bf16 and tiny-f16 (a rerun reproduces the
+committed bf16 files byte for byte: seeded CPU initialisation).
 """
 import json
 import os
