@@ -62,8 +62,9 @@ def ConvertTileToGPU : Pass<"convert-tile-to-gpu", "::mlir::ModuleOp"> {
       registers with no data movement;
     * loads and stores of partitions and claimed blocks are vector-wide
       (16 bytes for f16/bf16 when the view's inner stride is 1 and the
-      other strides are static multiples of the vector), coalesced across
-      the block, with per-element masking and padding at view edges;
+      other strides are multiples of the vector: statically, or checked once
+      at run time for dynamic strides), coalesced across the block, with
+      per-element masking and padding at view edges;
     * reductions along the last dim combine within each thread, then across
       threads with `gpu.shuffle xor` and, beyond a warp, shared memory;
     * a broadcast of a tile loaded from an `in` view (seen through
@@ -87,7 +88,8 @@ def ConvertTileToGPU : Pass<"convert-tile-to-gpu", "::mlir::ModuleOp"> {
   }];
   let options = [
     Option<"numWarps", "num-warps", "int64_t", /*default=*/"4",
-           "warps per program (thread block)">,
+           "warps per program (thread block); a kernel's tile.num_warps "
+           "attribute overrides it">,
     Option<"moduleName", "module-name", "std::string",
            /*default=*/"\"tile_kernels\"", "name of the gpu.module">,
     Option<"allowUnverified", "allow-unverified", "bool", /*default=*/"false",
