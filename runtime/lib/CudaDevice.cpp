@@ -12,6 +12,7 @@
 #include "CudaDriver.h"
 #include "DeviceImpl.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <limits>
 
@@ -344,10 +345,10 @@ public:
     if (Status s = cu->check(cu->cuMemGetInfo(&f, &t), "cuMemGetInfo"); !s)
       return s;
     // Memory the pool holds but no buffer uses is free to this process too.
-    cuuint64_t reserved = 0, used = 0;
-    cu->cuMemPoolGetAttribute(pool, CU_MEMPOOL_ATTR_RESERVED_MEM_CURRENT, &reserved);
+    cuuint64_t used = 0;
     cu->cuMemPoolGetAttribute(pool, CU_MEMPOOL_ATTR_USED_MEM_CURRENT, &used);
-    freeBytes = static_cast<int64_t>(f + (reserved > used ? reserved - used : 0));
+    int64_t idle = bytesReserved() - static_cast<int64_t>(used);
+    freeBytes = static_cast<int64_t>(f) + std::max<int64_t>(idle, 0);
     totalBytes = static_cast<int64_t>(t);
     return Status::ok();
   }

@@ -522,7 +522,8 @@ Status Engine::decode(int32_t token, int32_t &next) {
                          std::to_string(m.maxSeq));
   Status st = Status::ok();
   // The graph reads `token`, where the last step left its pick; only a
-  // token chosen on the host (sampling) is uploaded.
+  // different token from the caller (teacher forcing, an API user's own
+  // choice) is uploaded.
   if (token != m.deviceToken) {
     if (!(st = m.stream.copyToDevice(m.token, &token, 4)))
       return st;

@@ -300,7 +300,7 @@ Status Tokenizer::parse(std::string_view json, const std::string &name,
           return err("model: " + js.error());
         if (key == "vocab") {
           haveVocab = true;
-          impl->vocab.reserve(1 << 18);
+          impl->vocab.reserve(1 << 18); // Qwen's 151k; grows past it
           if (!js.expect('{'))
             return err("model.vocab: " + js.error());
           std::string tok;

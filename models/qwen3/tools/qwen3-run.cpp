@@ -277,15 +277,14 @@ int main(int argc, char **argv) {
   if (!o.dumpLogits.empty() && !(dump = std::fopen(o.dumpLogits.c_str(), "wb")))
     fail("--dump-logits: cannot write " + o.dumpLogits);
   std::vector<float> logits;
-  // The engine picked the token on the device; the logits are read back only
+  // The engine picks each token on the device; logits are read back only
   // for --dump-logits.
-  auto pick = [&](int32_t t) -> int32_t {
-    if (dump) {
-      if (Status st = engine->lastLogits(logits); !st)
-        fail(st.message());
-      std::fwrite(logits.data(), 4, logits.size(), dump);
-    }
-    return t;
+  auto dumpLogits = [&] {
+    if (!dump)
+      return;
+    if (Status st = engine->lastLogits(logits); !st)
+      fail(st.message());
+    std::fwrite(logits.data(), 4, logits.size(), dump);
   };
   auto isEos = [&](int32_t t) {
     return !o.ignoreEos && std::find(cfg.eosTokenIds.begin(),
@@ -310,7 +309,7 @@ int main(int argc, char **argv) {
     auto tp = std::chrono::steady_clock::now();
     if (Status st = engine->prefill(ids, next); !st)
       fail(st.message());
-    next = pick(next);
+    dumpLogits();
     prefillMs = std::chrono::duration<double, std::milli>(
                     std::chrono::steady_clock::now() - tp).count();
     out.push_back(next);
@@ -322,7 +321,7 @@ int main(int argc, char **argv) {
       int32_t n;
       if (Status st = engine->decode(out.back(), n); !st)
         fail(st.message());
-      n = pick(n);
+      dumpLogits();
       out.push_back(n);
       if ((stop = isEos(n)))
         break;
