@@ -77,6 +77,16 @@ llvm::Error tile::validateCompileOptions(CompileOptions &o) {
   return llvm::Error::success();
 }
 
+static void gpuOptions(const CompileOptions &o, TileToNVVMOptions &options);
+
+bool CompileOptions::waitsForPriorGrid() const {
+  if (!isGpu())
+    return false;
+  TileToNVVMOptions options;
+  gpuOptions(*this, options);
+  return tile::waitsForPriorGrid(options);
+}
+
 /// The tile-to-cubin options `o` selects.
 static void gpuOptions(const CompileOptions &o, TileToNVVMOptions &options) {
   std::string errors;

@@ -75,12 +75,21 @@ bool tile::isSupportedChip(llvm::StringRef chip) {
   return llvm::is_contained({"sm_80", "sm_89", "sm_90a", "sm_100"}, chip);
 }
 
+bool tile::hasGridDependencyControl(llvm::StringRef chip) {
+  return chip == "sm_90a" || chip == "sm_100";
+}
+
+bool tile::waitsForPriorGrid(const TileToNVVMOptions &options) {
+  return options.gridDependencyControl && hasGridDependencyControl(options.chip);
+}
+
 void tile::buildTileToNVVMPipeline(OpPassManager &pm,
                                    const TileToNVVMOptions &options) {
   pm.addNestedPass<KernelOp>(createTileVerifyOwnership());
   ConvertTileToGPUOptions toGPU;
   toGPU.numWarps = options.numWarps;
   toGPU.reloadBroadcasts = options.reloadBroadcasts;
+  toGPU.gridDependencyControl = waitsForPriorGrid(options);
   pm.addPass(createConvertTileToGPU(toGPU));
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());

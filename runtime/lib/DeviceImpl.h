@@ -106,6 +106,7 @@ public:
   PoolStats stats;
   /// Streams of this device capturing now: allocation is refused.
   std::atomic<int> openCaptures{0};
+  std::atomic<bool> programmaticLaunch{true};
 };
 
 std::unique_ptr<DeviceImpl> createCpuDevice();

@@ -132,6 +132,11 @@ Status Manifest::parse(std::string_view text, const std::string &path,
       mk.source = it->get<std::string>();
     if (Status s = r.integer(k, "num_warps", 1, 32, mk.numWarps, where); !s)
       return s;
+    if (auto it = k.find("grid_dependency_wait"); it != k.end()) {
+      if (!it->is_boolean())
+        return r.fail(where + ": 'grid_dependency_wait' must be true or false");
+      mk.gridDependencyWait = it->get<bool>();
+    }
     if (Status s = r.integer(k, "unchecked_regions", 0, 1 << 30,
                              mk.uncheckedRegions, where);
         !s)

@@ -157,6 +157,7 @@ const std::string &Kernel::name() const { return impl->meta.name; }
 const LaunchContract &Kernel::contract() const { return impl->meta.contract; }
 int Kernel::numWarps() const { return impl->meta.numWarps; }
 int Kernel::uncheckedRegions() const { return impl->meta.uncheckedRegions; }
+bool Kernel::gridDependencyWait() const { return impl->meta.gridDependencyWait; }
 
 Status Module::kernel(std::string_view name, Kernel &kernel) const {
   if (!impl)
@@ -327,6 +328,11 @@ Status Device::allocateHost(DType dtype, int64_t count, Buffer &buffer) {
 Status Device::memoryInfo(int64_t &freeBytes, int64_t &totalBytes) const {
   return impl->memoryInfo(freeBytes, totalBytes);
 }
+
+void Device::setProgrammaticLaunch(bool enabled) {
+  impl->programmaticLaunch = enabled;
+}
+bool Device::programmaticLaunch() const { return impl->programmaticLaunch; }
 
 PoolStats Device::poolStats() const {
   std::lock_guard<std::mutex> lock(impl->statsMutex);

@@ -63,6 +63,22 @@ protected:
 
 TEST_F(ManifestCopy, TheUntouchedCopyLoads) { ASSERT_OK(load()); }
 
+TEST_F(ManifestCopy, ReadsGridDependencyWait) {
+  // Absent (tilec leaves it out for chips before sm_90): false; present:
+  // as written.
+  std::string name = doc["kernels"][0]["name"];
+  doc["kernels"][0].erase("grid_dependency_wait");
+  write(doc);
+  Manifest m;
+  ASSERT_OK(Manifest::load(manifest, m));
+  EXPECT_FALSE(m.kernels[0].gridDependencyWait);
+  doc["kernels"][0]["grid_dependency_wait"] = true;
+  write(doc);
+  ASSERT_OK(Manifest::load(manifest, m));
+  EXPECT_EQ(m.kernels[0].name, name);
+  EXPECT_TRUE(m.kernels[0].gridDependencyWait);
+}
+
 TEST_F(ManifestCopy, RejectsAnotherVersion) {
   doc["tile_manifest_version"] = 2;
   write(doc);
@@ -110,6 +126,11 @@ TEST_F(ManifestCopy, RejectsBadFields) {
     auto j = doc;
     j["kernels"][0]["num_warps"] = 0;
     expectField(j, "'num_warps' = 0 is outside [1, 32]");
+  }
+  {
+    auto j = doc;
+    j["kernels"][0]["grid_dependency_wait"] = "yes";
+    expectField(j, "'grid_dependency_wait' must be true or false");
   }
   {
     auto j = doc;

@@ -477,6 +477,8 @@ int main(int argc, char **argv) {
     llvm::json::Object *k = manifestKernels[i].getAsObject();
     (*k)["cache_key"] = keys[i];
     (*k)["num_warps"] = warps[i];
+    if (options.waitsForPriorGrid())
+      (*k)["grid_dependency_wait"] = true;
   }
   llvm::json::Object manifest;
   manifest["tile_manifest_version"] = 1;

@@ -14,6 +14,7 @@ namespace linalg { class LinalgDialect; }
 namespace LLVM { class LLVMDialect; }
 namespace math { class MathDialect; }
 namespace nvgpu { class NVGPUDialect; }
+namespace NVVM { class NVVMDialect; }
 namespace memref { class MemRefDialect; }
 namespace scf { class SCFDialect; }
 namespace tensor { class TensorDialect; }
@@ -29,6 +30,10 @@ inline constexpr llvm::StringLiteral kInvariantInputsAttrName =
 /// The argument attribute on the memrefs of `in` views (LLVM's readonly;
 /// convert-gpu-to-nvvm keeps it on the descriptor's pointers).
 inline constexpr llvm::StringLiteral kReadonlyArgAttrName = "llvm.readonly";
+/// The unit attribute on kernels that begin with griddepcontrol.wait
+/// (grid-dependency-control): safe to launch as programmatic dependents.
+inline constexpr llvm::StringLiteral kWaitsForPriorGridAttrName =
+    "tile.waits_for_prior_grid";
 
 #define GEN_PASS_DECL
 #include "tile/Conversion/Passes.h.inc"

@@ -85,6 +85,17 @@ def ConvertTileToGPU : Pass<"convert-tile-to-gpu", "::mlir::ModuleOp"> {
     All control flow in a tile kernel is uniform across the block (no value
     differs between the threads of one program at the tile level), so the
     barriers are always reached by every thread.
+
+    With `grid-dependency-control` (sm_90 and later), every kernel begins
+    with `griddepcontrol.wait` (nothing runs until the grids it depends on
+    have completed and their writes are visible) followed by
+    `griddepcontrol.launch_dependents`, and is marked
+    `tile.waits_for_prior_grid`. Such a kernel may be launched with
+    programmatic stream serialization: its blocks are scheduled while the
+    previous kernel still runs, which hides launch latency between graph
+    nodes without weakening any ordering, since no instruction before the
+    wait touches memory. Triggering only after the wait keeps at most one
+    kernel in flight ahead of the running one.
   }];
   let options = [
     Option<"numWarps", "num-warps", "int64_t", /*default=*/"4",
@@ -95,12 +106,17 @@ def ConvertTileToGPU : Pass<"convert-tile-to-gpu", "::mlir::ModuleOp"> {
     Option<"allowUnverified", "allow-unverified", "bool", /*default=*/"false",
            "lower kernels not marked tile.ownership_verified (tests only)">,
     Option<"reloadBroadcasts", "reload-broadcasts", "bool", /*default=*/"true",
-           "issue a broadcast read-only load again in the broadcast's layout">
+           "issue a broadcast read-only load again in the broadcast's layout">,
+    Option<"gridDependencyControl", "grid-dependency-control", "bool",
+           /*default=*/"false",
+           "begin each kernel with griddepcontrol.wait / launch_dependents "
+           "(sm_90+), so it may be launched as a programmatic dependent">
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect", "::mlir::gpu::GPUDialect",
     "::mlir::math::MathDialect", "::mlir::memref::MemRefDialect",
-    "::mlir::nvgpu::NVGPUDialect", "::mlir::scf::SCFDialect",
+    "::mlir::nvgpu::NVGPUDialect", "::mlir::NVVM::NVVMDialect",
+    "::mlir::scf::SCFDialect",
     "::mlir::vector::VectorDialect"
   ];
 }

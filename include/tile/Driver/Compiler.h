@@ -42,6 +42,9 @@ struct CompileOptions {
   std::string hostCpu = "x86-64";
 
   bool isGpu() const;
+  /// Whether GPU kernels compiled with these options begin with
+  /// griddepcontrol.wait (the manifest's grid_dependency_wait).
+  bool waitsForPriorGrid() const;
 };
 
 /// Checks the options and fills in the default target; the error names the

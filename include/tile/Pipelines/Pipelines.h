@@ -49,6 +49,12 @@ struct TileToNVVMOptions : public PassPipelineOptions<TileToNVVMOptions> {
       llvm::cl::desc("broadcasts of read-only loads re-issued in the "
                      "broadcast's layout instead of through shared memory"),
       llvm::cl::init(true)};
+  PassOptions::Option<bool> gridDependencyControl{
+      *this, "grid-dependency-control",
+      llvm::cl::desc("kernels wait for the prior grid at entry, so the "
+                     "runtime may launch them as programmatic dependents "
+                     "(sm_90 and later; ignored before)"),
+      llvm::cl::init(true)};
   PassOptions::Option<std::string> ptxasOptions{
       *this, "ptxas-options",
       llvm::cl::desc("extra ptxas options (tilec: -c, relocatable CUBINs)"),
@@ -62,6 +68,10 @@ struct TileToNVVMOptions : public PassPipelineOptions<TileToNVVMOptions> {
 
 /// The GPU chips the pipelines accept.
 bool isSupportedChip(llvm::StringRef chip);
+/// Whether `chip` has griddepcontrol (programmatic dependent launch).
+bool hasGridDependencyControl(llvm::StringRef chip);
+/// Whether kernels compiled with `options` begin with griddepcontrol.wait.
+bool waitsForPriorGrid(const TileToNVVMOptions &options);
 
 /// tile kernels -> gpu.module in NVVM/LLVM dialect: verify ownership, lower
 /// to distributed gpu.func, then to NVVM.

@@ -102,9 +102,14 @@ public:
   LogicalResult lowerLoad(LoadOp op);
   LogicalResult lowerStore(StoreOp op);
   LogicalResult lowerGather(GatherOp op);
-  /// A broadcast of a read-only load as a load in the broadcast's layout;
-  /// null where that does not apply.
+  /// A broadcast whose source is computed element-wise from read-only
+  /// loads, splats and constants, recomputed in the broadcast's layout
+  /// (LowerBroadcast.cpp); null where that does not apply.
   Value loadBroadcast(BroadcastOp op);
+  Value rematerialize(Value v, ArrayRef<int64_t> from, ArrayRef<int64_t> to,
+                      unsigned &budget);
+  Value reloadInLayout(LoadOp load, ArrayRef<int64_t> from,
+                       RankedTensorType type);
   LogicalResult lowerOwn(OwnOp op);
   std::pair<Value, SmallVector<Value>> resolveAccess(Location loc,
                                                      Value handle,

@@ -314,33 +314,19 @@ static SmallVector<int64_t> nonUnitSizes(ArrayRef<int64_t> shape) {
   return sizes;
 }
 
-/// Triton gives a load the layout of its consumer; here the one consumer
-/// that would otherwise move data through shared memory is a broadcast (the
-/// x of a GEMV, a row of scales). When the broadcast's source is a load of a
-/// read-only (`in`) partition, seen through reshapes that only add or drop
-/// unit dims, the load is issued again in the broadcast's layout: each
-/// thread loads the elements it holds, repeats hit L1, and no barrier is
-/// needed. Re-reading is sound because nothing writes an `in` view while the
-/// kernel runs (the ownership proof and the launch contract).
-Value GPUKernelLowering::loadBroadcast(BroadcastOp op) {
-  if (!reloadBroadcasts)
-    return {};
-  Value src = op.getSource();
-  while (auto reshape = src.getDefiningOp<ReshapeOp>()) {
-    if (nonUnitSizes(reshape.getSource().getType().getShape()) !=
-        nonUnitSizes(reshape.getResult().getType().getShape()))
-      return {};
-    src = reshape.getSource();
-  }
-  auto load = src.getDefiningOp<LoadOp>();
-  if (!load)
-    return {};
+/// Issues `load` (of a read-only partition) again in the layout of `type`,
+/// a broadcast of `from` (the load's shape up to unit dims) to more
+/// elements: each thread loads the elements it holds, and repeats hit L1.
+/// Sound because nothing writes an `in` view while the kernel runs (the
+/// ownership proof and the launch contract). Null where it does not apply.
+Value GPUKernelLowering::reloadInLayout(LoadOp load, ArrayRef<int64_t> from,
+                                        RankedTensorType type) {
   auto partition = dyn_cast<PartitionType>(load.getSource().getType());
   if (!partition || partition.getMode() != OwnershipMode::In)
     return {};
   RankedTensorType loadType = load.getResult().getType();
-  ArrayRef<int64_t> from = op.getSource().getType().getShape();
-  RankedTensorType type = op.getResult().getType();
+  if (nonUnitSizes(loadType.getShape()) != nonUnitSizes(from))
+    return {};
   SmallVector<int64_t> loadDims = nonUnitDims(loadType.getShape());
   SmallVector<int64_t> dimMap;
   size_t next = 0;
@@ -356,7 +342,7 @@ Value GPUKernelLowering::loadBroadcast(BroadcastOp op) {
   // Lanes run along the last dim, which must index the view's last dim.
   if (next != loadDims.size() || dimMap.back() != loadType.getRank() - 1)
     return {};
-  Location loc = op.getLoc();
+  Location loc = load.getLoc();
   auto [base, offsets] =
       resolveAccess(loc, load.getSource(), load.getIndices(), loadType);
   TypedAttr pad = load.getPadding() ? *load.getPadding() : TypedAttr();

@@ -12,6 +12,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
@@ -472,6 +473,15 @@ struct ConvertTileToGPUPass
       for (auto [old, neu] : llvm::zip(kernel.getArguments(),
                                        entry.getArguments()))
         lowering.map.map(old, neu);
+      if (gridDependencyControl) {
+        // Wait first: then no access of this kernel can race the previous
+        // one, and the trigger lets only the next kernel start early.
+        NVVM::GriddepcontrolOp::create(b, kernel.getLoc(),
+                                       NVVM::GridDepActionKind::wait);
+        NVVM::GriddepcontrolOp::create(
+            b, kernel.getLoc(), NVVM::GridDepActionKind::launch_dependents);
+        func->setAttr(kWaitsForPriorGridAttrName, b.getUnitAttr());
+      }
       lowering.tid = gpu::ThreadIdOp::create(b, kernel.getLoc(),
                                              gpu::Dimension::x);
       if (failed(lowering.lowerBlock(kernel.getBody().front())))

@@ -273,6 +273,7 @@ Status Engine::create(const std::string &modelDir, const EngineOptions &opts,
 
   if (Status st = Device::open(opts.device, m.device); !st)
     return st;
+  m.device->setProgrammaticLaunch(opts.programmaticLaunch);
   m.stream = m.device->defaultStream();
   std::string dtName = m.dt == DType::F16 ? "f16" : "bf16";
   std::string manifest = opts.kernelsDir + "/qwen3_" + dtName + ".json";

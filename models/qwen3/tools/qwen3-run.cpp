@@ -65,6 +65,8 @@ Generates text with a Hugging Face Qwen3 checkpoint on tile kernels.
   --dump-logits F        write each step's logits (f32, vocab per step) to F
   --profile              per-kernel time of one decode step
   --no-graph             launch the decode step's kernels one by one
+  --no-pdl               no programmatic dependent launch (each kernel
+                         starts only after the previous one ends)
   --help                 this text
 )";
 
@@ -73,7 +75,7 @@ struct Options {
   std::string kernels = QWEN3_DEFAULT_KERNELS_DIR, dumpLogits;
   bool havePrompt = false, rawPrompt = false, think = false, sample = false;
   bool ignoreEos = false, tokenizeOnly = false, json = false, profile = false;
-  bool noGraph = false;
+  bool noGraph = false, noPdl = false;
   int64_t maxNew = 128, maxSeq = 0, topK = -1;
   double temperature = -1, topP = -1;
   uint64_t seed = 0;
@@ -168,6 +170,8 @@ Options parseArgs(int argc, char **argv) {
       o.profile = true;
     } else if (a == "--no-graph") {
       o.noGraph = true;
+    } else if (a == "--no-pdl") {
+      o.noPdl = true;
     } else {
       fail("unknown flag '" + a + "' (see --help)");
     }
@@ -246,6 +250,7 @@ int main(int argc, char **argv) {
   eo.device = o.device;
   eo.kernelsDir = o.kernels;
   eo.useGraph = !o.noGraph;
+  eo.programmaticLaunch = !o.noPdl;
   eo.maxSeqLen = o.maxSeq; // 0: the model's
   std::unique_ptr<Engine> engine;
   auto tLoad = std::chrono::steady_clock::now();

@@ -46,28 +46,60 @@ tile.kernel @gemv(%w: !tile.view<in, ?x4096xf16>, %x: !tile.view<in, 4096xf16>, 
   tile.return
 }
 
-// A broadcast of a computed tile (not a load) still moves through shared
-// memory.
+// The .tile front end converts before it broadcasts, and a norm computes
+// before it broadcasts: element-wise work on read-only loads, splats of
+// uniform scalars and constants is recomputed in the broadcast's layout.
 // CHECK-LABEL: gpu.func @scaled_rows
-// CHECK: math.exp
-// CHECK: gpu.barrier
-// CHECK: vector.store {{.*}} : memref<256xf32, #gpu.address_space<workgroup>>, vector<8xf32>
-// CHECK: gpu.barrier
-// CHECK: memref.load {{.*}} : memref<256xf32, #gpu.address_space<workgroup>>
-tile.kernel @scaled_rows(%x: !tile.view<in, ?x256xf32>, %s: !tile.view<in, 256xf32>, %y: !tile.view<out, ?x256xf32>) {
+// CHECK-NOT: gpu.barrier
+// CHECK: vector.load %arg1
+// CHECK-NOT: gpu.barrier
+// CHECK: math.exp {{.*}} : vector<8xf32>
+// CHECK-NOT: gpu.barrier
+// CHECK: gpu.return
+tile.kernel @scaled_rows(%x: !tile.view<in, ?x256xf32>, %s: !tile.view<in, 256xf16>, %y: !tile.view<out, ?x256xf32>, %k: f32) {
   %pid = tile.program_id x
   %px = tile.partition %x : !tile.partition<in, ?x256xf32, tile = [2, 256]>
-  %ps = tile.partition %s : !tile.partition<in, 256xf32, tile = [256]>
+  %ps = tile.partition %s : !tile.partition<in, 256xf16, tile = [256]>
   %py = tile.partition %y : !tile.partition<out, ?x256xf32, tile = [2, 256]>
   %n = tile.num_tiles %py, 0 : !tile.partition<out, ?x256xf32, tile = [2, 256]>
   tile.grid %n
   %c0 = arith.constant 0 : index
   %xt = tile.load %px[%pid, %c0] : !tile.partition<in, ?x256xf32, tile = [2, 256]> -> tensor<2x256xf32>
-  %st = tile.load %ps[%c0] : !tile.partition<in, 256xf32, tile = [256]> -> tensor<256xf32>
-  %s2 = math.exp %st : tensor<256xf32>
+  %st = tile.load %ps[%c0] : !tile.partition<in, 256xf16, tile = [256]> -> tensor<256xf16>
+  %s32 = tile.convert %st : tensor<256xf16> -> tensor<256xf32>
+  %ks = tile.splat %k : tensor<256xf32>
+  %one = arith.constant dense<1.0> : tensor<256xf32>
+  %sk = arith.mulf %s32, %ks : tensor<256xf32>
+  %s1 = arith.addf %sk, %one : tensor<256xf32>
+  %s2 = math.exp %s1 : tensor<256xf32>
   %sr = tile.reshape %s2 : tensor<256xf32> -> tensor<1x256xf32>
   %sb = tile.broadcast %sr : tensor<1x256xf32> -> tensor<2x256xf32>
   %r = arith.mulf %xt, %sb : tensor<2x256xf32>
+  %b = tile.own %py[%pid, %c0] : !tile.partition<out, ?x256xf32, tile = [2, 256]>
+  tile.store %r, %b : tensor<2x256xf32>, !tile.owned<out, 2x256xf32>
+  tile.return
+}
+
+// A broadcast of what a reduction computed cannot be recomputed per
+// thread: it moves through shared memory.
+// CHECK-LABEL: gpu.func @centered_rows
+// CHECK: gpu.barrier
+// CHECK: memref.load {{.*}} : memref<{{.*}}xf32, #gpu.address_space<workgroup>>
+tile.kernel @centered_rows(%x: !tile.view<in, ?x256xf32>, %y: !tile.view<out, ?x256xf32>) {
+  %pid = tile.program_id x
+  %px = tile.partition %x : !tile.partition<in, ?x256xf32, tile = [2, 256]>
+  %py = tile.partition %y : !tile.partition<out, ?x256xf32, tile = [2, 256]>
+  %n = tile.num_tiles %py, 0 : !tile.partition<out, ?x256xf32, tile = [2, 256]>
+  tile.grid %n
+  %c0 = arith.constant 0 : index
+  %xt = tile.load %px[%pid, %c0] : !tile.partition<in, ?x256xf32, tile = [2, 256]> -> tensor<2x256xf32>
+  %m = tile.reduce %xt dim = 1 : (tensor<2x256xf32>) -> tensor<2x1xf32> {
+  ^bb0(%l: f32, %r: f32):
+    %t = arith.maximumf %l, %r : f32
+    tile.yield %t : f32
+  }
+  %mb = tile.broadcast %m : tensor<2x1xf32> -> tensor<2x256xf32>
+  %r = arith.subf %xt, %mb : tensor<2x256xf32>
   %b = tile.own %py[%pid, %c0] : !tile.partition<out, ?x256xf32, tile = [2, 256]>
   tile.store %r, %b : tensor<2x256xf32>, !tile.owned<out, 2x256xf32>
   tile.return

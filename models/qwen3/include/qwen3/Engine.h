@@ -26,6 +26,9 @@ struct EngineOptions {
   std::string kernelsDir;      ///< holds qwen3_<dtype>.json and artifacts
   int64_t maxSeqLen = 0;       ///< 0: the model's, capped by free memory
   bool useGraph = true;        ///< replay the decode step as a graph
+  /// Launch kernels as programmatic dependents (CUDA; see
+  /// Device::setProgrammaticLaunch).
+  bool programmaticLaunch = true;
 };
 
 /// How the next token is picked, on the device: greedy (argmax, ties to the

@@ -27,6 +27,9 @@ struct ManifestKernel {
   std::string source;   ///< file:line of the kernel
   std::string cacheKey; ///< 64 hex digits
   int numWarps = 4;
+  /// The kernel begins with griddepcontrol.wait: it may be launched as a
+  /// programmatic dependent of the previous kernel in its stream.
+  bool gridDependencyWait = false;
   int uncheckedRegions = 0;
   LaunchContract contract;
 };

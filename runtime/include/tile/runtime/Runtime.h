@@ -110,6 +110,10 @@ public:
   const LaunchContract &contract() const;
   int numWarps() const;
   int uncheckedRegions() const;
+  /// Compiled to wait for the previous grid at entry (manifest
+  /// grid_dependency_wait): CUDA streams launch it as a programmatic
+  /// dependent unless the device turned that off.
+  bool gridDependencyWait() const;
 
 private:
   friend class Module;
@@ -245,6 +249,12 @@ public:
   Status allocateHost(DType dtype, int64_t count, Buffer &buffer);
 
   PoolStats poolStats() const;
+  /// Programmatic dependent launch (CUDA, on by default): kernels compiled
+  /// to wait for the prior grid start while it finishes, in streams and
+  /// captured graphs. Off: every launch waits for the previous to end
+  /// (A/B measurements). Applies to launches made after the call.
+  void setProgrammaticLaunch(bool enabled);
+  bool programmaticLaunch() const;
   /// Memory free for new buffers and the device's total, in bytes (the
   /// host's available memory on the CPU device).
   Status memoryInfo(int64_t &freeBytes, int64_t &totalBytes) const;

@@ -1,0 +1,106 @@
+//===- LowerBroadcast.cpp - broadcasts recomputed in their own layout -----===//
+//
+// Triton gives a value the layout of its consumer. Here the consumer that
+// would otherwise move data through shared memory (a store, a barrier, a
+// load, every loop iteration) is a broadcast: the x of a GEMV, a row of
+// norm weights, a normalized activation. When the broadcast's source is
+// computed element-wise from loads of read-only (`in`) partitions, splats
+// of uniform scalars and constants, the computation is issued again in the
+// broadcast's layout: each thread loads and computes exactly the elements
+// it holds. Loads repeat (they hit L1) and element-wise work repeats once
+// per broadcast copy, which costs far less than the round trip through
+// shared memory for the small sources broadcasts have.
+//
+//===----------------------------------------------------------------------===//
+
+#include "GPUKernelLowering.h"
+
+#include "tile/Conversion/Utils/ElementConversion.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+
+using namespace mlir;
+using namespace tile;
+using namespace tile::gpu_lowering;
+
+/// Ops recomputed per broadcast at most: a bound on code growth.
+static constexpr unsigned kRematerializeBudget = 32;
+
+Value GPUKernelLowering::loadBroadcast(BroadcastOp op) {
+  if (!reloadBroadcasts)
+    return {};
+  unsigned budget = kRematerializeBudget;
+  return rematerialize(op.getSource(), op.getSource().getType().getShape(),
+                       op.getResult().getType().getShape(), budget);
+}
+
+/// `v`, of shape `from` up to unit dims (reshapes on the way may add or
+/// drop them), recomputed as registers of a tile of shape `to`.
+Value GPUKernelLowering::rematerialize(Value v, ArrayRef<int64_t> from,
+                                       ArrayRef<int64_t> to,
+                                       unsigned &budget) {
+  if (budget == 0)
+    return {};
+  --budget;
+  Operation *def = v.getDefiningOp();
+  if (!def)
+    return {};
+  auto vType = cast<RankedTensorType>(v.getType());
+  auto type = RankedTensorType::get(to, vType.getElementType());
+  Layout layout = Layout::get(type, threads);
+  Location loc = def->getLoc();
+
+  if (auto load = dyn_cast<LoadOp>(def))
+    return reloadInLayout(load, from, type);
+  if (auto reshape = dyn_cast<ReshapeOp>(def)) {
+    auto nonUnit = [](ArrayRef<int64_t> shape) {
+      SmallVector<int64_t> s;
+      for (int64_t d : shape)
+        if (d != 1)
+          s.push_back(d);
+      return s;
+    };
+    if (nonUnit(reshape.getSource().getType().getShape()) !=
+        nonUnit(vType.getShape()))
+      return {};
+    return rematerialize(reshape.getSource(), from, to, budget);
+  }
+  if (auto splat = dyn_cast<SplatOp>(def))
+    return vector::BroadcastOp::create(b, loc, layout.registerType(),
+                                       map.lookup(splat.getValue()));
+  if (auto c = dyn_cast<arith::ConstantOp>(def)) {
+    auto dense = dyn_cast<SplatElementsAttr>(c.getValue());
+    if (!dense)
+      return {};
+    return arith::ConstantOp::create(
+        b, loc,
+        DenseElementsAttr::get(layout.registerType(),
+                               dense.getSplatValue<Attribute>()));
+  }
+  if (auto convert = dyn_cast<ConvertOp>(def)) {
+    Value src = rematerialize(convert.getSource(), from, to, budget);
+    if (!src)
+      return {};
+    return convertElements(b, loc, src,
+                           convert.getSource().getType().getElementType(),
+                           vType.getElementType(), convert.getRounding());
+  }
+  if (!def->hasTrait<OpTrait::Elementwise>() || def->getNumRegions() != 0 ||
+      def->getNumResults() != 1)
+    return {};
+  IRMapping operands;
+  for (Value operand : def->getOperands()) {
+    if (!isa<RankedTensorType>(operand.getType())) {
+      operands.map(operand, map.lookup(operand)); // a uniform scalar
+      continue;
+    }
+    Value regs = rematerialize(operand, from, to, budget);
+    if (!regs)
+      return {};
+    operands.map(operand, regs);
+  }
+  Operation *clone = b.clone(*def, operands);
+  clone->getResult(0).setType(layout.registerType());
+  return clone->getResult(0);
+}
