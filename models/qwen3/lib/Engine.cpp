@@ -84,7 +84,8 @@ struct Engine::Impl {
 
   // Kernels.
   Kernel kEmbed, kRms, kAddRms, kQRope, kKvRope, kDecAttn, kMerge, kPreAttn,
-      kGemv, kGemm, kSwiglu, kArgmaxP, kArgmaxF, kSample, kAdvance;
+      kGemv, kGemvNorm, kGemvAdd, kGemvSwiglu, kGemm, kSwiglu, kArgmaxP,
+      kArgmaxF, kSample, kAdvance;
   Sampling sampling;
   Graph decodeGraph;
   bool graphReady = false;
@@ -102,7 +103,10 @@ struct Engine::Impl {
     return Status::ok();
   }
 
-  Status launch(const Kernel &k, std::initializer_list<Arg> args) {
+  /// `bytes`: the least global memory traffic the launch needs (weights,
+  /// activations, the KV rows it must read), for the profile's bandwidth.
+  Status launch(const Kernel &k, std::initializer_list<Arg> args,
+                double bytes = 0) {
     if (!profile)
       return stream.launch(k, args);
     Event a, b;
@@ -120,11 +124,12 @@ struct Engine::Impl {
     auto it = std::find_if(profile->begin(), profile->end(),
                            [&](const KernelTime &t) { return t.name == k.name(); });
     if (it == profile->end()) {
-      profile->push_back({k.name(), 0, 0});
+      profile->push_back({k.name(), 0, 0, 0});
       it = profile->end() - 1;
     }
     it->launches++;
     it->ms += ms;
+    it->bytes += bytes;
     return Status::ok();
   }
 
@@ -132,7 +137,10 @@ struct Engine::Impl {
   Status allocActs(Acts &a, int64_t tokens);
   Status linear(int64_t tokens, const Buffer &x, int64_t k,
                 const Buffer &w, int64_t n, const Buffer &y, int64_t xOffset = 0);
-  Status forward(Acts &a, int64_t tokens);
+  /// One forward pass over `tokens` tokens whose ids are in `ids`.
+  Status forward(Acts &a, int64_t tokens, const Buffer &ids);
+  Status decodeLayers(Acts &a, const Buffer &ids);
+  Status prefillLayers(Acts &a, int64_t tokens);
 };
 
 Engine::Engine() : impl(std::make_unique<Impl>()) {}
@@ -290,7 +298,11 @@ Status Engine::create(const std::string &modelDir, const EngineOptions &opts,
       !(st = m.kernel("decode_attention" + g, m.kDecAttn)) ||
       !(st = m.kernel("attention_merge" + hd, m.kMerge)) ||
       !(st = m.kernel("prefill_attention" + g, m.kPreAttn)) ||
-      !(st = m.kernel("gemv", m.kGemv)) || !(st = m.kernel("gemm", m.kGemm)) ||
+      !(st = m.kernel("gemv", m.kGemv)) ||
+      !(st = m.kernel("gemv_rmsnorm", m.kGemvNorm)) ||
+      !(st = m.kernel("gemv_add", m.kGemvAdd)) ||
+      !(st = m.kernel("gemv_rmsnorm_swiglu", m.kGemvSwiglu)) ||
+      !(st = m.kernel("gemm", m.kGemm)) ||
       !(st = m.kernel("swiglu", m.kSwiglu)) ||
       !(st = m.kernel("argmax_partial", m.kArgmaxP)) ||
       !(st = m.kernel("argmax_final", m.kArgmaxF)) ||
@@ -298,7 +310,8 @@ Status Engine::create(const std::string &modelDir, const EngineOptions &opts,
       !(st = m.kernel("advance_position", m.kAdvance)))
     return st;
   for (const Kernel *k : {&m.kEmbed, &m.kRms, &m.kAddRms, &m.kQRope, &m.kKvRope,
-                          &m.kDecAttn, &m.kMerge, &m.kPreAttn, &m.kGemv, &m.kGemm,
+                          &m.kDecAttn, &m.kMerge, &m.kPreAttn, &m.kGemv,
+                          &m.kGemvNorm, &m.kGemvAdd, &m.kGemvSwiglu, &m.kGemm,
                           &m.kSwiglu, &m.kArgmaxP, &m.kArgmaxF, &m.kSample, &m.kAdvance})
     if (k->uncheckedRegions() != 0)
       return Status::error(manifest + ": kernel '" + k->name() +
@@ -397,19 +410,82 @@ Status Engine::Impl::linear(int64_t T, const Buffer &x, int64_t k,
                         Arg::out(y, {T, n})});
 }
 
-Status Engine::Impl::forward(Acts &a, int64_t T) {
+// The decode step: per layer, the QKV GEMV with the input norm in its
+// prologue, the K/V write, attention (QK-norm and RoPE of the query inside)
+// and its merge, the output GEMV adding into the residual, the gate/up GEMV
+// with the post-attention norm and SwiGLU, and the down GEMV adding into the
+// residual: 7 launches. `bytes` below is what each must move at least.
+Status Engine::Impl::decodeLayers(Acts &a, const Buffer &ids) {
+  const ModelConfig &c = cfg;
+  const int64_t H = c.hidden, I = c.intermediate, HD = c.headDim;
+  const int64_t nq = c.heads * HD, kvw = c.kvHeads * HD;
+  const float eps = static_cast<float>(c.rmsEps);
+  const float scale = 1.0f / std::sqrt(static_cast<float>(HD));
+  const int64_t cacheLayer = maxSeq * c.kvHeads * HD;
+  const double len = static_cast<double>(position + 1);
+  Status st = Status::ok();
+#define TRY(x)                                                                 \
+  if (!(st = (x)))                                                             \
+    return st;
+  TRY(launch(kEmbed, {Arg::in(ids, {1}), Arg::in(embed, {c.vocabSize, H}),
+                      Arg::out(a.res, {1, H})},
+             2.0 * H * 2));
+  for (int64_t l = 0; l < c.layers; ++l) {
+    const Layer &L = layers[l];
+    TRY(launch(kGemvNorm, {Arg::in(a.res, {1, H}), Arg::in(L.inNorm, {H}),
+                           Arg::in(L.qkv, {nqkv, H}), Arg::out(a.qkv, {1, nqkv}),
+                           Arg::real(eps)},
+               2.0 * (nqkv * H + 2 * H + nqkv)));
+    auto kc = Arg::inout(kcache, {maxSeq, c.kvHeads, HD}, {}, l * cacheLayer);
+    auto vc = Arg::inout(vcache, {maxSeq, c.kvHeads, HD}, {}, l * cacheLayer);
+    TRY(launch(kKvRope, {Arg::in(a.qkv, {1, nqkv}), Arg::in(L.kNorm, {HD}),
+                         Arg::in(invFreq, {HD / 2}), Arg::in(pos, {1}), kc, vc,
+                         Arg::integer(1), Arg::integer(c.heads), Arg::real(eps)},
+               2.0 * 4 * kvw));
+    auto kin = Arg::in(kcache, {maxSeq, c.kvHeads, HD}, {}, l * cacheLayer);
+    auto vin = Arg::in(vcache, {maxSeq, c.kvHeads, HD}, {}, l * cacheLayer);
+    TRY(launch(kDecAttn, {Arg::in(a.qkv, {1, nqkv}), Arg::in(L.qNorm, {HD}),
+                          Arg::in(invFreq, {HD / 2}), kin, vin, Arg::in(pos, {1}),
+                          Arg::out(a.po, {c.heads, splits, HD}),
+                          Arg::out(a.plse, {c.heads, splits}), Arg::real(scale),
+                          Arg::real(eps)},
+               2.0 * (2 * len * kvw + nq) + 4.0 * c.heads * splits * (HD + 1)));
+    TRY(launch(kMerge, {Arg::in(a.po, {c.heads, splits, HD}),
+                        Arg::in(a.plse, {c.heads, splits}),
+                        Arg::out(a.attn, {1, nq})},
+               4.0 * c.heads * splits * (HD + 1) + 2.0 * nq));
+    TRY(launch(kGemvAdd, {Arg::in(a.attn, {1, nq}), Arg::in(L.o, {H, nq}),
+                          Arg::inout(a.res, {1, H})},
+               2.0 * (H * nq + nq + 2 * H)));
+    TRY(launch(kGemvSwiglu, {Arg::in(a.res, {1, H}), Arg::in(L.postNorm, {H}),
+                             Arg::in(L.gateUp, {2 * I, H}), Arg::out(a.act, {1, I}),
+                             Arg::real(eps)},
+               2.0 * (2 * I * H + 2 * H + I)));
+    TRY(launch(kGemvAdd, {Arg::in(a.act, {1, I}), Arg::in(L.down, {H, I}),
+                          Arg::inout(a.res, {1, H})},
+               2.0 * (H * I + I + 2 * H)));
+  }
+  TRY(launch(kGemvNorm, {Arg::in(a.res, {1, H}), Arg::in(finalNorm, {H}),
+                         Arg::in(lmHead, {c.vocabSize, H}),
+                         Arg::out(a.logits, {1, c.vocabSize}), Arg::real(eps)},
+             2.0 * (c.vocabSize * H + 2 * H + c.vocabSize)));
+#undef TRY
+  return Status::ok();
+}
+
+// The prompt: GEMMs over all tokens, the norms and element-wise steps as
+// their own kernels, and the LM head on the last position only.
+Status Engine::Impl::prefillLayers(Acts &a, int64_t T) {
   const ModelConfig &c = cfg;
   const int64_t H = c.hidden, I = c.intermediate, HD = c.headDim;
   const int64_t nq = c.heads * HD;
   const float eps = static_cast<float>(c.rmsEps);
   const float scale = 1.0f / std::sqrt(static_cast<float>(HD));
-  const Buffer &idsBuf = T == 1 ? token : a.ids;
-  last = &a;
   Status st = Status::ok();
 #define TRY(x)                                                                 \
   if (!(st = (x)))                                                             \
     return st;
-  TRY(launch(kEmbed, {Arg::in(idsBuf, {T}), Arg::in(embed, {c.vocabSize, H}),
+  TRY(launch(kEmbed, {Arg::in(a.ids, {T}), Arg::in(embed, {c.vocabSize, H}),
                       Arg::out(a.res, {T, H})}));
   TRY(launch(kRms, {Arg::in(a.res, {T, H}), Arg::in(layers[0].inNorm, {H}),
                     Arg::out(a.h, {T, H}), Arg::real(eps)}));
@@ -427,17 +503,8 @@ Status Engine::Impl::forward(Acts &a, int64_t T) {
                          Arg::integer(T), Arg::integer(c.heads), Arg::real(eps)}));
     auto kin = Arg::in(kcache, {maxSeq, c.kvHeads, HD}, {}, l * cacheLayer);
     auto vin = Arg::in(vcache, {maxSeq, c.kvHeads, HD}, {}, l * cacheLayer);
-    if (T == 1) {
-      TRY(launch(kDecAttn, {Arg::in(a.q, {1, nq}), kin, vin, Arg::in(pos, {1}),
-                            Arg::out(a.po, {c.heads, splits, HD}),
-                            Arg::out(a.plse, {c.heads, splits}), Arg::real(scale)}));
-      TRY(launch(kMerge, {Arg::in(a.po, {c.heads, splits, HD}),
-                          Arg::in(a.plse, {c.heads, splits}),
-                          Arg::out(a.attn, {1, nq})}));
-    } else {
-      TRY(launch(kPreAttn, {Arg::in(a.q, {T, nq}), kin, vin, Arg::in(pos, {1}),
-                            Arg::out(a.attn, {T, nq}), Arg::real(scale)}));
-    }
+    TRY(launch(kPreAttn, {Arg::in(a.q, {T, nq}), kin, vin, Arg::in(pos, {1}),
+                          Arg::out(a.attn, {T, nq}), Arg::real(scale)}));
     TRY(linear(T, a.attn, nq, L.o, H, a.ao));
     TRY(launch(kAddRms, {Arg::in(a.ao, {T, H}), Arg::inout(a.res, {T, H}),
                          Arg::in(L.postNorm, {H}), Arg::out(a.h, {T, H}),
@@ -450,25 +517,39 @@ Status Engine::Impl::forward(Acts &a, int64_t T) {
                          Arg::in(nextNorm, {H}), Arg::out(a.h, {T, H}),
                          Arg::real(eps)}));
   }
-  // The LM head on the last position only.
   TRY(linear(1, a.h, H, lmHead, c.vocabSize, a.logits, (T - 1) * H));
-  if (sampling.enabled) {
-    TRY(launch(kSample, {Arg::in(a.logits, {1, c.vocabSize}), Arg::in(pos, {1}),
-                         Arg::out(token, {1}), Arg::real(sampling.temperature),
-                         Arg::integer(sampling.topK), Arg::real(sampling.topP),
-                         // The seed's low 32 bits, as the kernel's i32.
-                         Arg::integer(static_cast<int32_t>(
-                             static_cast<uint32_t>(sampling.seed)))}));
-  } else {
-    int64_t nparts = a.vals.count();
-    TRY(launch(kArgmaxP, {Arg::in(a.logits, {1, c.vocabSize}),
-                          Arg::out(a.vals, {nparts}), Arg::out(a.idxs, {nparts})}));
-    TRY(launch(kArgmaxF, {Arg::in(a.vals, {nparts}), Arg::in(a.idxs, {nparts}),
-                          Arg::out(token, {1})}));
-  }
-  TRY(launch(kAdvance, {Arg::inout(pos, {1}), Arg::integer(T)}));
 #undef TRY
   return Status::ok();
+}
+
+Status Engine::Impl::forward(Acts &a, int64_t T, const Buffer &ids) {
+  const ModelConfig &c = cfg;
+  last = &a;
+  Status st = T == 1 ? decodeLayers(a, ids) : prefillLayers(a, T);
+  if (!st)
+    return st;
+  const double logitBytes = 2.0 * c.vocabSize;
+  if (sampling.enabled) {
+    st = launch(kSample, {Arg::in(a.logits, {1, c.vocabSize}), Arg::in(pos, {1}),
+                          Arg::out(token, {1}), Arg::real(sampling.temperature),
+                          Arg::integer(sampling.topK), Arg::real(sampling.topP),
+                          // The seed's low 32 bits, as the kernel's i32.
+                          Arg::integer(static_cast<int32_t>(
+                              static_cast<uint32_t>(sampling.seed)))},
+                logitBytes);
+  } else {
+    int64_t nparts = a.vals.count();
+    st = launch(kArgmaxP, {Arg::in(a.logits, {1, c.vocabSize}),
+                           Arg::out(a.vals, {nparts}), Arg::out(a.idxs, {nparts})},
+                logitBytes);
+    if (st)
+      st = launch(kArgmaxF, {Arg::in(a.vals, {nparts}), Arg::in(a.idxs, {nparts}),
+                             Arg::out(token, {1})},
+                  8.0 * nparts);
+  }
+  if (!st)
+    return st;
+  return launch(kAdvance, {Arg::inout(pos, {1}), Arg::integer(T)}, 8);
 }
 
 Status Engine::setSampling(const Sampling &sampling) {
@@ -508,7 +589,7 @@ Status Engine::prefill(const std::vector<int32_t> &ids, int32_t &next) {
     return st;
   m.position = 0;
   m.deviceToken = -1; // unknown until the pick is read back
-  if (!(st = m.forward(m.prefillActs, T)) ||
+  if (!(st = m.forward(m.prefillActs, T, m.prefillActs.ids)) ||
       !(st = m.stream.copyToHost(&next, m.token, 4)) || !(st = m.stream.synchronize()))
     return st;
   m.deviceToken = next;
@@ -533,7 +614,7 @@ Status Engine::decode(int32_t token, int32_t &next) {
   if (m.opts.useGraph && !m.graphReady) {
     if (!(st = m.stream.beginCapture()))
       return st;
-    Status fs = m.forward(m.decodeActs, 1);
+    Status fs = m.forward(m.decodeActs, 1, m.token);
     Status es = m.stream.endCapture(m.decodeGraph);
     if (!fs)
       return fs;
@@ -544,7 +625,7 @@ Status Engine::decode(int32_t token, int32_t &next) {
   if (m.graphReady)
     st = m.decodeGraph.replay(m.stream);
   else
-    st = m.forward(m.decodeActs, 1);
+    st = m.forward(m.decodeActs, 1, m.token);
   m.deviceToken = -1;
   if (!st || !(st = m.stream.copyToHost(&next, m.token, 4)) ||
       !(st = m.stream.synchronize()))
@@ -578,7 +659,7 @@ Status Engine::profileDecode(std::vector<KernelTime> &times) {
   if (!st || !(st = m.stream.synchronize()))
     return st;
   m.profile = &times;
-  st = m.forward(m.decodeActs, 1);
+  st = m.forward(m.decodeActs, 1, m.token);
   m.profile = nullptr;
   if (!st)
     return st;
@@ -587,6 +668,33 @@ Status Engine::profileDecode(std::vector<KernelTime> &times) {
       !(st = m.stream.copyToDevice(m.token, &tok, 4)))
     return st;
   return m.stream.synchronize();
+}
+
+Status Engine::copyBandwidth(double &bytesPerSecond) {
+  Impl &m = *impl;
+  bytesPerSecond = 0;
+  const int64_t bytes = int64_t(256) << 20;
+  Buffer a, b;
+  if (!m.device->allocate(DType::I8, bytes, m.stream, a) ||
+      !m.device->allocate(DType::I8, bytes, m.stream, b))
+    return Status::ok(); // no room: no figure
+  Status st = m.stream.fill(a, 1);
+  if (!st || !(st = m.stream.copy(b, a, bytes)) || !(st = m.stream.synchronize()))
+    return st;
+  std::vector<double> ms;
+  for (int i = 0; i < 9; ++i) {
+    Event e0, e1;
+    float t = 0;
+    if (!(st = m.stream.record(e0)) || !(st = m.stream.copy(b, a, bytes)) ||
+        !(st = m.stream.record(e1)) || !(st = e1.wait()) ||
+        !(st = e1.elapsedMs(e0, t)))
+      return st;
+    ms.push_back(t);
+  }
+  std::sort(ms.begin(), ms.end());
+  if (ms[4] > 0)
+    bytesPerSecond = 2.0 * bytes / (ms[4] * 1e-3);
+  return Status::ok();
 }
 
 } // namespace qwen3

@@ -106,6 +106,44 @@ INSTANTIATE_TEST_SUITE_P(Tiny, Qwen3EngineDtype,
                                                             : std::string("f16");
                          });
 
+// The decode step (fused GEMVs, attention with the query's RoPE inside) and
+// the prefill (GEMMs, separate norms) are different kernels: a one-token
+// prompt followed by the rest of the prompt token by token (teacher forcing)
+// must end at the logits of the whole prompt's prefill.
+TEST_P(Qwen3EngineDtype, DecodeStepsAgreeWithPrefill) {
+  const std::string name = GetParam();
+  nlohmann::json g = golden(name);
+  auto prompt = g["prompt_ids"].get<std::vector<int32_t>>();
+  ASSERT_GE(prompt.size(), 3u);
+  EngineOptions opts;
+  opts.device = test::testDevice();
+  opts.kernelsDir = test::kernelsDir();
+  opts.maxSeqLen = 128;
+  std::unique_ptr<Engine> engine;
+  Status st = Engine::create(fixture(name), opts, engine);
+  ASSERT_TRUE(st.isOk()) << st.message();
+  int32_t whole = -1, stepped = -1;
+  std::vector<float> want, got;
+  ASSERT_TRUE(engine->prefill(prompt, whole).isOk());
+  ASSERT_TRUE(engine->lastLogits(want).isOk());
+  ASSERT_TRUE(engine->prefill({prompt[0]}, stepped).isOk());
+  for (size_t i = 1; i < prompt.size(); ++i) {
+    st = engine->decode(prompt[i], stepped);
+    ASSERT_TRUE(st.isOk()) << st.message();
+  }
+  ASSERT_TRUE(engine->lastLogits(got).isOk());
+  ASSERT_EQ(got.size(), want.size());
+  double dot = 0, na = 0, nb = 0, diff = 0;
+  for (size_t i = 0; i < want.size(); ++i) {
+    dot += double(want[i]) * got[i], na += double(want[i]) * want[i];
+    nb += double(got[i]) * got[i];
+    diff += (double(want[i]) - got[i]) * (double(want[i]) - got[i]);
+  }
+  EXPECT_GE(dot / std::sqrt(na * nb), 0.999);
+  EXPECT_LE(std::sqrt(diff / na), 0.03);
+  EXPECT_EQ(stepped, whole);
+}
+
 TEST(Qwen3Engine, RejectsPromptsPastTheCache) {
   EngineOptions opts;
   opts.device = test::testDevice();

@@ -343,8 +343,10 @@ int main(int argc, char **argv) {
   double tokS = decodeMs > 0 ? decoded * 1000.0 / decodeMs : 0;
 
   std::vector<KernelTime> prof;
+  double copyBps = 0;
   if (o.profile)
-    if (Status st = engine->profileDecode(prof); !st)
+    if (Status st = engine->profileDecode(prof); !st ||
+        !(st = engine->copyBandwidth(copyBps)))
       fail(st.message());
 
   if (o.json) {
@@ -361,8 +363,12 @@ int main(int argc, char **argv) {
     if (o.profile) {
       nlohmann::json p = nlohmann::json::array();
       for (const auto &k : prof)
-        p.push_back({{"kernel", k.name}, {"launches", k.launches}, {"ms", k.ms}});
+        p.push_back({{"kernel", k.name},
+                     {"launches", k.launches},
+                     {"ms", k.ms},
+                     {"bytes", k.bytes}});
       j["profile"] = p;
+      j["copy_bytes_per_s"] = copyBps;
     }
     std::cout << j.dump() << "\n";
     return 0;
@@ -375,14 +381,25 @@ int main(int argc, char **argv) {
                "tokens, decode %.1f tok/s (%s)\n",
                ids.size(), prefillMs, out.size(), tokS, engine->deviceName().c_str());
   if (o.profile) {
-    double total = 0;
+    // Each kernel timed alone (events around every launch, no graph): the
+    // bandwidth it reached on the bytes it must move, against a copy's.
+    double total = 0, totalBytes = 0;
     for (const auto &k : prof)
-      total += k.ms;
-    std::fprintf(stderr, "%-36s %8s %10s %6s\n", "kernel", "launches", "ms", "%");
+      total += k.ms, totalBytes += k.bytes;
+    std::fprintf(stderr, "%-36s %8s %10s %6s %10s %8s\n", "kernel", "launches",
+                 "ms", "%", "GB/s", "of copy");
+    auto row = [&](const char *name, std::string launches, double ms,
+                   double bytes) {
+      double gbs = ms > 0 ? bytes / (ms * 1e-3) / 1e9 : 0;
+      std::fprintf(stderr, "%-36s %8s %10.4f %6.1f %10.1f %7.1f%%\n", name,
+                   launches.c_str(), ms, total > 0 ? 100 * ms / total : 0, gbs,
+                   copyBps > 0 ? 100 * gbs * 1e9 / copyBps : 0);
+    };
     for (const auto &k : prof)
-      std::fprintf(stderr, "%-36s %8d %10.4f %6.1f\n", k.name.c_str(), k.launches,
-                   k.ms, total > 0 ? 100 * k.ms / total : 0);
-    std::fprintf(stderr, "%-36s %8s %10.4f\n", "total", "", total);
+      row(k.name.c_str(), std::to_string(k.launches), k.ms, k.bytes);
+    row("total", "", total, totalBytes);
+    std::fprintf(stderr, "copy bandwidth %.1f GB/s (device to device, read + write)\n",
+                 copyBps / 1e9);
   }
   return 0;
 }

@@ -47,6 +47,8 @@ struct KernelTime {
   std::string name;
   int launches = 0;
   double ms = 0;
+  /// The least global memory traffic of those launches (bytes).
+  double bytes = 0;
 };
 
 class Engine {
@@ -71,6 +73,10 @@ public:
   /// Times each kernel of one decode step at the current position (the
   /// step's result is discarded: the position is restored).
   Status profileDecode(std::vector<KernelTime> &times);
+  /// Device-to-device copy bandwidth (bytes/s: read + write counted), the
+  /// median of 9 copies of 256 MiB: the profile's and roofline's reference.
+  /// 0 when the buffers do not fit.
+  Status copyBandwidth(double &bytesPerSecond);
 
 private:
   Engine();
