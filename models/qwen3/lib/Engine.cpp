@@ -94,6 +94,7 @@ struct Engine::Impl {
   std::vector<KernelTime> *profile = nullptr;
 
   int64_t splits = 16;
+  double weightsMs = 0;
   int64_t argmaxChunk = 4096;
 
   Status kernel(const std::string &name, Kernel &k) {
@@ -148,6 +149,7 @@ Engine::~Engine() = default;
 const ModelConfig &Engine::config() const { return impl->cfg; }
 int64_t Engine::maxSeqLen() const { return impl->maxSeq; }
 std::string Engine::deviceName() const { return impl->device->name(); }
+double Engine::weightsLoadMs() const { return impl->weightsMs; }
 
 Status Engine::Impl::loadWeights(const Checkpoint &ck, const std::string &dir) {
   const int64_t H = cfg.hidden, I = cfg.intermediate, HD = cfg.headDim;
@@ -317,8 +319,11 @@ Status Engine::create(const std::string &modelDir, const EngineOptions &opts,
       return Status::error(manifest + ": kernel '" + k->name() +
                            "' has unchecked regions; the engine runs the safe subset only");
 
+  auto tWeights = std::chrono::steady_clock::now();
   if (Status s = m.loadWeights(ck, modelDir); !s)
     return s;
+  m.weightsMs = std::chrono::duration<double, std::milli>(
+                    std::chrono::steady_clock::now() - tWeights).count();
 
   // KV cache: the requested length, else the model's, capped by what fits
   // in the memory left after the weights (keeping room for activations).

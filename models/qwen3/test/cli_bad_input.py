@@ -209,6 +209,17 @@ case("missing --prompt-file", ["@TMP/none.txt".replace("@TMP/", "")],
 case("malformed --messages", ["messages.json"], write_file("../messages.json", '[{"role": "user"}]'),
      args=["--messages", "@TMP/messages.json"])
 case("two prompt sources", ["--prompt"], args=["--prompt", "Hi", "--prompt-file", "x"])
+case("--prompt-ids not a list", ["--prompt-ids", "ids.json"], write_file("../ids.json", '{"a": 1}'),
+     args=["--prompt-ids", "@TMP/ids.json"])
+case("--prompt-ids empty", ["--prompt-ids", "ids.json"], write_file("../ids.json", '[]'),
+     args=["--prompt-ids", "@TMP/ids.json"])
+case("--prompt-ids out of the vocabulary", ["--prompt-ids", "entry 1"],
+     write_file("../ids.json", '[1, 99999999, 3]'), args=["--prompt-ids", "@TMP/ids.json"])
+case("--prompt-ids negative", ["--prompt-ids", "entry 0"],
+     write_file("../ids.json", '[-4]'), args=["--prompt-ids", "@TMP/ids.json"])
+case("--prompt-ids with --system", ["--prompt-ids", "--system"],
+     write_file("../ids.json", '[1, 2]'), args=["--prompt-ids", "@TMP/ids.json", "--system", "x"])
+case("--repeat zero", ["--repeat"], args=["--prompt", "Hi", "--repeat", "0"])
 case("no --model", ["--model"], model=False, args=["--prompt", "Hi"])
 case("model directory missing", ["/nonexistent/model"], model=False,
      args=["--model", "/nonexistent/model", "--prompt", "Hi", "--device", "cpu"])

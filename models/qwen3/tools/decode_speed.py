@@ -27,6 +27,9 @@ ap.add_argument("--dtype", default="f16", choices=["bf16", "f16"])
 ap.add_argument("--qwen3-run", required=True)
 ap.add_argument("--kernels", required=True,
                 help="kernel directory; several, comma-separated, are compared in turn")
+ap.add_argument("--variant", action="append", default=[],
+                help="NAME:FLAGS, extra qwen3-run flags to compare (repeatable), "
+                     "e.g. --variant pdl: --variant nopdl:--no-pdl")
 ap.add_argument("--runs", type=int, default=3)
 ap.add_argument("--tg", default="128,512")
 ap.add_argument("--work", default="/tmp/qwen3-speed")
@@ -69,9 +72,11 @@ torch.cuda.empty_cache()
 emit(kind="checkpoint", dir=d, params=nparam, streamed_bytes=streamed,
      make_s=round(time.time() - t, 1))
 
-for kernels, tg in [(k, int(t)) for k in args.kernels.split(",") for t in args.tg.split(",")]:
+variants = [v.split(":", 1) for v in args.variant] or [["default", ""]]
+for kernels, tg, (vname, vflags) in [(k, int(t), v) for k in args.kernels.split(",")
+                                      for t in args.tg.split(",") for v in variants]:
     cmd = [args.qwen3_run, "--model", d, "--prompt", args.prompt, "--max-new-tokens", str(tg),
-           "--ignore-eos", "--json", "--kernels", kernels, "--max-seq-len", "4096"]
+           "--ignore-eos", "--json", "--kernels", kernels, "--max-seq-len", "4096"] + vflags.split()
     runs = []
     for _ in range(args.runs):
         r = subprocess.run(cmd, capture_output=True, text=True)
@@ -82,7 +87,7 @@ for kernels, tg in [(k, int(t)) for k in args.kernels.split(",") for t in args.t
     rates = sorted(x["decode_tok_s"] for x in runs)
     last = runs[-1]
     emit(kind="ours_decode", config=os.path.basename(args.config), dtype=args.dtype, tg=tg,
-         kernels=kernels, prompt_tokens=last["prompt_tokens"], prefill_ms=last["prefill_ms"],
+         kernels=kernels, variant=vname, prompt_tokens=last["prompt_tokens"], prefill_ms=last["prefill_ms"],
          tok_s_runs=rates, tok_s_median=rates[len(rates) // 2], roofline_tok_s=bw / streamed,
          fraction_of_roofline=rates[len(rates) // 2] * streamed / bw, load_ms=last["load_ms"])
 
@@ -90,6 +95,7 @@ r = subprocess.run([args.qwen3_run, "--model", d, "--prompt", args.prompt, "--ma
                     "8", "--json", "--profile", "--kernels", args.kernels.split(",")[0], "--max-seq-len", "4096"],
                    capture_output=True, text=True)
 if r.returncode == 0:
-    emit(kind="profile", profile=json.loads(r.stdout).get("profile"))
+    j = json.loads(r.stdout)
+    emit(kind="profile", profile=j.get("profile"), copy_bytes_per_s=j.get("copy_bytes_per_s"))
 else:
     emit(kind="error", stderr=r.stderr.strip()[-2000:])

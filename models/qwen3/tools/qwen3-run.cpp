@@ -46,6 +46,7 @@ Generates text with a Hugging Face Qwen3 checkpoint on tile kernels.
   --prompt-file F        the user message, read from F
   --system TEXT          a system message before it
   --messages F           a JSON list of {"role", "content"} (the whole chat)
+  --prompt-ids F         the prompt as token ids: a JSON list in F (no template)
   --raw-prompt           tokenize the prompt as is (no chat template)
   --think                leave thinking on (default: the empty think block)
   --max-new-tokens N     tokens to generate (default 128)
@@ -63,6 +64,8 @@ Generates text with a Hugging Face Qwen3 checkpoint on tile kernels.
   --tokenize-only        print the prompt's token ids as a JSON array, exit
   --json                 one JSON object on stdout instead of streamed text
   --dump-logits F        write each step's logits (f32, vocab per step) to F
+  --repeat N             generate N times from the same prompt (each a fresh
+                         prefill); --json lists every run (benchmarks)
   --profile              per-kernel time of one decode step
   --no-graph             launch the decode step's kernels one by one
   --no-pdl               no programmatic dependent launch (each kernel
@@ -72,11 +75,11 @@ Generates text with a Hugging Face Qwen3 checkpoint on tile kernels.
 
 struct Options {
   std::string model, prompt, promptFile, system, messages, device = "cuda";
-  std::string kernels = QWEN3_DEFAULT_KERNELS_DIR, dumpLogits;
+  std::string kernels = QWEN3_DEFAULT_KERNELS_DIR, dumpLogits, promptIds;
   bool havePrompt = false, rawPrompt = false, think = false, sample = false;
   bool ignoreEos = false, tokenizeOnly = false, json = false, profile = false;
   bool noGraph = false, noPdl = false;
-  int64_t maxNew = 128, maxSeq = 0, topK = -1;
+  int64_t maxNew = 128, maxSeq = 0, topK = -1, repeat = 1;
   double temperature = -1, topP = -1;
   uint64_t seed = 0;
 };
@@ -125,6 +128,10 @@ Options parseArgs(int argc, char **argv) {
       o.havePrompt = true;
     } else if (a == "--prompt-file") {
       o.promptFile = value();
+    } else if (a == "--prompt-ids") {
+      o.promptIds = value();
+    } else if (a == "--repeat") {
+      o.repeat = parseInt(a, value(), 1, 1000);
     } else if (a == "--system") {
       o.system = value();
     } else if (a == "--messages") {
@@ -178,9 +185,12 @@ Options parseArgs(int argc, char **argv) {
   }
   if (o.model.empty())
     fail("--model DIR is required (see --help)");
-  int sources = o.havePrompt + !o.promptFile.empty() + !o.messages.empty();
+  int sources = o.havePrompt + !o.promptFile.empty() + !o.messages.empty() +
+                !o.promptIds.empty();
   if (sources != 1)
-    fail("give exactly one of --prompt, --prompt-file, --messages");
+    fail("give exactly one of --prompt, --prompt-file, --messages, --prompt-ids");
+  if (!o.promptIds.empty() && (o.rawPrompt || !o.system.empty() || o.think))
+    fail("--prompt-ids are the whole prompt: no --raw-prompt, --system or --think with it");
   if (!o.messages.empty() && (o.rawPrompt || !o.system.empty()))
     fail("--messages holds the whole chat: no --raw-prompt or --system with it");
   return o;
@@ -189,6 +199,7 @@ Options parseArgs(int argc, char **argv) {
 } // namespace
 
 int main(int argc, char **argv) {
+  const auto tStart = std::chrono::steady_clock::now();
   Options o = parseArgs(argc, argv);
 
   // Tokenizer and prompt first: they need no device.
@@ -206,7 +217,22 @@ int main(int argc, char **argv) {
     text = o.prompt;
   }
   std::string rendered;
-  if (!o.messages.empty()) {
+  std::vector<int32_t> ids;
+  if (!o.promptIds.empty()) {
+    std::string json;
+    if (Status st = readFile(o.promptIds, json); !st)
+      fail("--prompt-ids: " + st.message());
+    nlohmann::json j = nlohmann::json::parse(json, nullptr, /*allow_exceptions=*/false);
+    if (!j.is_array() || j.empty())
+      fail("--prompt-ids: " + o.promptIds + " is not a non-empty JSON list of token ids");
+    for (const auto &v : j) {
+      if (!v.is_number_integer() || v.get<int64_t>() < 0 ||
+          v.get<int64_t>() >= tok.vocabSize())
+        fail("--prompt-ids: " + o.promptIds + ": entry " + std::to_string(ids.size()) +
+             " is not a token id in [0, " + std::to_string(tok.vocabSize()) + ")");
+      ids.push_back(static_cast<int32_t>(v.get<int64_t>()));
+    }
+  } else if (!o.messages.empty()) {
     std::string json;
     if (Status st = readFile(o.messages, json); !st)
       fail("--messages: " + st.message());
@@ -227,9 +253,9 @@ int main(int argc, char **argv) {
       rendered = renderChat(msgs, true, o.think);
     }
   }
-  std::vector<int32_t> ids;
-  if (Status st = tok.encode(rendered, ids); !st)
-    fail("the prompt: " + st.message());
+  if (o.promptIds.empty())
+    if (Status st = tok.encode(rendered, ids); !st)
+      fail("the prompt: " + st.message());
   if (ids.empty())
     fail("the prompt is empty");
   if (o.tokenizeOnly) {
@@ -308,33 +334,54 @@ int main(int argc, char **argv) {
     }
   };
 
-  double prefillMs = 0, decodeMs = 0;
-  int32_t next = -1;
-  if (o.maxNew > 0) {
+  // One generation; the first is streamed and dumped, --repeat runs the
+  // same request again (the same tokens: greedy, or the same seed).
+  struct RunTimes {
+    double prefillMs = 0, decodeMs = 0;
+    int64_t generated = 0;
+  };
+  std::vector<RunTimes> runs;
+  double firstTokenMs = 0; // from process start, first run
+  for (int64_t r = 0; r < o.repeat && o.maxNew > 0; ++r) {
+    const bool first = r == 0;
+    std::vector<int32_t> gen;
+    RunTimes rt;
+    int32_t next = -1;
     auto tp = std::chrono::steady_clock::now();
     if (Status st = engine->prefill(ids, next); !st)
       fail(st.message());
-    dumpLogits();
-    prefillMs = std::chrono::duration<double, std::milli>(
-                    std::chrono::steady_clock::now() - tp).count();
-    out.push_back(next);
+    auto tf = std::chrono::steady_clock::now();
+    rt.prefillMs = std::chrono::duration<double, std::milli>(tf - tp).count();
+    if (first) {
+      firstTokenMs = std::chrono::duration<double, std::milli>(tf - tStart).count();
+      dumpLogits();
+    }
+    gen.push_back(next);
     bool stop = isEos(next);
-    if (!stop)
+    if (!stop && first)
       emit(next);
     auto td = std::chrono::steady_clock::now();
-    while (!stop && static_cast<int64_t>(out.size()) < o.maxNew) {
+    while (!stop && static_cast<int64_t>(gen.size()) < o.maxNew) {
       int32_t n;
-      if (Status st = engine->decode(out.back(), n); !st)
+      if (Status st = engine->decode(gen.back(), n); !st)
         fail(st.message());
-      dumpLogits();
-      out.push_back(n);
+      if (first)
+        dumpLogits();
+      gen.push_back(n);
       if ((stop = isEos(n)))
         break;
-      emit(n);
+      if (first)
+        emit(n);
     }
-    decodeMs = std::chrono::duration<double, std::milli>(
-                   std::chrono::steady_clock::now() - td).count();
+    rt.decodeMs = std::chrono::duration<double, std::milli>(
+                      std::chrono::steady_clock::now() - td).count();
+    rt.generated = static_cast<int64_t>(gen.size());
+    runs.push_back(rt);
+    if (first)
+      out = std::move(gen);
   }
+  const double prefillMs = runs.empty() ? 0 : runs[0].prefillMs;
+  const double decodeMs = runs.empty() ? 0 : runs[0].decodeMs;
   std::string tail = stream.finish();
   generated += tail;
   if (dump)
@@ -358,8 +405,25 @@ int main(int argc, char **argv) {
                         {"prefill_ms", prefillMs},
                         {"decode_tok_s", tokS},
                         {"load_ms", loadMs},
+                        {"weights_ms", engine->weightsLoadMs()},
+                        {"launch_to_first_token_ms", firstTokenMs},
                         {"tokenizer_load_ms", tokLoadMs},
                         {"device", engine->deviceName()}};
+    if (o.repeat > 1) {
+      // Per run: time to first token (the prefill, including the first
+      // pick), decode-phase tok/s, and request tok/s (all generated tokens
+      // over the whole request).
+      nlohmann::json rs = nlohmann::json::array();
+      for (const RunTimes &rt : runs) {
+        int64_t dec = rt.generated > 1 ? rt.generated - 1 : 0;
+        rs.push_back({{"prefill_ms", rt.prefillMs},
+                      {"decode_ms", rt.decodeMs},
+                      {"generated_tokens", rt.generated},
+                      {"decode_tok_s", rt.decodeMs > 0 ? dec * 1000.0 / rt.decodeMs : 0},
+                      {"request_tok_s", rt.generated * 1000.0 / (rt.prefillMs + rt.decodeMs)}});
+      }
+      j["runs"] = rs;
+    }
     if (o.profile) {
       nlohmann::json p = nlohmann::json::array();
       for (const auto &k : prof)

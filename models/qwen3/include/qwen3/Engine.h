@@ -60,6 +60,8 @@ public:
   const ModelConfig &config() const;
   int64_t maxSeqLen() const;
   std::string deviceName() const;
+  /// Milliseconds create() spent reading the checkpoint and uploading it.
+  double weightsLoadMs() const;
 
   /// Sets how later steps pick their token (greedy until called).
   Status setSampling(const Sampling &sampling);
