@@ -89,6 +89,7 @@ void tile::buildTileToNVVMPipeline(OpPassManager &pm,
   ConvertTileToGPUOptions toGPU;
   toGPU.numWarps = options.numWarps;
   toGPU.reloadBroadcasts = options.reloadBroadcasts;
+  toGPU.rematerializeBroadcasts = options.rematerializeBroadcasts;
   toGPU.gridDependencyControl = waitsForPriorGrid(options);
   pm.addPass(createConvertTileToGPU(toGPU));
   pm.addPass(createCanonicalizerPass());

@@ -49,6 +49,11 @@ struct TileToNVVMOptions : public PassPipelineOptions<TileToNVVMOptions> {
       llvm::cl::desc("broadcasts of read-only loads re-issued in the "
                      "broadcast's layout instead of through shared memory"),
       llvm::cl::init(true)};
+  PassOptions::Option<bool> rematerializeBroadcasts{
+      *this, "rematerialize-broadcasts",
+      llvm::cl::desc("also recompute element-wise work on read-only loads "
+                     "in a broadcast's layout"),
+      llvm::cl::init(false)};
   PassOptions::Option<bool> gridDependencyControl{
       *this, "grid-dependency-control",
       llvm::cl::desc("kernels wait for the prior grid at entry, so the "

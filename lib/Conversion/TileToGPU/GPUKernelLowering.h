@@ -128,6 +128,7 @@ public:
   gpu::GPUFuncOp func;
   int64_t threads;
   bool reloadBroadcasts = true;
+  bool rematerializeBroadcasts = false;
   IRMapping map;
   Value tid;
   /// The scratch space (bytes) and the most any op needs of it.

@@ -9,7 +9,10 @@
 // broadcast's layout: each thread loads and computes exactly the elements
 // it holds. Loads repeat (they hit L1) and element-wise work repeats once
 // per broadcast copy, which costs far less than the round trip through
-// shared memory for the small sources broadcasts have.
+// shared memory for the small sources broadcasts have. Only the reload of a
+// load (through reshapes) is on by default; recomputing converts and
+// arithmetic is `rematerialize-broadcasts` (measured both ways: see the pass
+// documentation).
 //
 //===----------------------------------------------------------------------===//
 
@@ -53,6 +56,8 @@ Value GPUKernelLowering::rematerialize(Value v, ArrayRef<int64_t> from,
 
   if (auto load = dyn_cast<LoadOp>(def))
     return reloadInLayout(load, from, type);
+  if (!rematerializeBroadcasts && !isa<ReshapeOp>(def))
+    return {};
   if (auto reshape = dyn_cast<ReshapeOp>(def)) {
     auto nonUnit = [](ArrayRef<int64_t> shape) {
       SmallVector<int64_t> s;

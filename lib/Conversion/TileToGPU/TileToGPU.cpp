@@ -470,6 +470,7 @@ struct ConvertTileToGPUPass
       b.setInsertionPointToStart(&entry);
       GPUKernelLowering lowering(b, func, threads);
       lowering.reloadBroadcasts = reloadBroadcasts;
+      lowering.rematerializeBroadcasts = rematerializeBroadcasts;
       for (auto [old, neu] : llvm::zip(kernel.getArguments(),
                                        entry.getArguments()))
         lowering.map.map(old, neu);

@@ -84,8 +84,7 @@ struct Engine::Impl {
 
   // Kernels.
   Kernel kEmbed, kRms, kAddRms, kQRope, kKvRope, kDecAttn, kMerge, kPreAttn,
-      kGemv, kGemvNorm, kGemvAdd, kGemvSwiglu, kGemm, kSwiglu, kArgmaxP,
-      kArgmaxF, kSample, kAdvance;
+      kGemv, kGemm, kSwiglu, kArgmaxP, kArgmaxF, kSample, kAdvance;
   Sampling sampling;
   Graph decodeGraph;
   bool graphReady = false;
@@ -301,9 +300,6 @@ Status Engine::create(const std::string &modelDir, const EngineOptions &opts,
       !(st = m.kernel("attention_merge" + hd, m.kMerge)) ||
       !(st = m.kernel("prefill_attention" + g, m.kPreAttn)) ||
       !(st = m.kernel("gemv", m.kGemv)) ||
-      !(st = m.kernel("gemv_rmsnorm", m.kGemvNorm)) ||
-      !(st = m.kernel("gemv_add", m.kGemvAdd)) ||
-      !(st = m.kernel("gemv_rmsnorm_swiglu", m.kGemvSwiglu)) ||
       !(st = m.kernel("gemm", m.kGemm)) ||
       !(st = m.kernel("swiglu", m.kSwiglu)) ||
       !(st = m.kernel("argmax_partial", m.kArgmaxP)) ||
@@ -313,7 +309,7 @@ Status Engine::create(const std::string &modelDir, const EngineOptions &opts,
     return st;
   for (const Kernel *k : {&m.kEmbed, &m.kRms, &m.kAddRms, &m.kQRope, &m.kKvRope,
                           &m.kDecAttn, &m.kMerge, &m.kPreAttn, &m.kGemv,
-                          &m.kGemvNorm, &m.kGemvAdd, &m.kGemvSwiglu, &m.kGemm,
+                          &m.kGemm,
                           &m.kSwiglu, &m.kArgmaxP, &m.kArgmaxF, &m.kSample, &m.kAdvance})
     if (k->uncheckedRegions() != 0)
       return Status::error(manifest + ": kernel '" + k->name() +
@@ -415,11 +411,12 @@ Status Engine::Impl::linear(int64_t T, const Buffer &x, int64_t k,
                         Arg::out(y, {T, n})});
 }
 
-// The decode step: per layer, the QKV GEMV with the input norm in its
-// prologue, the K/V write, attention (QK-norm and RoPE of the query inside)
-// and its merge, the output GEMV adding into the residual, the gate/up GEMV
-// with the post-attention norm and SwiGLU, and the down GEMV adding into the
-// residual: 7 launches. `bytes` below is what each must move at least.
+// The decode step: per layer, the QKV GEMV, the K/V write, attention (the
+// query's QK-norm and RoPE inside it) and its merge, the output GEMV, the
+// residual add fused with the next norm, the gate/up GEMV, SwiGLU, the down
+// GEMV and again add + norm: 10 launches. (Folding the norms and SwiGLU
+// into the GEMVs measured slower on an H200: bench/results.) `bytes` below
+// is what each launch must move at least, for the profile.
 Status Engine::Impl::decodeLayers(Acts &a, const Buffer &ids) {
   const ModelConfig &c = cfg;
   const int64_t H = c.hidden, I = c.intermediate, HD = c.headDim;
@@ -428,6 +425,16 @@ Status Engine::Impl::decodeLayers(Acts &a, const Buffer &ids) {
   const float scale = 1.0f / std::sqrt(static_cast<float>(HD));
   const int64_t cacheLayer = maxSeq * c.kvHeads * HD;
   const double len = static_cast<double>(position + 1);
+  auto gemv = [&](const Buffer &x, int64_t k, const Buffer &w, int64_t n,
+                  const Buffer &y) {
+    return launch(kGemv, {Arg::in(x, {1, k}), Arg::in(w, {n, k}), Arg::out(y, {1, n})},
+                  2.0 * (n * k + k + n));
+  };
+  auto addNorm = [&](const Buffer &x, const Buffer &w) {
+    return launch(kAddRms, {Arg::in(x, {1, H}), Arg::inout(a.res, {1, H}),
+                            Arg::in(w, {H}), Arg::out(a.h, {1, H}), Arg::real(eps)},
+                  2.0 * 5 * H);
+  };
   Status st = Status::ok();
 #define TRY(x)                                                                 \
   if (!(st = (x)))                                                             \
@@ -435,12 +442,12 @@ Status Engine::Impl::decodeLayers(Acts &a, const Buffer &ids) {
   TRY(launch(kEmbed, {Arg::in(ids, {1}), Arg::in(embed, {c.vocabSize, H}),
                       Arg::out(a.res, {1, H})},
              2.0 * H * 2));
+  TRY(launch(kRms, {Arg::in(a.res, {1, H}), Arg::in(layers[0].inNorm, {H}),
+                    Arg::out(a.h, {1, H}), Arg::real(eps)},
+             2.0 * 3 * H));
   for (int64_t l = 0; l < c.layers; ++l) {
     const Layer &L = layers[l];
-    TRY(launch(kGemvNorm, {Arg::in(a.res, {1, H}), Arg::in(L.inNorm, {H}),
-                           Arg::in(L.qkv, {nqkv, H}), Arg::out(a.qkv, {1, nqkv}),
-                           Arg::real(eps)},
-               2.0 * (nqkv * H + 2 * H + nqkv)));
+    TRY(gemv(a.h, H, L.qkv, nqkv, a.qkv));
     auto kc = Arg::inout(kcache, {maxSeq, c.kvHeads, HD}, {}, l * cacheLayer);
     auto vc = Arg::inout(vcache, {maxSeq, c.kvHeads, HD}, {}, l * cacheLayer);
     TRY(launch(kKvRope, {Arg::in(a.qkv, {1, nqkv}), Arg::in(L.kNorm, {HD}),
@@ -459,21 +466,15 @@ Status Engine::Impl::decodeLayers(Acts &a, const Buffer &ids) {
                         Arg::in(a.plse, {c.heads, splits}),
                         Arg::out(a.attn, {1, nq})},
                4.0 * c.heads * splits * (HD + 1) + 2.0 * nq));
-    TRY(launch(kGemvAdd, {Arg::in(a.attn, {1, nq}), Arg::in(L.o, {H, nq}),
-                          Arg::inout(a.res, {1, H})},
-               2.0 * (H * nq + nq + 2 * H)));
-    TRY(launch(kGemvSwiglu, {Arg::in(a.res, {1, H}), Arg::in(L.postNorm, {H}),
-                             Arg::in(L.gateUp, {2 * I, H}), Arg::out(a.act, {1, I}),
-                             Arg::real(eps)},
-               2.0 * (2 * I * H + 2 * H + I)));
-    TRY(launch(kGemvAdd, {Arg::in(a.act, {1, I}), Arg::in(L.down, {H, I}),
-                          Arg::inout(a.res, {1, H})},
-               2.0 * (H * I + I + 2 * H)));
+    TRY(gemv(a.attn, nq, L.o, H, a.ao));
+    TRY(addNorm(a.ao, L.postNorm));
+    TRY(gemv(a.h, H, L.gateUp, 2 * I, a.gu));
+    TRY(launch(kSwiglu, {Arg::in(a.gu, {1, 2 * I}), Arg::out(a.act, {1, I})},
+               2.0 * 3 * I));
+    TRY(gemv(a.act, I, L.down, H, a.mo));
+    TRY(addNorm(a.mo, l + 1 < c.layers ? layers[l + 1].inNorm : finalNorm));
   }
-  TRY(launch(kGemvNorm, {Arg::in(a.res, {1, H}), Arg::in(finalNorm, {H}),
-                         Arg::in(lmHead, {c.vocabSize, H}),
-                         Arg::out(a.logits, {1, c.vocabSize}), Arg::real(eps)},
-             2.0 * (c.vocabSize * H + 2 * H + c.vocabSize)));
+  TRY(gemv(a.h, H, lmHead, c.vocabSize, a.logits));
 #undef TRY
   return Status::ok();
 }

@@ -66,6 +66,7 @@ Generates text with a Hugging Face Qwen3 checkpoint on tile kernels.
   --dump-logits F        write each step's logits (f32, vocab per step) to F
   --repeat N             generate N times from the same prompt (each a fresh
                          prefill); --json lists every run (benchmarks)
+  --warmup N             first generate N tokens once, unreported (benchmarks)
   --profile              per-kernel time of one decode step
   --no-graph             launch the decode step's kernels one by one
   --no-pdl               no programmatic dependent launch (each kernel
@@ -79,7 +80,7 @@ struct Options {
   bool havePrompt = false, rawPrompt = false, think = false, sample = false;
   bool ignoreEos = false, tokenizeOnly = false, json = false, profile = false;
   bool noGraph = false, noPdl = false;
-  int64_t maxNew = 128, maxSeq = 0, topK = -1, repeat = 1;
+  int64_t maxNew = 128, maxSeq = 0, topK = -1, repeat = 1, warmup = 0;
   double temperature = -1, topP = -1;
   uint64_t seed = 0;
 };
@@ -132,6 +133,8 @@ Options parseArgs(int argc, char **argv) {
       o.promptIds = value();
     } else if (a == "--repeat") {
       o.repeat = parseInt(a, value(), 1, 1000);
+    } else if (a == "--warmup") {
+      o.warmup = parseInt(a, value(), 0, 1 << 24);
     } else if (a == "--system") {
       o.system = value();
     } else if (a == "--messages") {
@@ -342,6 +345,15 @@ int main(int argc, char **argv) {
   };
   std::vector<RunTimes> runs;
   double firstTokenMs = 0; // from process start, first run
+  if (o.warmup > 0 && o.maxNew > 0) {
+    // Graph capture, first-touch and clock ramp happen here, not in a run.
+    int32_t t = -1;
+    if (Status st = engine->prefill(ids, t); !st)
+      fail(st.message());
+    for (int64_t i = 1; i < std::min(o.warmup, engine->maxSeqLen() - (int64_t)ids.size()); ++i)
+      if (Status st = engine->decode(t, t); !st)
+        fail(st.message());
+  }
   for (int64_t r = 0; r < o.repeat && o.maxNew > 0; ++r) {
     const bool first = r == 0;
     std::vector<int32_t> gen;

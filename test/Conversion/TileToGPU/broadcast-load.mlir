@@ -1,9 +1,14 @@
-// RUN: tile-opt %s --tile-verify-ownership --convert-tile-to-gpu=num-warps=4 --canonicalize --cse | FileCheck %s
+// RUN: tile-opt %s --tile-verify-ownership --convert-tile-to-gpu="num-warps=4 rematerialize-broadcasts=1" --canonicalize --cse | FileCheck %s
+// RUN: tile-opt %s --tile-verify-ownership --convert-tile-to-gpu=num-warps=4 --canonicalize --cse | FileCheck %s --check-prefix=DEFAULT
 
 // The x of a GEMV: a tile loaded from an `in` view, reshaped to a row and
 // broadcast over the rows of W. The load is issued again in the broadcast's
 // layout, so the K loop needs neither shared memory nor a barrier.
 // CHECK-LABEL: gpu.func @gemv
+// DEFAULT-LABEL: gpu.func @gemv
+// DEFAULT: scf.for
+// DEFAULT-NOT: gpu.barrier
+// DEFAULT: scf.yield
 // CHECK: scf.for
 // CHECK-NOT: gpu.barrier
 // CHECK: vector.load %arg0[{{.*}}] {alignment = 16 : i64} : memref<?x4096xf16
@@ -49,6 +54,10 @@ tile.kernel @gemv(%w: !tile.view<in, ?x4096xf16>, %x: !tile.view<in, 4096xf16>, 
 // The .tile front end converts before it broadcasts, and a norm computes
 // before it broadcasts: element-wise work on read-only loads, splats of
 // uniform scalars and constants is recomputed in the broadcast's layout.
+// Without rematerialize-broadcasts the computed row crosses shared memory.
+// DEFAULT-LABEL: gpu.func @scaled_rows
+// DEFAULT: math.exp
+// DEFAULT: gpu.barrier
 // CHECK-LABEL: gpu.func @scaled_rows
 // CHECK-NOT: gpu.barrier
 // CHECK: vector.load %arg1

@@ -1,0 +1,93 @@
+"""Shared pieces of the Qwen3 benchmarks (bench/qwen3/decode.py,
+prefill.py): the copy bandwidth, random-weight checkpoints at the real
+shapes, qwen3-run invocations with --repeat, and median/IQR statistics.
+Runs on the GPU machine (PyTorch for the checkpoint and the copy)."""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+import torch
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "..", "models", "qwen3", "tools"))
+import random_checkpoint  # noqa: E402
+
+
+def emit(out, **kw):
+    line = json.dumps(kw)
+    print(line, flush=True)
+    if out:
+        with open(out, "a") as f:
+            f.write(line + "\n")
+
+
+def copy_bandwidth():
+    """Device-to-device copy of 2 GiB, read + write counted, median of 20."""
+    a = torch.empty(1 << 30, dtype=torch.float16, device="cuda")
+    b = torch.empty_like(a)
+    for _ in range(3):
+        b.copy_(a)
+    times = []
+    for _ in range(20):
+        s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        s.record(); b.copy_(a); e.record(); e.synchronize()
+        times.append(s.elapsed_time(e) / 1e3)
+    del a, b
+    torch.cuda.empty_cache()
+    return 4 * (1 << 30) / sorted(times)[len(times) // 2]
+
+
+def environment():
+    r = subprocess.run(["nvidia-smi", "--query-gpu=name,driver_version", "--format=csv,noheader"],
+                       capture_output=True, text=True)
+    return {"gpu": torch.cuda.get_device_name(0), "nvidia_smi": r.stdout.strip(),
+            "torch": torch.__version__, "cuda": torch.version.cuda}
+
+
+def checkpoint(config_path, dtype, tokenizer, work):
+    """A random-weight checkpoint at the config's shapes; returns its
+    directory, the config, and the bytes a decode step streams besides the
+    KV cache (every weight once, the embedding table as one row, plus the
+    LM head: the tied table or its own matrix)."""
+    torch_dtype = torch.bfloat16 if dtype == "bf16" else torch.float16
+    d = os.path.join(work, os.path.basename(config_path) + "-" + dtype)
+    model, config, d = random_checkpoint.make(config_path, torch_dtype, d, tokenizer)
+    nparam = sum(p.numel() for p in model.parameters())
+    emb = model.model.embed_tokens.weight.numel()
+    streamed = (nparam - emb) * 2 + (emb * 2 if config.tie_word_embeddings else 0)
+    kv_per_position = 2 * config.num_hidden_layers * config.num_key_value_heads * config.head_dim * 2
+    del model
+    torch.cuda.empty_cache()
+    return d, config, nparam, streamed, kv_per_position
+
+
+def prompt_ids(n, seed=0, vocab=151643):
+    g = torch.Generator().manual_seed(seed)
+    return torch.randint(0, vocab, (n,), generator=g).tolist()
+
+
+def run(qwen3_run, kernels, model, ids, tg, reps, warmup=32, extra=()):
+    """qwen3-run on `ids`, `tg` tokens, `reps` measured runs after a warm-up
+    generation; returns its JSON (with "runs")."""
+    with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
+        json.dump(ids, f)
+        path = f.name
+    cmd = [qwen3_run, "--model", model, "--prompt-ids", path, "--max-new-tokens", str(tg),
+           "--ignore-eos", "--json", "--kernels", kernels, "--repeat", str(max(reps, 2)),
+           "--warmup", str(warmup), "--max-seq-len", str(len(ids) + tg + 16), *extra]
+    try:
+        r = subprocess.run(cmd, capture_output=True, text=True)
+    finally:
+        os.unlink(path)
+    if r.returncode != 0:
+        raise RuntimeError(" ".join(cmd) + ": " + r.stderr.strip()[-1000:])
+    return json.loads(r.stdout)
+
+
+def stats(values):
+    """Median and interquartile range."""
+    v = sorted(values)
+    q = lambda p: v[min(len(v) - 1, max(0, round(p * (len(v) - 1))))]
+    return {"median": q(0.5), "q1": q(0.25), "q3": q(0.75), "n": len(v)}
