@@ -8,7 +8,7 @@
 # JSON lines to OUT_DIR/<phase>.jsonl; bench/qwen3/report.py makes the tables
 # and the plot. MODELS, DTYPE, REPS override the defaults.
 set -euo pipefail
-phase="$1"; data="$2"; out="$3"
+phase="$1"; data="$(cd "$2" && pwd)"; mkdir -p "$3"; out="$(cd "$3" && pwd)"
 root="$(cd "$(dirname "$0")/../.." && pwd)"
 py="${PYTHON:-python3}"
 models="${MODELS:-qwen3-0.6b,qwen3-4b,qwen3-8b}"
