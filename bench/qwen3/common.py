@@ -13,6 +13,7 @@ import torch
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "..", "models", "qwen3", "tools"))
 import random_checkpoint  # noqa: E402
+from copy_bandwidth import copy_bandwidth  # noqa: E402,F401 (common.copy_bandwidth)
 
 
 def emit(out, **kw):
@@ -21,22 +22,6 @@ def emit(out, **kw):
     if out:
         with open(out, "a") as f:
             f.write(line + "\n")
-
-
-def copy_bandwidth():
-    """Device-to-device copy of 2 GiB, read + write counted, median of 20."""
-    a = torch.empty(1 << 30, dtype=torch.float16, device="cuda")
-    b = torch.empty_like(a)
-    for _ in range(3):
-        b.copy_(a)
-    times = []
-    for _ in range(20):
-        s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        s.record(); b.copy_(a); e.record(); e.synchronize()
-        times.append(s.elapsed_time(e) / 1e3)
-    del a, b
-    torch.cuda.empty_cache()
-    return 4 * (1 << 30) / sorted(times)[len(times) // 2]
 
 
 def environment():
@@ -75,7 +60,7 @@ def run(qwen3_run, kernels, model, ids, tg, reps, warmup=32, extra=()):
         json.dump(ids, f)
         path = f.name
     cmd = [qwen3_run, "--model", model, "--prompt-ids", path, "--max-new-tokens", str(tg),
-           "--ignore-eos", "--json", "--kernels", kernels, "--repeat", str(max(reps, 2)),
+           "--ignore-eos", "--json", "--kernels", kernels, "--repeat", str(reps),
            "--warmup", str(warmup), "--max-seq-len", str(len(ids) + tg + 16), *extra]
     try:
         r = subprocess.run(cmd, capture_output=True, text=True)

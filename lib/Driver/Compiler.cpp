@@ -77,16 +77,6 @@ llvm::Error tile::validateCompileOptions(CompileOptions &o) {
   return llvm::Error::success();
 }
 
-static void gpuOptions(const CompileOptions &o, TileToNVVMOptions &options);
-
-bool CompileOptions::waitsForPriorGrid() const {
-  if (!isGpu())
-    return false;
-  TileToNVVMOptions options;
-  gpuOptions(*this, options);
-  return tile::waitsForPriorGrid(options);
-}
-
 /// The tile-to-cubin options `o` selects.
 static void gpuOptions(const CompileOptions &o, TileToNVVMOptions &options) {
   std::string errors;
@@ -100,6 +90,14 @@ static void gpuOptions(const CompileOptions &o, TileToNVVMOptions &options) {
                                         : "bin";
   if (o.emit == "cubin-relocatable")
     options.ptxasOptions = "-c";
+}
+
+bool CompileOptions::waitsForPriorGrid() const {
+  if (!isGpu())
+    return false;
+  TileToNVVMOptions options;
+  gpuOptions(*this, options);
+  return tile::waitsForPriorGrid(options);
 }
 
 const std::string &tile::ptxasFingerprint() {

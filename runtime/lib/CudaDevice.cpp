@@ -99,36 +99,28 @@ public:
                            std::to_string(g[0]) + ", " + std::to_string(g[1]) +
                            ", " + std::to_string(g[2]) +
                            ") exceeds the CUDA grid limits");
-    unsigned threads = static_cast<unsigned>(l.kernel->meta.numWarps) * 32;
+    CUlaunchConfig config{};
+    config.gridDimX = static_cast<unsigned>(g[0]);
+    config.gridDimY = static_cast<unsigned>(g[1]);
+    config.gridDimZ = static_cast<unsigned>(g[2]);
+    config.blockDimX = static_cast<unsigned>(l.kernel->meta.numWarps) * 32;
+    config.blockDimY = 1;
+    config.blockDimZ = 1;
+    config.hStream = stream;
+    CUlaunchAttribute attr{};
     if (l.kernel->meta.gridDependencyWait && device->programmaticLaunch) {
       // The kernel waits for the prior grid before touching memory, so it
       // may be scheduled while that grid finishes (captured graphs keep
       // this as a programmatic edge).
-      CUlaunchAttribute attr{};
       attr.id = CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;
       attr.value.programmaticStreamSerializationAllowed = 1;
-      CUlaunchConfig config{};
-      config.gridDimX = static_cast<unsigned>(g[0]);
-      config.gridDimY = static_cast<unsigned>(g[1]);
-      config.gridDimZ = static_cast<unsigned>(g[2]);
-      config.blockDimX = threads;
-      config.blockDimY = 1;
-      config.blockDimZ = 1;
-      config.hStream = stream;
       config.attrs = &attr;
       config.numAttrs = 1;
-      return cu.check(cu.cuLaunchKernelEx(
-                          &config, static_cast<CUfunction>(l.kernel->function),
-                          params, nullptr),
-                      "cuLaunchKernelEx");
     }
-    return cu.check(cu.cuLaunchKernel(
-                        static_cast<CUfunction>(l.kernel->function),
-                        static_cast<unsigned>(g[0]),
-                        static_cast<unsigned>(g[1]),
-                        static_cast<unsigned>(g[2]), threads, 1, 1, 0, stream,
-                        params, nullptr),
-                    "cuLaunchKernel");
+    return cu.check(cu.cuLaunchKernelEx(&config,
+                                        static_cast<CUfunction>(l.kernel->function),
+                                        params, nullptr),
+                    "cuLaunchKernelEx");
   }
   Status copyToDevice(uint64_t dst, const void *src, size_t n) override {
     return cu.check(cu.cuMemcpyHtoDAsync(dst, src, n, stream),

@@ -58,7 +58,6 @@ namespace tile_runtime {
   X(cuModuleLoadData)                                                          \
   X(cuModuleUnload)                                                            \
   X(cuModuleGetFunction)                                                       \
-  X(cuLaunchKernel)                                                            \
   X(cuLaunchKernelEx)                                                          \
   X(cuGraphInstantiate)                                                        \
   X(cuGraphLaunch)                                                             \

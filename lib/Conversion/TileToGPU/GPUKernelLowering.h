@@ -49,6 +49,10 @@ struct Layout {
   }
 };
 
+/// The dims of `shape` other than 1, in order: what reshapes that add or
+/// drop unit dims leave unchanged.
+SmallVector<int64_t> nonUnitSizes(ArrayRef<int64_t> shape);
+
 class GPUKernelLowering {
 public:
   GPUKernelLowering(OpBuilder &builder, gpu::GPUFuncOp func, int64_t threads)

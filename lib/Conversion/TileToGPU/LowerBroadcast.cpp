@@ -59,15 +59,8 @@ Value GPUKernelLowering::rematerialize(Value v, ArrayRef<int64_t> from,
   if (!rematerializeBroadcasts && !isa<ReshapeOp>(def))
     return {};
   if (auto reshape = dyn_cast<ReshapeOp>(def)) {
-    auto nonUnit = [](ArrayRef<int64_t> shape) {
-      SmallVector<int64_t> s;
-      for (int64_t d : shape)
-        if (d != 1)
-          s.push_back(d);
-      return s;
-    };
-    if (nonUnit(reshape.getSource().getType().getShape()) !=
-        nonUnit(vType.getShape()))
+    if (nonUnitSizes(reshape.getSource().getType().getShape()) !=
+        nonUnitSizes(vType.getShape()))
       return {};
     return rematerialize(reshape.getSource(), from, to, budget);
   }

@@ -306,7 +306,7 @@ static SmallVector<int64_t> nonUnitDims(ArrayRef<int64_t> shape) {
   return dims;
 }
 
-static SmallVector<int64_t> nonUnitSizes(ArrayRef<int64_t> shape) {
+SmallVector<int64_t> tile::gpu_lowering::nonUnitSizes(ArrayRef<int64_t> shape) {
   SmallVector<int64_t> sizes;
   for (int64_t s : shape)
     if (s != 1)

@@ -299,8 +299,7 @@ Status Engine::create(const std::string &modelDir, const EngineOptions &opts,
       !(st = m.kernel("decode_attention" + g, m.kDecAttn)) ||
       !(st = m.kernel("attention_merge" + hd, m.kMerge)) ||
       !(st = m.kernel("prefill_attention" + g, m.kPreAttn)) ||
-      !(st = m.kernel("gemv", m.kGemv)) ||
-      !(st = m.kernel("gemm", m.kGemm)) ||
+      !(st = m.kernel("gemv", m.kGemv)) || !(st = m.kernel("gemm", m.kGemm)) ||
       !(st = m.kernel("swiglu", m.kSwiglu)) ||
       !(st = m.kernel("argmax_partial", m.kArgmaxP)) ||
       !(st = m.kernel("argmax_final", m.kArgmaxF)) ||
@@ -308,8 +307,7 @@ Status Engine::create(const std::string &modelDir, const EngineOptions &opts,
       !(st = m.kernel("advance_position", m.kAdvance)))
     return st;
   for (const Kernel *k : {&m.kEmbed, &m.kRms, &m.kAddRms, &m.kQRope, &m.kKvRope,
-                          &m.kDecAttn, &m.kMerge, &m.kPreAttn, &m.kGemv,
-                          &m.kGemm,
+                          &m.kDecAttn, &m.kMerge, &m.kPreAttn, &m.kGemv, &m.kGemm,
                           &m.kSwiglu, &m.kArgmaxP, &m.kArgmaxF, &m.kSample, &m.kAdvance})
     if (k->uncheckedRegions() != 0)
       return Status::error(manifest + ": kernel '" + k->name() +

@@ -39,6 +39,31 @@ std::vector<float> goldenLogits(const std::string &name, int64_t steps,
   return v;
 }
 
+/// The fixture's engine on the test device, a cache of 128 positions.
+std::unique_ptr<Engine> openEngine(const std::string &name) {
+  EngineOptions opts;
+  opts.device = test::testDevice();
+  opts.kernelsDir = test::kernelsDir();
+  opts.maxSeqLen = 128;
+  std::unique_ptr<Engine> engine;
+  Status st = Engine::create(fixture(name), opts, engine);
+  EXPECT_TRUE(st.isOk()) << st.message();
+  return engine;
+}
+
+/// Cosine similarity and relative RMS error of `got` against `want`.
+struct LogitsAgreement {
+  double cosine = 0, relError = 0;
+};
+LogitsAgreement agreement(const float *want, const float *got, size_t n) {
+  double dot = 0, na = 0, nb = 0, diff = 0;
+  for (size_t i = 0; i < n; ++i) {
+    double a = want[i], b = got[i];
+    dot += a * b, na += a * a, nb += b * b, diff += (a - b) * (a - b);
+  }
+  return {dot / std::sqrt(na * nb), std::sqrt(diff / na)};
+}
+
 } // namespace
 
 TEST(Qwen3Engine, TinyTokenizerMatchesTransformers) {
@@ -66,13 +91,9 @@ TEST_P(Qwen3EngineDtype, GreedyDecodeMatchesTransformers) {
   nlohmann::json g = golden(name);
   const int64_t steps = g["steps"], vocab = g["vocab_size"];
   std::vector<float> want = goldenLogits(name, steps, vocab);
-  EngineOptions opts;
-  opts.device = test::testDevice();
-  opts.kernelsDir = test::kernelsDir();
-  opts.maxSeqLen = 128;
-  std::unique_ptr<Engine> engine;
-  Status st = Engine::create(fixture(name), opts, engine);
-  ASSERT_TRUE(st.isOk()) << st.message();
+  std::unique_ptr<Engine> engine = openEngine(name);
+  ASSERT_TRUE(engine);
+  Status st = Status::ok();
   auto wantTokens = g["greedy_tokens"].get<std::vector<int32_t>>();
   std::vector<int32_t> got;
   std::vector<float> logits;
@@ -86,15 +107,12 @@ TEST_P(Qwen3EngineDtype, GreedyDecodeMatchesTransformers) {
     got.push_back(next);
     ASSERT_TRUE(engine->lastLogits(logits).isOk());
     ASSERT_EQ(static_cast<int64_t>(logits.size()), vocab);
+    for (int64_t i = 0; i < vocab; ++i)
+      ASSERT_TRUE(std::isfinite(logits[i])) << "step " << s << " logit " << i;
     // Cosine similarity and relative error against the reference.
-    double dot = 0, na = 0, nb = 0, diff = 0;
-    for (int64_t i = 0; i < vocab; ++i) {
-      double a = want[s * vocab + i], b = logits[i];
-      ASSERT_TRUE(std::isfinite(b)) << "step " << s << " logit " << i;
-      dot += a * b, na += a * a, nb += b * b, diff += (a - b) * (a - b);
-    }
-    EXPECT_GE(dot / std::sqrt(na * nb), 0.999) << "step " << s;
-    EXPECT_LE(std::sqrt(diff / na), 0.03) << "step " << s;
+    LogitsAgreement agree = agreement(&want[s * vocab], logits.data(), vocab);
+    EXPECT_GE(agree.cosine, 0.999) << "step " << s;
+    EXPECT_LE(agree.relError, 0.03) << "step " << s;
   }
   EXPECT_EQ(got, wantTokens);
 }
@@ -115,13 +133,9 @@ TEST_P(Qwen3EngineDtype, DecodeStepsAgreeWithPrefill) {
   nlohmann::json g = golden(name);
   auto prompt = g["prompt_ids"].get<std::vector<int32_t>>();
   ASSERT_GE(prompt.size(), 3u);
-  EngineOptions opts;
-  opts.device = test::testDevice();
-  opts.kernelsDir = test::kernelsDir();
-  opts.maxSeqLen = 128;
-  std::unique_ptr<Engine> engine;
-  Status st = Engine::create(fixture(name), opts, engine);
-  ASSERT_TRUE(st.isOk()) << st.message();
+  std::unique_ptr<Engine> engine = openEngine(name);
+  ASSERT_TRUE(engine);
+  Status st = Status::ok();
   int32_t whole = -1, stepped = -1;
   std::vector<float> want, got;
   ASSERT_TRUE(engine->prefill(prompt, whole).isOk());
@@ -133,14 +147,9 @@ TEST_P(Qwen3EngineDtype, DecodeStepsAgreeWithPrefill) {
   }
   ASSERT_TRUE(engine->lastLogits(got).isOk());
   ASSERT_EQ(got.size(), want.size());
-  double dot = 0, na = 0, nb = 0, diff = 0;
-  for (size_t i = 0; i < want.size(); ++i) {
-    dot += double(want[i]) * got[i], na += double(want[i]) * want[i];
-    nb += double(got[i]) * got[i];
-    diff += (double(want[i]) - got[i]) * (double(want[i]) - got[i]);
-  }
-  EXPECT_GE(dot / std::sqrt(na * nb), 0.999);
-  EXPECT_LE(std::sqrt(diff / na), 0.03);
+  LogitsAgreement agree = agreement(want.data(), got.data(), want.size());
+  EXPECT_GE(agree.cosine, 0.999);
+  EXPECT_LE(agree.relError, 0.03);
   EXPECT_EQ(stepped, whole);
 }
 

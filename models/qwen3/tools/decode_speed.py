@@ -19,6 +19,7 @@ import time
 import torch
 
 import random_checkpoint
+from copy_bandwidth import copy_bandwidth
 
 ap = argparse.ArgumentParser()
 ap.add_argument("--config", required=True)
@@ -40,20 +41,6 @@ dtype = torch.bfloat16 if args.dtype == "bf16" else torch.float16
 
 def emit(**kw):
     print(json.dumps(kw), flush=True)
-
-
-def copy_bandwidth():
-    a = torch.empty(1 << 30, dtype=torch.float16, device="cuda")
-    b = torch.empty_like(a)
-    for _ in range(3):
-        b.copy_(a)
-    times = []
-    for _ in range(20):
-        s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        s.record(); b.copy_(a); e.record(); e.synchronize()
-        times.append(s.elapsed_time(e) / 1e3)
-    times.sort()
-    return 2 * a.numel() * 2 / times[len(times) // 2]
 
 
 bw = copy_bandwidth()

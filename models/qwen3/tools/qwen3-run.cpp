@@ -66,7 +66,8 @@ Generates text with a Hugging Face Qwen3 checkpoint on tile kernels.
   --dump-logits F        write each step's logits (f32, vocab per step) to F
   --repeat N             generate N times from the same prompt (each a fresh
                          prefill); --json lists every run (benchmarks)
-  --warmup N             first generate N tokens once, unreported (benchmarks)
+  --warmup N             first generate N tokens once, unreported (benchmarks;
+                         launch_to_first_token_ms then includes it)
   --profile              per-kernel time of one decode step
   --no-graph             launch the decode step's kernels one by one
   --no-pdl               no programmatic dependent launch (each kernel
@@ -350,7 +351,8 @@ int main(int argc, char **argv) {
     int32_t t = -1;
     if (Status st = engine->prefill(ids, t); !st)
       fail(st.message());
-    for (int64_t i = 1; i < std::min(o.warmup, engine->maxSeqLen() - (int64_t)ids.size()); ++i)
+    int64_t steps = std::min(o.warmup, engine->maxSeqLen() - static_cast<int64_t>(ids.size()));
+    for (int64_t i = 1; i < steps; ++i)
       if (Status st = engine->decode(t, t); !st)
         fail(st.message());
   }
@@ -421,21 +423,19 @@ int main(int argc, char **argv) {
                         {"launch_to_first_token_ms", firstTokenMs},
                         {"tokenizer_load_ms", tokLoadMs},
                         {"device", engine->deviceName()}};
-    if (o.repeat > 1) {
-      // Per run: time to first token (the prefill, including the first
-      // pick), decode-phase tok/s, and request tok/s (all generated tokens
-      // over the whole request).
-      nlohmann::json rs = nlohmann::json::array();
-      for (const RunTimes &rt : runs) {
-        int64_t dec = rt.generated > 1 ? rt.generated - 1 : 0;
-        rs.push_back({{"prefill_ms", rt.prefillMs},
-                      {"decode_ms", rt.decodeMs},
-                      {"generated_tokens", rt.generated},
-                      {"decode_tok_s", rt.decodeMs > 0 ? dec * 1000.0 / rt.decodeMs : 0},
-                      {"request_tok_s", rt.generated * 1000.0 / (rt.prefillMs + rt.decodeMs)}});
-      }
-      j["runs"] = rs;
+    // Per run: time to first token (the prefill, including the first
+    // pick), decode-phase tok/s, and request tok/s (all generated tokens
+    // over the whole request).
+    nlohmann::json rs = nlohmann::json::array();
+    for (const RunTimes &rt : runs) {
+      int64_t dec = rt.generated > 1 ? rt.generated - 1 : 0;
+      rs.push_back({{"prefill_ms", rt.prefillMs},
+                    {"decode_ms", rt.decodeMs},
+                    {"generated_tokens", rt.generated},
+                    {"decode_tok_s", rt.decodeMs > 0 ? dec * 1000.0 / rt.decodeMs : 0},
+                    {"request_tok_s", rt.generated * 1000.0 / (rt.prefillMs + rt.decodeMs)}});
     }
+    j["runs"] = rs;
     if (o.profile) {
       nlohmann::json p = nlohmann::json::array();
       for (const auto &k : prof)
