@@ -100,6 +100,14 @@ bool CompileOptions::waitsForPriorGrid() const {
   return tile::waitsForPriorGrid(options);
 }
 
+bool CompileOptions::usesHopperMatmul() const {
+  if (!isGpu())
+    return false;
+  TileToNVVMOptions options;
+  gpuOptions(*this, options);
+  return tile::usesHopperMatmul(options);
+}
+
 const std::string &tile::ptxasFingerprint() {
   static std::once_flag once;
   static std::string fingerprint;

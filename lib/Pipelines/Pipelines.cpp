@@ -3,6 +3,7 @@
 #include "tile/Pipelines/Pipelines.h"
 
 #include "tile/Conversion/Passes.h"
+#include "tile/Conversion/TileToGPU/HopperMatmul.h"
 #include "tile/Dialect/Tile/IR/TileOps.h"
 #include "tile/Dialect/Tile/Transforms/Passes.h"
 
@@ -15,11 +16,8 @@
 #include "mlir/Dialect/Bufferization/Transforms/Passes.h"
 #include "mlir/Conversion/GPUToNVVM/GPUToNVVMPass.h"
 #include "mlir/Conversion/NVGPUToNVVM/NVGPUToNVVM.h"
-#include "mlir/Conversion/GPUToNVVM/GPUToNVVMPass.h"
-#include "mlir/Conversion/NVGPUToNVVM/NVGPUToNVVM.h"
+#include "mlir/Conversion/NVVMToLLVM/NVVMToLLVM.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
-#include "mlir/Dialect/GPU/IR/GPUDialect.h"
-#include "mlir/Dialect/GPU/Transforms/Passes.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/GPU/Transforms/Passes.h"
 #include "mlir/Dialect/Linalg/Passes.h"
@@ -83,6 +81,10 @@ bool tile::waitsForPriorGrid(const TileToNVVMOptions &options) {
   return options.gridDependencyControl && hasGridDependencyControl(options.chip);
 }
 
+bool tile::usesHopperMatmul(const TileToNVVMOptions &options) {
+  return options.hopperMatmul && hasHopperMatmul(options.chip);
+}
+
 void tile::buildTileToNVVMPipeline(OpPassManager &pm,
                                    const TileToNVVMOptions &options) {
   pm.addNestedPass<KernelOp>(createTileVerifyOwnership());
@@ -91,6 +93,7 @@ void tile::buildTileToNVVMPipeline(OpPassManager &pm,
   toGPU.reloadBroadcasts = options.reloadBroadcasts;
   toGPU.rematerializeBroadcasts = options.rematerializeBroadcasts;
   toGPU.gridDependencyControl = waitsForPriorGrid(options);
+  toGPU.hopperMatmul = usesHopperMatmul(options);
   pm.addPass(createConvertTileToGPU(toGPU));
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
@@ -114,6 +117,10 @@ void tile::buildTileToNVVMPipeline(OpPassManager &pm,
   gpu.addPass(createLowerAffinePass());
   gpu.addPass(createSCFToControlFlowPass());
   gpu.addPass(createConvertGpuOpsToNVVMOps());
+  // mbarrier waits and other NVVM ops without an LLVM intrinsic become
+  // inline PTX.
+  gpu.addPass(createConvertNVVMToLLVMPass());
+  gpu.addPass(createGridConstantParams());
   gpu.addPass(createReconcileUnrealizedCastsPass());
   gpu.addPass(createCanonicalizerPass());
   if (options.invariantLoads)

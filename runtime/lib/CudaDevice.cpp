@@ -71,7 +71,7 @@ public:
     // One 8-byte slot per ABI parameter; the params array points into it.
     constexpr size_t kMaxParams = 64 * (3 + 2 * kMaxViewRank);
     int64_t words[kMaxParams];
-    void *params[kMaxParams];
+    void *params[kMaxParams + 4]; // + the tensor maps
     size_t n = 0;
     for (size_t i = 0; i < l.numArgs; ++i) {
       const LaunchArg &a = l.args[i];
@@ -92,6 +92,22 @@ public:
       for (int d = 0; d < a.rank; ++d)
         push(a.strides[d]);
     }
+    // TMA descriptors go by value after the ABI words (the kernel reads
+    // them as __grid_constant__ parameters).
+    const ManifestKernel &meta = l.kernel->meta;
+    constexpr size_t kMaxTensorMaps = 4;
+    CUtensorMap maps[kMaxTensorMaps]; // aligned as cuda.h declares
+    if (meta.tensorMaps.size() > kMaxTensorMaps)
+      return Status::error("kernel " + meta.name + ": more than " +
+                           std::to_string(kMaxTensorMaps) + " tensor maps");
+    for (size_t t = 0; t < meta.tensorMaps.size(); ++t) {
+      if (Status s = encodeTensorMap(meta, meta.tensorMaps[t],
+                                     l.args[meta.tensorMaps[t].argument],
+                                     maps[t]);
+          !s)
+        return s;
+      params[n++] = &maps[t];
+    }
     const std::array<int64_t, 3> &g = l.grid;
     if (g[0] > std::numeric_limits<int32_t>::max() || g[1] > 65535 ||
         g[2] > 65535)
@@ -106,6 +122,7 @@ public:
     config.blockDimX = static_cast<unsigned>(l.kernel->meta.numWarps) * 32;
     config.blockDimY = 1;
     config.blockDimZ = 1;
+    config.sharedMemBytes = static_cast<unsigned>(meta.dynamicSharedBytes);
     config.hStream = stream;
     CUlaunchAttribute attr{};
     if (l.kernel->meta.gridDependencyWait && device->programmaticLaunch) {
@@ -122,6 +139,46 @@ public:
                                         params, nullptr),
                     "cuLaunchKernelEx");
   }
+  /// The TMA descriptor of a 2-D view for loads of `map.box` with the
+  /// 128-byte swizzle; reads outside the view give zeros.
+  Status encodeTensorMap(const ManifestKernel &meta,
+                         const ManifestTensorMap &map, const LaunchArg &view,
+                         CUtensorMap &out) {
+    const ContractParam &param = meta.contract.params[map.argument];
+    auto fail = [&](const std::string &why) {
+      return Status::error("kernel " + meta.name + ": argument '" +
+                           param.name + "': " + why);
+    };
+    CUtensorMapDataType type;
+    switch (view.dtype) {
+    case DType::F16: type = CU_TENSOR_MAP_DATA_TYPE_FLOAT16; break;
+    case DType::BF16: type = CU_TENSOR_MAP_DATA_TYPE_BFLOAT16; break;
+    case DType::F32: type = CU_TENSOR_MAP_DATA_TYPE_FLOAT32; break;
+    default: return fail("no TMA element type for " +
+                         std::string(toString(view.dtype)));
+    }
+    int64_t size = sizeInBytes(view.dtype);
+    if (view.rank != 2 || view.strides[1] != 1)
+      return fail("TMA needs a 2-D view with unit inner stride");
+    if (view.address % 16 != 0 || view.strides[0] * size % 16 != 0)
+      return fail("TMA needs a 16-byte aligned start and row stride (start " +
+                  std::to_string(view.address) + ", row stride " +
+                  std::to_string(view.strides[0] * size) + " bytes)");
+    cuuint64_t dims[2] = {static_cast<cuuint64_t>(view.shape[1]),
+                          static_cast<cuuint64_t>(view.shape[0])};
+    cuuint64_t strides[1] = {static_cast<cuuint64_t>(view.strides[0] * size)};
+    cuuint32_t box[2] = {static_cast<cuuint32_t>(map.box[0]),
+                         static_cast<cuuint32_t>(map.box[1])};
+    cuuint32_t elementStrides[2] = {1, 1};
+    return cu.check(
+        cu.cuTensorMapEncodeTiled(
+            &out, type, 2, reinterpret_cast<void *>(view.address), dims,
+            strides, box, elementStrides, CU_TENSOR_MAP_INTERLEAVE_NONE,
+            CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
+            CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE),
+        "cuTensorMapEncodeTiled");
+  }
+
   Status copyToDevice(uint64_t dst, const void *src, size_t n) override {
     return cu.check(cu.cuMemcpyHtoDAsync(dst, src, n, stream),
                     "cuMemcpyHtoDAsync");
@@ -287,6 +344,16 @@ public:
           CUDA_SUCCESS)
         return Status::error(path + ": kernel " + k.name +
                              " of the manifest is not in the CUBIN");
+      // Beyond 48 KB, dynamic shared memory must be asked for.
+      if (k.dynamicSharedBytes > 48 * 1024)
+        if (Status s = cu->check(
+                cu->cuFuncSetAttribute(
+                    f, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                    k.dynamicSharedBytes),
+                "cuFuncSetAttribute");
+            !s)
+          return Status::error(path + ": kernel " + k.name + ": " +
+                               s.message());
       functions.push_back(f);
     }
     module = m;

@@ -58,6 +58,8 @@ namespace tile_runtime {
   X(cuModuleLoadData)                                                          \
   X(cuModuleUnload)                                                            \
   X(cuModuleGetFunction)                                                       \
+  X(cuFuncSetAttribute)                                                        \
+  X(cuTensorMapEncodeTiled)                                                    \
   X(cuLaunchKernelEx)                                                          \
   X(cuGraphInstantiate)                                                        \
   X(cuGraphLaunch)                                                             \

@@ -137,6 +137,11 @@ Status Manifest::parse(std::string_view text, const std::string &path,
         return r.fail(where + ": 'grid_dependency_wait' must be true or false");
       mk.gridDependencyWait = it->get<bool>();
     }
+    if (k.contains("dynamic_shared_bytes"))
+      if (Status s = r.integer(k, "dynamic_shared_bytes", 0, 256 * 1024,
+                               mk.dynamicSharedBytes, where);
+          !s)
+        return s;
     if (Status s = r.integer(k, "unchecked_regions", 0, 1 << 30,
                              mk.uncheckedRegions, where);
         !s)
@@ -149,6 +154,41 @@ Status Manifest::parse(std::string_view text, const std::string &path,
     if (mk.contract.kernel != mk.name)
       return r.fail(where + ": the launch contract is for kernel '" +
                     mk.contract.kernel + "'");
+    if (auto it = k.find("tensor_maps"); it != k.end()) {
+      if (!it->is_array())
+        return r.fail(where + ": 'tensor_maps' must be an array");
+      for (size_t t = 0; t < it->size(); ++t) {
+        const json &tm = (*it)[t];
+        std::string at = where + ": tensor_maps[" + std::to_string(t) + "]";
+        if (!tm.is_object())
+          return r.fail(at + " must be an object");
+        ManifestTensorMap map;
+        if (Status s = r.integer(tm, "argument", 0,
+                                 static_cast<int64_t>(mk.contract.params.size()) - 1,
+                                 map.argument, at);
+            !s)
+          return s;
+        const ContractParam &p = mk.contract.params[map.argument];
+        if (p.kind != ContractParam::Kind::View || p.shape.size() != 2 ||
+            p.mode != AccessMode::In)
+          return r.fail(at + ": parameter '" + p.name +
+                        "' is not a 2-D read-only view");
+        auto box = tm.find("box");
+        if (box == tm.end() || !box->is_array() || box->size() != 2)
+          return r.fail(at + ": 'box' must be [columns, rows]");
+        for (int d = 0; d < 2; ++d) {
+          const json &v = (*box)[d];
+          if (!v.is_number_integer() || v.get<int64_t>() < 1 ||
+              v.get<int64_t>() > 256)
+            return r.fail(at + ": 'box' extents must be integers in [1, 256]");
+          map.box[d] = v.get<int>();
+        }
+        if (map.box[0] * sizeInBytes(p.dtype) % 16 != 0)
+          return r.fail(at + ": a box row of " + std::to_string(map.box[0]) +
+                        " elements is not a multiple of 16 bytes");
+        mk.tensorMaps.push_back(map);
+      }
+    }
     m.kernels.push_back(std::move(mk));
   }
   return Status::ok();

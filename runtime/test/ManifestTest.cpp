@@ -79,6 +79,56 @@ TEST_F(ManifestCopy, ReadsGridDependencyWait) {
   EXPECT_TRUE(m.kernels[0].gridDependencyWait);
 }
 
+/// The index of kernel `name` in the manifest's JSON.
+static size_t kernelIndex(const nlohmann::json &doc, const char *name) {
+  for (size_t i = 0; i < doc["kernels"].size(); ++i)
+    if (doc["kernels"][i]["name"] == name)
+      return i;
+  ADD_FAILURE() << "no kernel " << name;
+  return 0;
+}
+
+TEST_F(ManifestCopy, ReadsTensorMapsAndSharedMemory) {
+  // tilec describes the sm_90a matmul's TMA descriptors and shared memory.
+  Manifest m;
+  ASSERT_OK(Manifest::load(manifest, m));
+  const ManifestKernel &k = m.kernels[kernelIndex(doc, "matmul_f16")];
+  ASSERT_EQ(k.tensorMaps.size(), 2u);
+  EXPECT_EQ(k.tensorMaps[0].argument, 0);
+  EXPECT_EQ(k.tensorMaps[0].box, (std::array<int, 2>{64, 128}));
+  EXPECT_EQ(k.tensorMaps[1].argument, 1);
+  EXPECT_EQ(k.tensorMaps[1].box, (std::array<int, 2>{64, 256}));
+  EXPECT_EQ(k.dynamicSharedBytes, 4 * (128 + 256) * 64 * 2 + 4 * 16);
+  EXPECT_EQ(k.numWarps, 12);
+  const ManifestKernel &plain = m.kernels[kernelIndex(doc, "scale_rows")];
+  EXPECT_TRUE(plain.tensorMaps.empty());
+  EXPECT_EQ(plain.dynamicSharedBytes, 0);
+}
+
+TEST_F(ManifestCopy, RejectsBadTensorMaps) {
+  size_t i = kernelIndex(doc, "matmul_f16");
+  auto expectField = [&](auto edit, const char *part) {
+    nlohmann::json j = doc;
+    edit(j["kernels"][i]);
+    write(j);
+    expectError(load(), {manifest.c_str(), "matmul_f16", part});
+  };
+  expectField([](auto &k) { k["tensor_maps"] = 3; },
+              "'tensor_maps' must be an array");
+  expectField([](auto &k) { k["tensor_maps"][0]["argument"] = 7; },
+              "'argument' = 7 is outside [0, 2]");
+  expectField([](auto &k) { k["tensor_maps"][0]["argument"] = 2; },
+              "parameter 'y' is not a 2-D read-only view");
+  expectField([](auto &k) { k["tensor_maps"][1]["box"] = {64}; },
+              "'box' must be [columns, rows]");
+  expectField([](auto &k) { k["tensor_maps"][1]["box"] = {64, 0}; },
+              "extents must be integers in [1, 256]");
+  expectField([](auto &k) { k["tensor_maps"][1]["box"] = {4, 64}; },
+              "a box row of 4 elements is not a multiple of 16 bytes");
+  expectField([](auto &k) { k["dynamic_shared_bytes"] = 1 << 20; },
+              "'dynamic_shared_bytes' = 1048576 is outside");
+}
+
 TEST_F(ManifestCopy, RejectsAnotherVersion) {
   doc["tile_manifest_version"] = 2;
   write(doc);

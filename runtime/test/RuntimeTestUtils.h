@@ -31,6 +31,12 @@ inline std::string kernelsManifest() {
     ASSERT_TRUE(s_.isOk()) << #expr << ": " << s_.message();                   \
   } while (0)
 
+#define EXPECT_OK(expr)                                                        \
+  do {                                                                         \
+    ::tile_runtime::Status s_ = (expr);                                        \
+    EXPECT_TRUE(s_.isOk()) << #expr << ": " << s_.message();                   \
+  } while (0)
+
 using tile::testing::isPoison;
 using tile::testing::poisoned32;
 using tile::testing::randomFloats;

@@ -11,6 +11,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "tile/Conversion/TileToGPU/HopperMatmul.h"
 #include "tile/Dialect/Tile/IR/TileOps.h"
 #include "tile/Dialect/Tile/Transforms/LaunchContractEmission.h"
 #include "tile/Dialect/Tile/Transforms/Passes.h"
@@ -348,6 +349,21 @@ int main(int argc, char **argv) {
     manifestKernels.push_back(describeKernel(k));
     auto w = k->getAttrOfType<IntegerAttr>(kNumWarpsAttrName);
     warps.push_back(w ? w.getInt() : static_cast<int64_t>(numWarps));
+    // A Hopper matmul's block, shared memory and TMA descriptors.
+    std::optional<HopperMatmulPlan> plan;
+    if (options.usesHopperMatmul())
+      plan = planHopperMatmul(k);
+    if (!plan)
+      continue;
+    warps.back() = plan->numWarps();
+    llvm::json::Object *desc = manifestKernels.back().getAsObject();
+    (*desc)["dynamic_shared_bytes"] = plan->sharedBytes();
+    llvm::json::Array maps;
+    for (TensorMapParam m : {plan->xMap(), plan->wMap()})
+      maps.push_back(llvm::json::Object{
+          {"argument", m.argument},
+          {"box", llvm::json::Array{m.box[0], m.box[1]}}});
+    (*desc)["tensor_maps"] = std::move(maps);
   }
   std::string artifact;
   std::vector<std::string> keys(kernels.size());

@@ -87,6 +87,27 @@ def ConvertTileToGPU : Pass<"convert-tile-to-gpu", "::mlir::ModuleOp"> {
       warps take the 16x8 output tiles round-robin, fragments read from
       shared memory; other dots use f32 FMAs.
 
+    With `hopper-matmul` (sm_90a), a kernel whose body is a tiled matmul --
+    a K loop from a zero accumulator of
+    `acc = dot(load(x[m, k]), permute(load(w[n, k]), [1, 0]), acc)` over
+    `[bm, 64]` and `[bn, 64]` tiles of f16 or bf16 `in` views, the result
+    converted to their type and stored to the owned tile `y[m, n]`, bm 64
+    or 128, bn a multiple of 8 up to 256 -- runs as a warp-specialized
+    kernel instead (`tile::planHopperMatmul`): 128 * (1 + bm / 64)
+    threads; warpgroup 0 lowers its registers (`setmaxnreg`) and its first
+    thread issues TMA loads (`cp.async.bulk.tensor`, 128-byte swizzle) of
+    both tiles into a ring of shared-memory stages, each with a full and an
+    empty `mbarrier`; each other warpgroup takes 64 rows of the output tile,
+    waits for a stage's full barrier, issues four `wgmma.mma_async`
+    m64n{bn}k16 from it (f32 accumulators in registers, one group kept in
+    flight) and releases the previous stage. The epilogue stores pairs of
+    converted values with the usual bounds masking. TMA reads outside a
+    view as zeros, the padding `tile.load` specifies. The TMA descriptors
+    of x and w are two extra trailing parameters (`!llvm.ptr`, marked by
+    `tile.tensor_map_params` for `tile-grid-constant-params`), which the
+    runtime encodes at launch; the dynamic shared memory
+    (`__tile_dynamic_shared`) is sized by the same plan.
+
     All control flow in a tile kernel is uniform across the block (no value
     differs between the threads of one program at the tile level), so the
     barriers are always reached by every thread.
@@ -119,7 +140,10 @@ def ConvertTileToGPU : Pass<"convert-tile-to-gpu", "::mlir::ModuleOp"> {
     Option<"gridDependencyControl", "grid-dependency-control", "bool",
            /*default=*/"false",
            "begin each kernel with griddepcontrol.wait / launch_dependents "
-           "(sm_90+), so it may be launched as a programmatic dependent">
+           "(sm_90+), so it may be launched as a programmatic dependent">,
+    Option<"hopperMatmul", "hopper-matmul", "bool", /*default=*/"false",
+           "lower tiled-matmul kernels as warp-specialized TMA + wgmma "
+           "pipelines (sm_90a)">
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect", "::mlir::gpu::GPUDialect",
@@ -152,6 +176,23 @@ def MarkInvariantLoads : Pass<"tile-mark-invariant-loads"> {
     ```
   }];
   let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
+}
+
+def GridConstantParams : Pass<"tile-grid-constant-params"> {
+  let summary = "passes a GPU kernel's trailing TMA descriptors by value";
+  let description = [{
+    Runs on the LLVM dialect form of GPU kernels (after
+    `convert-gpu-to-nvvm`, which drops `llvm.byval` from `gpu.func`
+    arguments). The last `N` parameters of an `llvm.func` marked
+    `tile.tensor_map_params = N` become 128-byte, 64-byte-aligned `byval`
+    parameters marked `nvvm.grid_constant`: in PTX, `.param .align 64 .b8
+    p[128]` whose address TMA instructions use directly. So the runtime
+    passes each descriptor in the launch's parameters (what CUDA's
+    `const __grid_constant__ CUtensorMap` does), and a captured graph
+    records them with the launch.
+  }];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect",
+                           "::mlir::NVVM::NVVMDialect"];
 }
 
 def ConvertMemRefCopyToLoops : Pass<"convert-memref-copy-to-loops"> {

@@ -45,6 +45,10 @@ struct CompileOptions {
   /// Whether GPU kernels compiled with these options begin with
   /// griddepcontrol.wait (the manifest's grid_dependency_wait).
   bool waitsForPriorGrid() const;
+  /// Whether kernels that tile::planHopperMatmul accepts compile to the
+  /// Hopper TMA + wgmma pipeline (block size, shared memory and tensor maps
+  /// in the manifest follow the plan).
+  bool usesHopperMatmul() const;
 };
 
 /// Checks the options and fills in the default target; the error names the

@@ -60,6 +60,11 @@ struct TileToNVVMOptions : public PassPipelineOptions<TileToNVVMOptions> {
                      "runtime may launch them as programmatic dependents "
                      "(sm_90 and later; ignored before)"),
       llvm::cl::init(true)};
+  PassOptions::Option<bool> hopperMatmul{
+      *this, "hopper-matmul",
+      llvm::cl::desc("tiled-matmul kernels as warp-specialized TMA + wgmma "
+                     "pipelines (sm_90a; ignored elsewhere)"),
+      llvm::cl::init(true)};
   PassOptions::Option<std::string> ptxasOptions{
       *this, "ptxas-options",
       llvm::cl::desc("extra ptxas options (tilec: -c, relocatable CUBINs)"),
@@ -77,6 +82,10 @@ bool isSupportedChip(llvm::StringRef chip);
 bool hasGridDependencyControl(llvm::StringRef chip);
 /// Whether kernels compiled with `options` begin with griddepcontrol.wait.
 bool waitsForPriorGrid(const TileToNVVMOptions &options);
+
+/// Whether kernels compiled with `options` that planHopperMatmul accepts run
+/// as Hopper TMA + wgmma pipelines.
+bool usesHopperMatmul(const TileToNVVMOptions &options);
 
 /// tile kernels -> gpu.module in NVVM/LLVM dialect: verify ownership, lower
 /// to distributed gpu.func, then to NVVM.

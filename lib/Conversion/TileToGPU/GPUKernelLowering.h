@@ -22,6 +22,7 @@
 #ifndef LIB_CONVERSION_TILETOGPU_GPUKERNELLOWERING_H
 #define LIB_CONVERSION_TILETOGPU_GPUKERNELLOWERING_H
 
+#include "tile/Conversion/TileToGPU/HopperMatmul.h"
 #include "tile/Dialect/Tile/IR/TileOps.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -127,12 +128,22 @@ public:
   LogicalResult lowerDotFMA(DotOp op);
   LogicalResult lowerConvert(ConvertOp op);
   LogicalResult lowerExtract(ExtractOp op);
+  /// The planned matmul's K loop, accumulator and store as one
+  /// warp-specialized TMA + wgmma pipeline (LowerHopperMatmul.cpp).
+  LogicalResult lowerHopperMatmul();
+  /// Program id `dim` (x or y) of the block, in grouped order: which block
+  /// runs which program is free, and consecutive blocks taking a few rows of
+  /// programs across all columns keep the tiles they share in L2.
+  Value groupedProgramId(unsigned dim);
+  Value groupedIds[2];
 
   OpBuilder &b;
   gpu::GPUFuncOp func;
   int64_t threads;
   bool reloadBroadcasts = true;
   bool rematerializeBroadcasts = false;
+  /// The kernel's Hopper matmul plan, when it runs as one.
+  const HopperMatmulPlan *hopper = nullptr;
   IRMapping map;
   Value tid;
   /// The scratch space (bytes) and the most any op needs of it.

@@ -12,6 +12,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -334,6 +335,13 @@ LogicalResult GPUKernelLowering::lowerBlock(Block &block) {
 
 LogicalResult GPUKernelLowering::lowerOp(Operation *op) {
   Location loc = op->getLoc();
+  if (hopper) {
+    // The planned loop lowers with its accumulator's convert and store.
+    if (op == hopper->loop)
+      return lowerHopperMatmul();
+    if (op == hopper->store || op == hopper->store->getOperand(0).getDefiningOp())
+      return success();
+  }
   if (auto f = dyn_cast<scf::ForOp>(op))
     return lowerFor(f);
   if (auto i = dyn_cast<scf::IfOp>(op))
@@ -358,6 +366,10 @@ LogicalResult GPUKernelLowering::lowerOp(Operation *op) {
     return success();
   }
   if (auto pid = dyn_cast<ProgramIdOp>(op)) {
+    if (unsigned d = static_cast<unsigned>(pid.getDim()); hopper && d < 2) {
+      map.map(pid.getResult(), groupedProgramId(d));
+      return success();
+    }
     map.map(pid.getResult(),
             gpu::BlockIdOp::create(
                 b, loc, static_cast<gpu::Dimension>(pid.getDim())));
@@ -439,8 +451,13 @@ struct ConvertTileToGPUPass
             << " has not been verified; run tile-verify-ownership first";
         return signalPassFailure();
       }
+      std::optional<HopperMatmulPlan> plan;
+      if (hopperMatmul)
+        plan = planHopperMatmul(kernel);
       int64_t threads = numWarps * 32;
-      if (auto w = kernel->getAttrOfType<IntegerAttr>(kNumWarpsAttrName)) {
+      if (plan)
+        threads = plan->numWarps() * 32;
+      else if (auto w = kernel->getAttrOfType<IntegerAttr>(kNumWarpsAttrName)) {
         if (w.getInt() < 1 || w.getInt() > 32) {
           kernel.emitError("convert-tile-to-gpu: tile.num_warps must be in [1, 32]");
           return signalPassFailure();
@@ -450,10 +467,16 @@ struct ConvertTileToGPUPass
       SmallVector<Type> args;
       for (Type t : kernel.getArgumentTypes())
         args.push_back(isa<ViewType>(t) ? lowerViewType(cast<ViewType>(t)) : t);
+      // A planned matmul takes the TMA descriptors of x and w last, by
+      // value (tile-grid-constant-params).
+      if (plan)
+        args.append(2, LLVM::LLVMPointerType::get(&getContext()));
       b.setInsertionPointToEnd(gpuModule.getBody());
       auto func = gpu::GPUFuncOp::create(b, kernel.getLoc(), kernel.getSymName(),
                                          b.getFunctionType(args, {}));
       func->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), b.getUnitAttr());
+      if (plan)
+        func->setAttr(kTensorMapParamsAttrName, b.getI64IntegerAttr(2));
       func.setKnownBlockSizeAttr(b.getDenseI32ArrayAttr(
           {static_cast<int32_t>(threads), 1, 1}));
       // `in` views are never written by the kernel; with the ownership
@@ -469,10 +492,11 @@ struct ConvertTileToGPUPass
       Block &entry = func.getBody().front();
       b.setInsertionPointToStart(&entry);
       GPUKernelLowering lowering(b, func, threads);
+      lowering.hopper = plan ? &*plan : nullptr;
       lowering.reloadBroadcasts = reloadBroadcasts;
       lowering.rematerializeBroadcasts = rematerializeBroadcasts;
-      for (auto [old, neu] : llvm::zip(kernel.getArguments(),
-                                       entry.getArguments()))
+      for (auto [old, neu] : llvm::zip_first(kernel.getArguments(),
+                                             entry.getArguments()))
         lowering.map.map(old, neu);
       if (gridDependencyControl) {
         // Wait first: then no access of this kernel can race the previous

@@ -13,6 +13,7 @@
 #include "tile/runtime/LaunchContract.h"
 #include "tile/runtime/Status.h"
 
+#include <array>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -21,6 +22,13 @@ namespace tile_runtime {
 
 /// The manifest version this runtime reads.
 inline constexpr int kManifestVersion = 1;
+
+/// A TMA descriptor the CUDA runtime encodes at each launch from a 2-D view
+/// argument and passes by value after the kernel's other parameters.
+struct ManifestTensorMap {
+  int argument = 0;           ///< index of the view in the kernel's params
+  std::array<int, 2> box{};   ///< elements per load: {columns, rows}
+};
 
 struct ManifestKernel {
   std::string name;
@@ -31,6 +39,11 @@ struct ManifestKernel {
   /// programmatic dependent of the previous kernel in its stream.
   bool gridDependencyWait = false;
   int uncheckedRegions = 0;
+  /// Dynamic shared memory per program (CUDA), bytes.
+  int dynamicSharedBytes = 0;
+  /// TMA descriptors of the CUDA artifact's trailing parameters, in order
+  /// (the host artifact takes none).
+  std::vector<ManifestTensorMap> tensorMaps;
   LaunchContract contract;
 };
 

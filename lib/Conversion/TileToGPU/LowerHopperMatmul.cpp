@@ -1,0 +1,528 @@
+//===- LowerHopperMatmul.cpp - tiled matmuls as TMA + wgmma kernels -------===//
+//
+// The kernel structure that reaches cuBLAS on Hopper (notes in
+// docs/dialect-lowering.md): a producer warpgroup whose one thread issues
+// TMA loads of the x and w tiles into a ring of shared-memory stages, and
+// consumer warpgroups (64 rows of the output tile each) that wait for a
+// stage's full barrier, issue wgmma from it and release it through its
+// empty barrier. TMA reads outside the tensor as zeros, which is the
+// padding the tile semantics ask for; the result is stored with the
+// per-element masking of every other store.
+//
+//===----------------------------------------------------------------------===//
+
+#include "GPUKernelLowering.h"
+
+#include "tile/Conversion/TileToGPU/HopperMatmul.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/Matchers.h"
+
+using namespace mlir;
+using namespace tile;
+using namespace tile::gpu_lowering;
+
+namespace {
+/// The largest dynamic shared memory a block may use on sm_90 (227 KB).
+constexpr int64_t kMaxSharedBytes = 232448;
+/// wgmma reads K in steps of 16; a stage row is 64 elements (128 bytes, the
+/// width of the 128-byte swizzle TMA writes and wgmma reads).
+constexpr int64_t kBK = 64;
+constexpr int64_t kSwizzleBytes = 128;
+constexpr char kSharedSymbol[] = "__tile_dynamic_shared";
+
+/// The kernel argument a value is, when it is one.
+std::optional<unsigned> argumentIndex(KernelOp kernel, Value v) {
+  auto arg = dyn_cast<BlockArgument>(v);
+  if (!arg || arg.getOwner() != &kernel.getBody().front())
+    return std::nullopt;
+  return arg.getArgNumber();
+}
+
+bool isConstantIndex(Value v, int64_t expected) {
+  APInt value;
+  return matchPattern(v, m_ConstantInt(&value)) &&
+         value.getSExtValue() == expected;
+}
+
+bool isZeroSplat(Value v) {
+  auto splat = v.getDefiningOp<SplatOp>();
+  FloatAttr value;
+  return splat && matchPattern(splat.getValue(), m_Constant(&value)) &&
+         value.getValue().isZero();
+}
+
+/// A 2-D partition of a view argument with unit inner stride and the given
+/// tile shape and element type, read-only or not.
+std::optional<unsigned> partitionArgument(KernelOp kernel, Value partition,
+                                          ArrayRef<int64_t> tile,
+                                          OwnershipMode mode) {
+  auto p = partition.getDefiningOp<PartitionOp>();
+  if (!p || p.getResult().getType().getTileShape() != tile)
+    return std::nullopt;
+  auto view = cast<ViewType>(p.getView().getType());
+  if (view.getMode() != mode || view.getStrides().size() != 2 ||
+      view.getStrides().back() != 1)
+    return std::nullopt;
+  return argumentIndex(kernel, p.getView());
+}
+} // namespace
+
+bool tile::hasHopperMatmul(StringRef chip) { return chip == "sm_90a"; }
+
+std::optional<HopperMatmulPlan> tile::planHopperMatmul(KernelOp kernel) {
+  Block &body = kernel.getBody().front();
+  scf::ForOp loop;
+  for (Operation &op : body) {
+    if (auto f = dyn_cast<scf::ForOp>(op)) {
+      if (loop)
+        return std::nullopt;
+      loop = f;
+    } else if (isa<scf::IfOp, UncheckedOp, LoadOp, GatherOp>(op)) {
+      return std::nullopt;
+    }
+  }
+  if (!loop || loop.getInitArgs().size() != 1 ||
+      !isConstantIndex(loop.getLowerBound(), 0) ||
+      !isConstantIndex(loop.getStep(), 1) || !isZeroSplat(loop.getInitArgs()[0]))
+    return std::nullopt;
+  auto accType = dyn_cast<RankedTensorType>(loop.getResult(0).getType());
+  if (!accType || accType.getRank() != 2 || !accType.getElementType().isF32())
+    return std::nullopt;
+  int64_t bm = accType.getDimSize(0), bn = accType.getDimSize(1);
+
+  // The body: two loads, a transpose of w's tile, the dot, the yield.
+  Block &inner = *loop.getBody();
+  if (inner.getOperations().size() != 5)
+    return std::nullopt;
+  auto yield = cast<scf::YieldOp>(inner.getTerminator());
+  auto dot = yield.getOperand(0).getDefiningOp<DotOp>();
+  if (!dot || dot->getBlock() != &inner ||
+      dot.getAcc() != loop.getRegionIterArgs()[0])
+    return std::nullopt;
+  auto xLoad = dot.getA().getDefiningOp<LoadOp>();
+  auto permute = dot.getB().getDefiningOp<PermuteOp>();
+  if (!xLoad || !permute ||
+      permute.getPermutation() != ArrayRef<int64_t>{1, 0})
+    return std::nullopt;
+  auto wLoad = permute.getSource().getDefiningOp<LoadOp>();
+  if (!wLoad)
+    return std::nullopt;
+  Type element = xLoad.getResult().getType().getElementType();
+  if (!(element.isF16() || element.isBF16()) ||
+      wLoad.getResult().getType().getElementType() != element)
+    return std::nullopt;
+  for (LoadOp l : {xLoad, wLoad}) {
+    if (l->getBlock() != &inner || l.getIndices().size() != 2 ||
+        l.getIndices()[1] != loop.getInductionVar() ||
+        loop->isAncestor(l.getIndices()[0].getParentBlock()->getParentOp()))
+      return std::nullopt;
+    if (auto pad = l.getPadding()) {
+      auto f = dyn_cast<FloatAttr>(*pad);
+      if (!f || !f.getValue().isZero())
+        return std::nullopt;
+    }
+  }
+  Value m = xLoad.getIndices()[0], n = wLoad.getIndices()[0];
+  auto x = partitionArgument(kernel, xLoad.getSource(), {bm, kBK},
+                             OwnershipMode::In);
+  auto w = partitionArgument(kernel, wLoad.getSource(), {bn, kBK},
+                             OwnershipMode::In);
+  if (!x || !w)
+    return std::nullopt;
+  // The K loop covers x's tiles along K.
+  auto count = loop.getUpperBound().getDefiningOp<NumTilesOp>();
+  if (!count || count.getPartition() != xLoad.getSource() ||
+      count.getIndex() != 1)
+    return std::nullopt;
+
+  // The accumulator is converted and stored, whole, to y[m, n].
+  if (!loop.getResult(0).hasOneUse())
+    return std::nullopt;
+  auto convert = dyn_cast<ConvertOp>(*loop.getResult(0).getUsers().begin());
+  if (!convert || !convert.getResult().hasOneUse() ||
+      convert.getResult().getType().getElementType() != element)
+    return std::nullopt;
+  auto store = dyn_cast<StoreOp>(*convert.getResult().getUsers().begin());
+  if (!store || !store.getIndices().empty())
+    return std::nullopt;
+  auto own = store.getDest().getDefiningOp<OwnOp>();
+  if (!own || own.getIndices().size() != 2 || own.getIndices()[0] != m ||
+      own.getIndices()[1] != n)
+    return std::nullopt;
+  auto y = partitionArgument(kernel, own.getPartition(), {bm, bn},
+                             OwnershipMode::Out);
+  if (!y || cast<ViewType>(kernel.getArgumentTypes()[*y]).getElementType() !=
+                element)
+    return std::nullopt;
+
+  if ((bm != 64 && bm != 128) || bn % 8 != 0 || bn < 8 || bn > 256)
+    return std::nullopt;
+  HopperMatmulPlan plan{*x, *w, *y, bm, bn, kBK, 0, bm / 64, loop, store};
+  plan.stages = std::min<int64_t>(
+      8, (kMaxSharedBytes - 1024) / (plan.stageBytes() + 16));
+  if (plan.stages < 2)
+    return std::nullopt;
+  return plan;
+}
+
+//===----------------------------------------------------------------------===//
+// The lowering
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// Builds the producer/consumer kernel body for one plan.
+struct HopperMatmulEmitter {
+  GPUKernelLowering &l;
+  const HopperMatmulPlan &plan;
+  OpBuilder &b;
+  Location loc;
+  Value shared; ///< !llvm.ptr<3> to the dynamic shared memory
+
+  Type i32() { return b.getI32Type(); }
+  Type i64() { return b.getI64Type(); }
+  Value c32(int64_t v) { return arith::ConstantIntOp::create(b, loc, v, 32); }
+  Value c64(int64_t v) { return arith::ConstantIntOp::create(b, loc, v, 64); }
+  Value toI32(Value index) {
+    return arith::IndexCastOp::create(b, loc, i32(), index);
+  }
+  Value sharedAt(Value byteOffset) {
+    auto ptr = LLVM::LLVMPointerType::get(b.getContext(), 3);
+    return LLVM::GEPOp::create(b, loc, ptr, b.getI8Type(), shared,
+                               ValueRange{byteOffset});
+  }
+  /// Barrier `i` (i32) of the full (or empty) ring.
+  Value barrier(Value stage, bool empty) {
+    int64_t base = plan.stages * plan.stageBytes() + (empty ? 8 * plan.stages : 0);
+    Value offset = arith::AddIOp::create(
+        b, loc, c32(base), arith::MulIOp::create(b, loc, stage, c32(8)));
+    return sharedAt(offset);
+  }
+
+  /// The wgmma shared-memory matrix descriptor of a K-major tile at shared
+  /// address `addr` (i64) written by TMA with the 128-byte swizzle: 8-row
+  /// groups 1024 bytes apart.
+  Value descriptor(Value addr) {
+    int64_t fixed = (int64_t{1} << 62) | (int64_t{1024 >> 4} << 32) | (1 << 16);
+    Value start = arith::AndIOp::create(
+        b, loc, arith::ShRUIOp::create(b, loc, addr, c64(4)), c64(0x3FFF));
+    return arith::OrIOp::create(b, loc, start, c64(fixed));
+  }
+
+  LogicalResult emit();
+  void produce(Value numK, Value m, Value n, Value xMap, Value wMap);
+  void consume(Value numK, Value m, Value n, Value consumer);
+};
+} // namespace
+
+LogicalResult HopperMatmulEmitter::emit() {
+  MLIRContext *ctx = b.getContext();
+  // The dynamic shared memory: a zero-length external array aligned for
+  // the 128-byte swizzle (1024 bytes).
+  auto module = l.func->getParentOfType<gpu::GPUModuleOp>();
+  if (!module.lookupSymbol(kSharedSymbol)) {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(module.getBody());
+    LLVM::GlobalOp::create(b, loc, LLVM::LLVMArrayType::get(b.getI8Type(), 0),
+                           /*isConstant=*/false, LLVM::Linkage::External,
+                           kSharedSymbol, Attribute(), /*alignment=*/1024,
+                           /*addrSpace=*/3);
+  }
+  shared = LLVM::AddressOfOp::create(
+      b, loc, LLVM::LLVMPointerType::get(ctx, 3), kSharedSymbol);
+
+  Block &entry = l.func.getBody().front();
+  unsigned numArgs = entry.getNumArguments();
+  Value xMap = entry.getArgument(numArgs - 2);
+  Value wMap = entry.getArgument(numArgs - 1);
+
+  auto loop = cast<scf::ForOp>(plan.loop);
+  auto dot = cast<scf::YieldOp>(loop.getBody()->getTerminator())
+                 .getOperand(0)
+                 .getDefiningOp<DotOp>();
+  Value m = l.lookup(dot.getA().getDefiningOp<LoadOp>().getIndices()[0]);
+  Value n = l.lookup(dot.getB()
+                         .getDefiningOp<PermuteOp>()
+                         .getSource()
+                         .getDefiningOp<LoadOp>()
+                         .getIndices()[0]);
+  Value numK = l.lookup(loop.getUpperBound());
+
+  // Thread 0 sets up the barriers: a full barrier completes when the
+  // stage's bytes have landed (one arrival: the producer's expect_tx); an
+  // empty one when every consumer warp has released the stage.
+  Value tid = l.threadId();
+  Value isFirst = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, tid,
+                                        l.index(0));
+  auto init = scf::IfOp::create(b, loc, isFirst, /*withElse=*/false);
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(&init.getThenRegion().front());
+    for (int64_t s = 0; s < plan.stages; ++s) {
+      NVVM::MBarrierInitOp::create(b, loc, barrier(c32(s), false), c32(1),
+                                   Value());
+      NVVM::MBarrierInitOp::create(b, loc, barrier(c32(s), true),
+                                   c32(4 * plan.consumers), Value());
+    }
+    NVVM::FenceMbarrierInitOp::create(b, loc);
+  }
+  gpu::BarrierOp::create(b, loc);
+
+  Value warpgroup = arith::DivUIOp::create(b, loc, tid, l.index(128));
+  Value isProducer = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                           warpgroup, l.index(0));
+  auto roles = scf::IfOp::create(b, loc, isProducer, /*withElse=*/true);
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(&roles.getThenRegion().front());
+    produce(numK, m, n, xMap, wMap);
+    b.setInsertionPointToStart(&roles.getElseRegion().front());
+    consume(numK, m, n,
+            arith::SubIOp::create(b, loc, warpgroup, l.index(1)));
+  }
+  return success();
+}
+
+void HopperMatmulEmitter::produce(Value numK, Value m, Value n, Value xMap,
+                                  Value wMap) {
+  // The producer needs few registers; the consumers take them.
+  NVVM::SetMaxRegisterOp::create(b, loc, 40,
+                                 NVVM::SetMaxRegisterAction::decrease);
+  Value isIssuer = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                         l.threadId(), l.index(0));
+  auto issuer = scf::IfOp::create(b, loc, isIssuer, /*withElse=*/false);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(&issuer.getThenRegion().front());
+  Value rowX = toI32(arith::MulIOp::create(b, loc, m, l.index(plan.bm)));
+  Value rowW = toI32(arith::MulIOp::create(b, loc, n, l.index(plan.bn)));
+  auto loop = scf::ForOp::create(b, loc, l.index(0), numK, l.index(1));
+  b.setInsertionPointToStart(loop.getBody());
+  Value k = toI32(loop.getInductionVar());
+  Value stage = arith::RemUIOp::create(b, loc, k, c32(plan.stages));
+  Value round = arith::DivUIOp::create(b, loc, k, c32(plan.stages));
+  // Wait until the consumers released the stage's previous round (the
+  // first round passes: parity 1 of a fresh barrier counts as complete).
+  Value parity = arith::XOrIOp::create(
+      b, loc, arith::AndIOp::create(b, loc, round, c32(1)), c32(1));
+  NVVM::MBarrierTryWaitParityOp::create(b, loc, barrier(stage, true), parity,
+                                        c32(10000000));
+  Value full = barrier(stage, false);
+  NVVM::MBarrierArriveExpectTxOp::create(b, loc, Type(), full,
+                                         c32(plan.stageBytes()),
+                                         NVVM::MemScopeKind::CTA, false,
+                                         Value());
+  Value base = arith::MulIOp::create(b, loc, stage, c32(plan.stageBytes()));
+  Value col = arith::MulIOp::create(b, loc, k, c32(plan.bk));
+  auto cluster = LLVM::LLVMPointerType::get(b.getContext(), 7);
+  auto load = [&](Value map, Value offset, Value row) {
+    Value dst = LLVM::AddrSpaceCastOp::create(b, loc, cluster, sharedAt(offset));
+    NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp::create(
+        b, loc, dst, map, ValueRange{col, row}, full, ValueRange{}, Value(),
+        Value(), NVVM::TMALoadMode::TILE, false, nullptr, Value());
+  };
+  load(xMap, base, rowX);
+  load(wMap,
+       arith::AddIOp::create(b, loc, base, c32(plan.bm * plan.bk * 2)), rowW);
+}
+
+void HopperMatmulEmitter::consume(Value numK, Value m, Value n,
+                                  Value consumer) {
+  MLIRContext *ctx = b.getContext();
+  NVVM::SetMaxRegisterOp::create(b, loc, plan.consumers == 1 ? 240 : 232,
+                                 NVVM::SetMaxRegisterAction::increase);
+  int64_t fragments = plan.bn / 2; // f32 accumulators per thread
+  auto accType = LLVM::LLVMStructType::getLiteral(
+      ctx, SmallVector<Type>(fragments, b.getF32Type()));
+  Value zero = LLVM::ZeroOp::create(b, loc, accType);
+  Value sharedBase =
+      LLVM::PtrToIntOp::create(b, loc, i64(), shared); // shared window address
+  Value lane = arith::RemUIOp::create(b, loc, l.threadId(), l.index(32));
+  Value rowOffset = arith::MulIOp::create(
+      b, loc, arith::IndexCastOp::create(b, loc, i64(), consumer),
+      c64(64 * kSwizzleBytes));
+  Type element = cast<RankedTensorType>(
+                     cast<scf::ForOp>(plan.loop)
+                         .getBody()
+                         ->getTerminator()
+                         ->getOperand(0)
+                         .getDefiningOp<DotOp>()
+                         .getA()
+                         .getType())
+                     .getElementType();
+  NVVM::WGMMATypes wgmmaType =
+      element.isBF16() ? NVVM::WGMMATypes::bf16 : NVVM::WGMMATypes::f16;
+
+  auto loop = scf::ForOp::create(b, loc, l.index(0), numK, l.index(1),
+                                 ValueRange{zero});
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(loop.getBody());
+    Value k = toI32(loop.getInductionVar());
+    Value stage = arith::RemUIOp::create(b, loc, k, c32(plan.stages));
+    Value parity = arith::AndIOp::create(
+        b, loc, arith::DivUIOp::create(b, loc, k, c32(plan.stages)), c32(1));
+    NVVM::MBarrierTryWaitParityOp::create(b, loc, barrier(stage, false), parity,
+                                          c32(10000000));
+    Value stageBase = arith::AddIOp::create(
+        b, loc, sharedBase,
+        arith::MulIOp::create(b, loc, arith::ExtUIOp::create(b, loc, i64(), stage),
+                              c64(plan.stageBytes())));
+    Value aBase = arith::AddIOp::create(b, loc, stageBase, rowOffset);
+    Value bBase = arith::AddIOp::create(b, loc, stageBase,
+                                        c64(plan.bm * kSwizzleBytes));
+    NVVM::WgmmaFenceAlignedOp::create(b, loc);
+    Value acc = loop.getRegionIterArgs()[0];
+    for (int64_t kk = 0; kk < plan.bk / 16; ++kk) {
+      // K steps of 16 elements advance 32 bytes inside the swizzled row.
+      Value da = descriptor(arith::AddIOp::create(b, loc, aBase, c64(32 * kk)));
+      Value db = descriptor(arith::AddIOp::create(b, loc, bBase, c64(32 * kk)));
+      acc = NVVM::WgmmaMmaAsyncOp::create(
+          b, loc, accType, acc, da, db,
+          NVVM::MMAShapeAttr::get(ctx, 64, plan.bn, 16), wgmmaType, wgmmaType,
+          NVVM::WGMMATypes::f32, NVVM::WGMMAScaleOut::one,
+          NVVM::WGMMAScaleIn::one, NVVM::WGMMAScaleIn::one,
+          NVVM::MMALayout::row, NVVM::MMALayout::col, nullptr);
+    }
+    NVVM::WgmmaGroupSyncAlignedOp::create(b, loc);
+    // One group stays in flight: when it is down to that, the previous
+    // iteration's wgmma are done and their stage can be refilled.
+    NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 1);
+    Value release = arith::AndIOp::create(
+        b, loc,
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ugt,
+                              loop.getInductionVar(), l.index(0)),
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, lane,
+                              l.index(0)));
+    auto arrive = scf::IfOp::create(b, loc, release, /*withElse=*/false);
+    {
+      OpBuilder::InsertionGuard inner(b);
+      b.setInsertionPointToStart(&arrive.getThenRegion().front());
+      Value previous = arith::RemUIOp::create(
+          b, loc, arith::AddIOp::create(b, loc, k, c32(plan.stages - 1)),
+          c32(plan.stages));
+      NVVM::MBarrierArriveOp::create(b, loc, Type(), barrier(previous, true),
+                                     Value());
+    }
+    scf::YieldOp::create(b, loc, acc);
+  }
+  NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 0);
+  Value acc = loop.getResult(0);
+
+  // The epilogue: thread (warp w, lane t) of a consumer holds rows
+  // w*16 + t/4 (+8) and column pairs 8j + 2(t%4) of its 64-row slice.
+  Value y = l.func.getBody().front().getArgument(plan.y);
+  Value rows = memref::DimOp::create(b, loc, y, 0);
+  Value cols = memref::DimOp::create(b, loc, y, 1);
+  // Pairs go out as one 4-byte store where y's offset and row stride are
+  // even (columns are); elsewhere element by element.
+  auto meta = memref::ExtractStridedMetadataOp::create(b, loc, y);
+  Value isEven = [&] {
+    Value odd = arith::OrIOp::create(b, loc, meta.getOffset(),
+                                     meta.getStrides()[0]);
+    return arith::CmpIOp::create(
+        b, loc, arith::CmpIPredicate::eq,
+        arith::RemUIOp::create(b, loc, odd, l.index(2)), l.index(0));
+  }();
+  Value local = arith::RemUIOp::create(b, loc, l.threadId(), l.index(128));
+  Value warp = arith::DivUIOp::create(b, loc, local, l.index(32));
+  Value row0 = arith::AddIOp::create(
+      b, loc,
+      arith::AddIOp::create(
+          b, loc, arith::MulIOp::create(b, loc, m, l.index(plan.bm)),
+          arith::MulIOp::create(b, loc, consumer, l.index(64))),
+      arith::AddIOp::create(
+          b, loc, arith::MulIOp::create(b, loc, warp, l.index(16)),
+          arith::DivUIOp::create(b, loc, lane, l.index(4))));
+  Value col0 = arith::AddIOp::create(
+      b, loc, arith::MulIOp::create(b, loc, n, l.index(plan.bn)),
+      arith::MulIOp::create(
+          b, loc, arith::RemUIOp::create(b, loc, lane, l.index(4)),
+          l.index(2)));
+  auto pairType = VectorType::get({2}, element);
+  for (int64_t half = 0; half < 2; ++half) {
+    Value row = arith::AddIOp::create(b, loc, row0, l.index(8 * half));
+    Value rowIn = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, row,
+                                        rows);
+    auto inRows = scf::IfOp::create(b, loc, rowIn, /*withElse=*/false);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(&inRows.getThenRegion().front());
+    for (int64_t j = 0; j < plan.bn / 8; ++j) {
+      Value col = arith::AddIOp::create(b, loc, col0, l.index(8 * j));
+      SmallVector<Value> pair;
+      for (int64_t e = 0; e < 2; ++e) {
+        Value v = LLVM::ExtractValueOp::create(b, loc, acc,
+                                               4 * j + 2 * half + e);
+        pair.push_back(arith::TruncFOp::create(b, loc, element, v));
+      }
+      Value both = arith::AndIOp::create(
+          b, loc, isEven,
+          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
+                                arith::AddIOp::create(b, loc, col, l.index(1)),
+                                cols));
+      auto whole = scf::IfOp::create(b, loc, both, /*withElse=*/true);
+      OpBuilder::InsertionGuard inner(b);
+      b.setInsertionPointToStart(&whole.getThenRegion().front());
+      Value vec = vector::FromElementsOp::create(b, loc, pairType, pair);
+      auto st = vector::StoreOp::create(b, loc, vec, y, ValueRange{row, col});
+      st.setAlignment(uint64_t{4});
+      b.setInsertionPointToStart(&whole.getElseRegion().front());
+      Value colIn = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
+                                          col, cols);
+      auto single = scf::IfOp::create(b, loc, colIn, /*withElse=*/false);
+      b.setInsertionPointToStart(&single.getThenRegion().front());
+      memref::StoreOp::create(b, loc, pair[0], y, ValueRange{row, col});
+      Value next = arith::AddIOp::create(b, loc, col, l.index(1));
+      auto second = scf::IfOp::create(
+          b, loc,
+          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, next, cols),
+          /*withElse=*/false);
+      b.setInsertionPointToStart(&second.getThenRegion().front());
+      memref::StoreOp::create(b, loc, pair[1], y, ValueRange{row, next});
+    }
+  }
+}
+
+Value GPUKernelLowering::groupedProgramId(unsigned dim) {
+  if (!groupedIds[dim]) {
+    // Blocks in launch order (x fastest) walk groups of kGroupRows program
+    // rows, column by column: the blocks resident at once share a few x
+    // row tiles and w column tiles instead of streaming all of x per w
+    // tile.
+    constexpr int64_t kGroupRows = 16;
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointAfter(tid.getDefiningOp());
+    Location loc = func.getLoc();
+    auto id = [&](gpu::Dimension d) {
+      return gpu::BlockIdOp::create(b, loc, d).getResult();
+    };
+    auto dimOf = [&](gpu::Dimension d) {
+      return gpu::GridDimOp::create(b, loc, d).getResult();
+    };
+    Value rows = dimOf(gpu::Dimension::x), cols = dimOf(gpu::Dimension::y);
+    Value linear = arith::AddIOp::create(
+        b, loc, id(gpu::Dimension::x),
+        arith::MulIOp::create(b, loc, id(gpu::Dimension::y), rows));
+    Value perGroup = arith::MulIOp::create(b, loc, index(kGroupRows), cols);
+    Value group = arith::DivUIOp::create(b, loc, linear, perGroup);
+    Value first = arith::MulIOp::create(b, loc, group, index(kGroupRows));
+    Value size = arith::MinUIOp::create(
+        b, loc, arith::SubIOp::create(b, loc, rows, first), index(kGroupRows));
+    Value within = arith::RemUIOp::create(b, loc, linear, perGroup);
+    groupedIds[0] = arith::AddIOp::create(
+        b, loc, first, arith::RemUIOp::create(b, loc, within, size));
+    groupedIds[1] = arith::DivUIOp::create(b, loc, within, size);
+  }
+  return groupedIds[dim];
+}
+
+LogicalResult GPUKernelLowering::lowerHopperMatmul() {
+  HopperMatmulEmitter emitter{*this, *hopper, b, hopper->loop->getLoc(),
+                              Value()};
+  return emitter.emit();
+}
