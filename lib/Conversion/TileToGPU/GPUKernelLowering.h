@@ -131,11 +131,6 @@ public:
   /// The planned matmul's K loop, accumulator and store as one
   /// warp-specialized TMA + wgmma pipeline (LowerHopperMatmul.cpp).
   LogicalResult lowerHopperMatmul();
-  /// Program id `dim` (x or y) of the block, in grouped order: which block
-  /// runs which program is free, and consecutive blocks taking a few rows of
-  /// programs across all columns keep the tiles they share in L2.
-  Value groupedProgramId(unsigned dim);
-  Value groupedIds[2];
 
   OpBuilder &b;
   gpu::GPUFuncOp func;

@@ -488,39 +488,6 @@ void HopperMatmulEmitter::consume(Value numK, Value m, Value n,
   }
 }
 
-Value GPUKernelLowering::groupedProgramId(unsigned dim) {
-  if (!groupedIds[dim]) {
-    // Blocks in launch order (x fastest) walk groups of kGroupRows program
-    // rows, column by column: the blocks resident at once share a few x
-    // row tiles and w column tiles instead of streaming all of x per w
-    // tile.
-    constexpr int64_t kGroupRows = 16;
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointAfter(tid.getDefiningOp());
-    Location loc = func.getLoc();
-    auto id = [&](gpu::Dimension d) {
-      return gpu::BlockIdOp::create(b, loc, d).getResult();
-    };
-    auto dimOf = [&](gpu::Dimension d) {
-      return gpu::GridDimOp::create(b, loc, d).getResult();
-    };
-    Value rows = dimOf(gpu::Dimension::x), cols = dimOf(gpu::Dimension::y);
-    Value linear = arith::AddIOp::create(
-        b, loc, id(gpu::Dimension::x),
-        arith::MulIOp::create(b, loc, id(gpu::Dimension::y), rows));
-    Value perGroup = arith::MulIOp::create(b, loc, index(kGroupRows), cols);
-    Value group = arith::DivUIOp::create(b, loc, linear, perGroup);
-    Value first = arith::MulIOp::create(b, loc, group, index(kGroupRows));
-    Value size = arith::MinUIOp::create(
-        b, loc, arith::SubIOp::create(b, loc, rows, first), index(kGroupRows));
-    Value within = arith::RemUIOp::create(b, loc, linear, perGroup);
-    groupedIds[0] = arith::AddIOp::create(
-        b, loc, first, arith::RemUIOp::create(b, loc, within, size));
-    groupedIds[1] = arith::DivUIOp::create(b, loc, within, size);
-  }
-  return groupedIds[dim];
-}
-
 LogicalResult GPUKernelLowering::lowerHopperMatmul() {
   HopperMatmulEmitter emitter{*this, *hopper, b, hopper->loop->getLoc(),
                               Value()};

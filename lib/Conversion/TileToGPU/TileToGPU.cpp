@@ -366,10 +366,6 @@ LogicalResult GPUKernelLowering::lowerOp(Operation *op) {
     return success();
   }
   if (auto pid = dyn_cast<ProgramIdOp>(op)) {
-    if (unsigned d = static_cast<unsigned>(pid.getDim()); hopper && d < 2) {
-      map.map(pid.getResult(), groupedProgramId(d));
-      return success();
-    }
     map.map(pid.getResult(),
             gpu::BlockIdOp::create(
                 b, loc, static_cast<gpu::Dimension>(pid.getDim())));

@@ -10,9 +10,6 @@
 // CHECK-SAME: %{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr) kernel
 // CHECK-SAME: known_block_size = array<i32: 256, 1, 1>
 // CHECK-SAME: tile.tensor_map_params = 2
-// Programs run in grouped order (16 rows of programs at a time).
-// CHECK: gpu.grid_dim x
-// CHECK: arith.minui
 // The barriers: full (one arrival + bytes), empty (one per consumer warp).
 // CHECK: nvvm.mbarrier.init %{{.*}}, %c1_i32
 // CHECK: nvvm.mbarrier.init %{{.*}}, %c4_i32
