@@ -15,6 +15,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "../runtime/BenchSupport.h"
+
 #include "tile/runtime/Half.h"
 #include "tile/runtime/Runtime.h"
 
@@ -29,18 +31,8 @@
 
 using namespace tile_runtime;
 
-static void die(const Status &s, const char *what) {
-  if (!s) {
-    std::fprintf(stderr, "gemm_bench: %s: %s\n", what, s.message().c_str());
-    std::exit(1);
-  }
-}
-#define CHECK(expr) die((expr), #expr)
-
-static double quantile(std::vector<double> v, double q) {
-  std::sort(v.begin(), v.end());
-  return v[static_cast<size_t>(q * (v.size() - 1))];
-}
+const char *const tile_bench::kToolName = "gemm_bench";
+using tile_bench::quantile;
 
 namespace {
 struct Shape {

@@ -16,6 +16,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "BenchSupport.h"
+
 #include "tile/runtime/Runtime.h"
 
 #include <algorithm>
@@ -27,22 +29,9 @@
 
 using namespace tile_runtime;
 
-static void die(const Status &s, const char *what) {
-  if (!s) {
-    std::fprintf(stderr, "launch_bench: %s: %s\n", what, s.message().c_str());
-    std::exit(1);
-  }
-}
-#define CHECK(expr) die((expr), #expr)
-
-static double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
-}
-static double quantile(std::vector<double> v, double q) {
-  std::sort(v.begin(), v.end());
-  return v[static_cast<size_t>(q * (v.size() - 1))];
-}
+const char *const tile_bench::kToolName = "launch_bench";
+using tile_bench::median;
+using tile_bench::quantile;
 
 int main(int argc, char **argv) {
   if (argc < 2) {

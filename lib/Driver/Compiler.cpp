@@ -92,20 +92,22 @@ static void gpuOptions(const CompileOptions &o, TileToNVVMOptions &options) {
     options.ptxasOptions = "-c";
 }
 
-bool CompileOptions::waitsForPriorGrid() const {
-  if (!isGpu())
+/// `predicate` of the tile-to-cubin options `o` selects; false off the GPU.
+static bool gpuOption(const CompileOptions &o,
+                      bool (*predicate)(const TileToNVVMOptions &)) {
+  if (!o.isGpu())
     return false;
   TileToNVVMOptions options;
-  gpuOptions(*this, options);
-  return tile::waitsForPriorGrid(options);
+  gpuOptions(o, options);
+  return predicate(options);
+}
+
+bool CompileOptions::waitsForPriorGrid() const {
+  return gpuOption(*this, tile::waitsForPriorGrid);
 }
 
 bool CompileOptions::usesHopperMatmul() const {
-  if (!isGpu())
-    return false;
-  TileToNVVMOptions options;
-  gpuOptions(*this, options);
-  return tile::usesHopperMatmul(options);
+  return gpuOption(*this, tile::usesHopperMatmul);
 }
 
 const std::string &tile::ptxasFingerprint() {

@@ -58,6 +58,9 @@ public:
   CUgraphExec exec;
 };
 
+/// TMA descriptors one launch passes at most (after its ABI words).
+constexpr size_t kMaxTensorMaps = 4;
+
 class CudaStream : public StreamImpl {
 public:
   CudaStream(DeviceImpl *device, const CudaDriver &cu, CUstream stream)
@@ -71,7 +74,7 @@ public:
     // One 8-byte slot per ABI parameter; the params array points into it.
     constexpr size_t kMaxParams = 64 * (3 + 2 * kMaxViewRank);
     int64_t words[kMaxParams];
-    void *params[kMaxParams + 4]; // + the tensor maps
+    void *params[kMaxParams + kMaxTensorMaps];
     size_t n = 0;
     for (size_t i = 0; i < l.numArgs; ++i) {
       const LaunchArg &a = l.args[i];
@@ -95,7 +98,6 @@ public:
     // TMA descriptors go by value after the ABI words (the kernel reads
     // them as __grid_constant__ parameters).
     const ManifestKernel &meta = l.kernel->meta;
-    constexpr size_t kMaxTensorMaps = 4;
     CUtensorMap maps[kMaxTensorMaps]; // aligned as cuda.h declares
     if (meta.tensorMaps.size() > kMaxTensorMaps)
       return Status::error("kernel " + meta.name + ": more than " +

@@ -359,7 +359,7 @@ int main(int argc, char **argv) {
     llvm::json::Object *desc = manifestKernels.back().getAsObject();
     (*desc)["dynamic_shared_bytes"] = plan->sharedBytes();
     llvm::json::Array maps;
-    for (TensorMapParam m : {plan->xMap(), plan->wMap()})
+    for (TensorMapParam m : plan->tensorMaps())
       maps.push_back(llvm::json::Object{
           {"argument", m.argument},
           {"box", llvm::json::Array{m.box[0], m.box[1]}}});

@@ -58,8 +58,8 @@ bool isZeroSplat(Value v) {
          value.getValue().isZero();
 }
 
-/// A 2-D partition of a view argument with unit inner stride and the given
-/// tile shape and element type, read-only or not.
+/// The kernel argument a 2-D partition with unit inner stride, the given
+/// tile shape and the given mode views.
 std::optional<unsigned> partitionArgument(KernelOp kernel, Value partition,
                                           ArrayRef<int64_t> tile,
                                           OwnershipMode mode) {
@@ -164,7 +164,8 @@ std::optional<HopperMatmulPlan> tile::planHopperMatmul(KernelOp kernel) {
 
   if ((bm != 64 && bm != 128) || bn % 8 != 0 || bn < 8 || bn > 256)
     return std::nullopt;
-  HopperMatmulPlan plan{*x, *w, *y, bm, bn, kBK, 0, bm / 64, loop, store};
+  HopperMatmulPlan plan{*x, *w, *y, bm, bn, kBK, /*stages=*/0, bm / 64,
+                        element, m, n, loop, convert, store};
   plan.stages = std::min<int64_t>(
       8, (kMaxSharedBytes - 1024) / (plan.stageBytes() + 16));
   if (plan.stages < 2)
@@ -205,6 +206,17 @@ struct HopperMatmulEmitter {
     return sharedAt(offset);
   }
 
+  /// The ring slot of K step `k` (i32) and the parity of its round.
+  std::pair<Value, Value> stageOf(Value k) {
+    Value round = arith::DivUIOp::create(b, loc, k, c32(plan.stages));
+    return {arith::RemUIOp::create(b, loc, k, c32(plan.stages)),
+            arith::AndIOp::create(b, loc, round, c32(1))};
+  }
+  void wait(Value barrier, Value parity) {
+    NVVM::MBarrierTryWaitParityOp::create(b, loc, barrier, parity,
+                                          c32(10000000));
+  }
+
   /// The wgmma shared-memory matrix descriptor of a K-major tile at shared
   /// address `addr` (i64) written by TMA with the 128-byte swizzle: 8-row
   /// groups 1024 bytes apart.
@@ -216,8 +228,8 @@ struct HopperMatmulEmitter {
   }
 
   LogicalResult emit();
-  void produce(Value numK, Value m, Value n, Value xMap, Value wMap);
-  void consume(Value numK, Value m, Value n, Value consumer);
+  void produce(Value numK, Value xMap, Value wMap);
+  void consume(Value numK, Value consumer);
 };
 } // namespace
 
@@ -242,17 +254,7 @@ LogicalResult HopperMatmulEmitter::emit() {
   Value xMap = entry.getArgument(numArgs - 2);
   Value wMap = entry.getArgument(numArgs - 1);
 
-  auto loop = cast<scf::ForOp>(plan.loop);
-  auto dot = cast<scf::YieldOp>(loop.getBody()->getTerminator())
-                 .getOperand(0)
-                 .getDefiningOp<DotOp>();
-  Value m = l.lookup(dot.getA().getDefiningOp<LoadOp>().getIndices()[0]);
-  Value n = l.lookup(dot.getB()
-                         .getDefiningOp<PermuteOp>()
-                         .getSource()
-                         .getDefiningOp<LoadOp>()
-                         .getIndices()[0]);
-  Value numK = l.lookup(loop.getUpperBound());
+  Value numK = l.lookup(cast<scf::ForOp>(plan.loop).getUpperBound());
 
   // Thread 0 sets up the barriers: a full barrier completes when the
   // stage's bytes have landed (one arrival: the producer's expect_tx); an
@@ -281,16 +283,14 @@ LogicalResult HopperMatmulEmitter::emit() {
   {
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(&roles.getThenRegion().front());
-    produce(numK, m, n, xMap, wMap);
+    produce(numK, xMap, wMap);
     b.setInsertionPointToStart(&roles.getElseRegion().front());
-    consume(numK, m, n,
-            arith::SubIOp::create(b, loc, warpgroup, l.index(1)));
+    consume(numK, arith::SubIOp::create(b, loc, warpgroup, l.index(1)));
   }
   return success();
 }
 
-void HopperMatmulEmitter::produce(Value numK, Value m, Value n, Value xMap,
-                                  Value wMap) {
+void HopperMatmulEmitter::produce(Value numK, Value xMap, Value wMap) {
   // The producer needs few registers; the consumers take them.
   NVVM::SetMaxRegisterOp::create(b, loc, 40,
                                  NVVM::SetMaxRegisterAction::decrease);
@@ -299,19 +299,17 @@ void HopperMatmulEmitter::produce(Value numK, Value m, Value n, Value xMap,
   auto issuer = scf::IfOp::create(b, loc, isIssuer, /*withElse=*/false);
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToStart(&issuer.getThenRegion().front());
-  Value rowX = toI32(arith::MulIOp::create(b, loc, m, l.index(plan.bm)));
-  Value rowW = toI32(arith::MulIOp::create(b, loc, n, l.index(plan.bn)));
+  Value rowX =
+      toI32(arith::MulIOp::create(b, loc, l.lookup(plan.m), l.index(plan.bm)));
+  Value rowW =
+      toI32(arith::MulIOp::create(b, loc, l.lookup(plan.n), l.index(plan.bn)));
   auto loop = scf::ForOp::create(b, loc, l.index(0), numK, l.index(1));
   b.setInsertionPointToStart(loop.getBody());
   Value k = toI32(loop.getInductionVar());
-  Value stage = arith::RemUIOp::create(b, loc, k, c32(plan.stages));
-  Value round = arith::DivUIOp::create(b, loc, k, c32(plan.stages));
+  auto [stage, parity] = stageOf(k);
   // Wait until the consumers released the stage's previous round (the
   // first round passes: parity 1 of a fresh barrier counts as complete).
-  Value parity = arith::XOrIOp::create(
-      b, loc, arith::AndIOp::create(b, loc, round, c32(1)), c32(1));
-  NVVM::MBarrierTryWaitParityOp::create(b, loc, barrier(stage, true), parity,
-                                        c32(10000000));
+  wait(barrier(stage, true), arith::XOrIOp::create(b, loc, parity, c32(1)));
   Value full = barrier(stage, false);
   NVVM::MBarrierArriveExpectTxOp::create(b, loc, Type(), full,
                                          c32(plan.stageBytes()),
@@ -331,8 +329,7 @@ void HopperMatmulEmitter::produce(Value numK, Value m, Value n, Value xMap,
        arith::AddIOp::create(b, loc, base, c32(plan.bm * plan.bk * 2)), rowW);
 }
 
-void HopperMatmulEmitter::consume(Value numK, Value m, Value n,
-                                  Value consumer) {
+void HopperMatmulEmitter::consume(Value numK, Value consumer) {
   MLIRContext *ctx = b.getContext();
   NVVM::SetMaxRegisterOp::create(b, loc, plan.consumers == 1 ? 240 : 232,
                                  NVVM::SetMaxRegisterAction::increase);
@@ -346,15 +343,7 @@ void HopperMatmulEmitter::consume(Value numK, Value m, Value n,
   Value rowOffset = arith::MulIOp::create(
       b, loc, arith::IndexCastOp::create(b, loc, i64(), consumer),
       c64(64 * kSwizzleBytes));
-  Type element = cast<RankedTensorType>(
-                     cast<scf::ForOp>(plan.loop)
-                         .getBody()
-                         ->getTerminator()
-                         ->getOperand(0)
-                         .getDefiningOp<DotOp>()
-                         .getA()
-                         .getType())
-                     .getElementType();
+  Type element = plan.element;
   NVVM::WGMMATypes wgmmaType =
       element.isBF16() ? NVVM::WGMMATypes::bf16 : NVVM::WGMMATypes::f16;
 
@@ -364,11 +353,8 @@ void HopperMatmulEmitter::consume(Value numK, Value m, Value n,
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(loop.getBody());
     Value k = toI32(loop.getInductionVar());
-    Value stage = arith::RemUIOp::create(b, loc, k, c32(plan.stages));
-    Value parity = arith::AndIOp::create(
-        b, loc, arith::DivUIOp::create(b, loc, k, c32(plan.stages)), c32(1));
-    NVVM::MBarrierTryWaitParityOp::create(b, loc, barrier(stage, false), parity,
-                                          c32(10000000));
+    auto [stage, parity] = stageOf(k);
+    wait(barrier(stage, false), parity);
     Value stageBase = arith::AddIOp::create(
         b, loc, sharedBase,
         arith::MulIOp::create(b, loc, arith::ExtUIOp::create(b, loc, i64(), stage),
@@ -422,25 +408,24 @@ void HopperMatmulEmitter::consume(Value numK, Value m, Value n,
   // Pairs go out as one 4-byte store where y's offset and row stride are
   // even (columns are); elsewhere element by element.
   auto meta = memref::ExtractStridedMetadataOp::create(b, loc, y);
-  Value isEven = [&] {
-    Value odd = arith::OrIOp::create(b, loc, meta.getOffset(),
-                                     meta.getStrides()[0]);
-    return arith::CmpIOp::create(
-        b, loc, arith::CmpIPredicate::eq,
-        arith::RemUIOp::create(b, loc, odd, l.index(2)), l.index(0));
-  }();
+  Value offsetOrStride =
+      arith::OrIOp::create(b, loc, meta.getOffset(), meta.getStrides()[0]);
+  Value isEven = arith::CmpIOp::create(
+      b, loc, arith::CmpIPredicate::eq,
+      arith::RemUIOp::create(b, loc, offsetOrStride, l.index(2)), l.index(0));
   Value local = arith::RemUIOp::create(b, loc, l.threadId(), l.index(128));
   Value warp = arith::DivUIOp::create(b, loc, local, l.index(32));
   Value row0 = arith::AddIOp::create(
       b, loc,
       arith::AddIOp::create(
-          b, loc, arith::MulIOp::create(b, loc, m, l.index(plan.bm)),
+          b, loc,
+          arith::MulIOp::create(b, loc, l.lookup(plan.m), l.index(plan.bm)),
           arith::MulIOp::create(b, loc, consumer, l.index(64))),
       arith::AddIOp::create(
           b, loc, arith::MulIOp::create(b, loc, warp, l.index(16)),
           arith::DivUIOp::create(b, loc, lane, l.index(4))));
   Value col0 = arith::AddIOp::create(
-      b, loc, arith::MulIOp::create(b, loc, n, l.index(plan.bn)),
+      b, loc, arith::MulIOp::create(b, loc, l.lookup(plan.n), l.index(plan.bn)),
       arith::MulIOp::create(
           b, loc, arith::RemUIOp::create(b, loc, lane, l.index(4)),
           l.index(2)));

@@ -339,7 +339,7 @@ LogicalResult GPUKernelLowering::lowerOp(Operation *op) {
     // The planned loop lowers with its accumulator's convert and store.
     if (op == hopper->loop)
       return lowerHopperMatmul();
-    if (op == hopper->store || op == hopper->store->getOperand(0).getDefiningOp())
+    if (op == hopper->convert || op == hopper->store)
       return success();
   }
   if (auto f = dyn_cast<scf::ForOp>(op))
@@ -465,14 +465,15 @@ struct ConvertTileToGPUPass
         args.push_back(isa<ViewType>(t) ? lowerViewType(cast<ViewType>(t)) : t);
       // A planned matmul takes the TMA descriptors of x and w last, by
       // value (tile-grid-constant-params).
-      if (plan)
-        args.append(2, LLVM::LLVMPointerType::get(&getContext()));
+      int64_t tensorMaps = plan ? plan->tensorMaps().size() : 0;
+      args.append(tensorMaps, LLVM::LLVMPointerType::get(&getContext()));
       b.setInsertionPointToEnd(gpuModule.getBody());
       auto func = gpu::GPUFuncOp::create(b, kernel.getLoc(), kernel.getSymName(),
                                          b.getFunctionType(args, {}));
       func->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), b.getUnitAttr());
-      if (plan)
-        func->setAttr(kTensorMapParamsAttrName, b.getI64IntegerAttr(2));
+      if (tensorMaps)
+        func->setAttr(kTensorMapParamsAttrName,
+                      b.getI64IntegerAttr(tensorMaps));
       func.setKnownBlockSizeAttr(b.getDenseI32ArrayAttr(
           {static_cast<int32_t>(threads), 1, 1}));
       // `in` views are never written by the kernel; with the ownership

@@ -16,14 +16,12 @@
 
 #include "tile/Support/LLVM.h"
 
+#include "mlir/IR/Value.h"
 #include "llvm/ADT/StringRef.h"
 
+#include <array>
 #include <cstdint>
 #include <optional>
-
-namespace mlir {
-class Operation;
-} // namespace mlir
 
 namespace tile {
 class KernelOp;
@@ -41,7 +39,10 @@ struct HopperMatmulPlan {
   int64_t bm, bn, bk;        ///< the tile sizes of the kernel
   int64_t stages;            ///< shared-memory ring depth
   int64_t consumers;         ///< consumer warpgroups (bm / 64)
+  mlir::Type element;        ///< f16 or bf16: x, w and y
+  mlir::Value m, n;          ///< the tile indices of x and w (and y)
   mlir::Operation *loop;     ///< the K loop (scf.for)
+  mlir::Operation *convert;  ///< the accumulator's tile.convert
   mlir::Operation *store;    ///< the tile.store of the result
 
   int64_t numWarps() const { return 4 * (1 + consumers); }
@@ -49,8 +50,10 @@ struct HopperMatmulPlan {
   /// Dynamic shared memory: the stages, then a full and an empty mbarrier
   /// per stage.
   int64_t sharedBytes() const { return stages * stageBytes() + 16 * stages; }
-  TensorMapParam xMap() const { return {x, {bk, bm}}; }
-  TensorMapParam wMap() const { return {w, {bk, bn}}; }
+  /// The TMA descriptors the kernel takes last, in order: x's, then w's.
+  std::array<TensorMapParam, 2> tensorMaps() const {
+    return {TensorMapParam{x, {bk, bm}}, TensorMapParam{w, {bk, bn}}};
+  }
 };
 
 /// The plan for `kernel`, or nothing when its body is not a tiled matmul

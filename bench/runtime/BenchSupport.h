@@ -1,0 +1,40 @@
+//===- BenchSupport.h - what the runtime benchmarks share -------*- C++ -*-===//
+
+#ifndef TILE_BENCH_RUNTIME_BENCHSUPPORT_H
+#define TILE_BENCH_RUNTIME_BENCHSUPPORT_H
+
+#include "tile/runtime/Status.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <vector>
+
+namespace tile_bench {
+
+/// The tool's name in messages (each benchmark defines it).
+extern const char *const kToolName;
+
+/// Exits with "<tool>: <what>: <message>" when `s` is an error.
+inline void check(const tile_runtime::Status &s, const char *what) {
+  if (!s) {
+    std::fprintf(stderr, "%s: %s: %s\n", kToolName, what, s.message().c_str());
+    std::exit(1);
+  }
+}
+
+inline double quantile(std::vector<double> v, double q) {
+  std::sort(v.begin(), v.end());
+  return v[static_cast<size_t>(q * (v.size() - 1))];
+}
+/// The upper middle element for an even count.
+inline double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
+} // namespace tile_bench
+
+#define CHECK(expr) ::tile_bench::check((expr), #expr)
+
+#endif // TILE_BENCH_RUNTIME_BENCHSUPPORT_H
