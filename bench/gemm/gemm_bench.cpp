@@ -11,6 +11,8 @@
 //    200 MB of weights, so L2 serves none), replayed 15 times, timed with
 //    events; the median and IQR per launch, as TFLOP/s;
 // 3. the device-to-device copy bandwidth of the same run.
+// With M = 1 and a GEMV kernel (`gemv`, `gemv__WHOLE_1`) it times the decode
+// GEMVs: compare GBps (bytes of W, x and y over the time) with the copy.
 // One JSON line per figure (bench/gemm/run.sh puts cuBLAS beside them).
 //
 //===----------------------------------------------------------------------===//
@@ -166,12 +168,13 @@ int main(int argc, char **argv) {
       double med = quantile(us, 0.5);
       std::printf("{\"kind\": \"gemm_tile\", \"kernel\": \"%s\", \"shape\": "
                   "\"%s\", \"M\": %lld, \"N\": %lld, \"K\": %lld, \"us\": %.2f, "
-                  "\"us_iqr\": [%.2f, %.2f], \"TFLOPs\": %.1f, \"rel_err\": "
+                  "\"us_iqr\": [%.2f, %.2f], \"TFLOPs\": %.1f, \"GBps\": %.0f, \"rel_err\": "
                   "%.2e, \"worst_scaled_err\": %.2e, \"unwritten\": %lld, "
                   "\"correct\": %s}\n",
                   kernelName.c_str(), shape.name, (long long)M, (long long)N,
                   (long long)K, med, quantile(us, 0.25), quantile(us, 0.75),
-                  2.0 * M * N * K / (med * 1e-6) / 1e12, rel, worst,
+                  2.0 * M * N * K / (med * 1e-6) / 1e12,
+                  2.0 * (M * K + N * K + M * N) / (med * 1e-6) / 1e9, rel, worst,
                   (long long)unwritten, ok ? "true" : "false");
       std::fflush(stdout);
       if (!ok)

@@ -156,6 +156,17 @@ std::optional<int64_t> IndexSystem::getConstantInt(Value value) {
   return std::nullopt;
 }
 
+bool IndexSystem::isKnownFalse(Value value) {
+  if (std::optional<int64_t> c = getConstantInt(value))
+    return *c == 0;
+  auto *lattice =
+      ranges.lookupState<dataflow::IntegerValueRangeLattice>(value);
+  if (!lattice || lattice->getValue().isUninitialized())
+    return false;
+  const ConstantIntRanges &r = lattice->getValue().getValue();
+  return r.umin().isZero() && r.umax().isZero();
+}
+
 bool IndexSystem::isNonNegative(Value value) {
   if (std::optional<int64_t> c = getConstantInt(value))
     return *c >= 0;
@@ -368,6 +379,14 @@ void IndexSystem::linearizeCondition(Value cond, Copy copy) {
   if (isa<arith::AndIOp>(op)) {
     linearizeCondition(op->getOperand(0), copy);
     linearizeCondition(op->getOperand(1), copy);
+    return;
+  }
+  // A disjunction is convex when one side is known false: a condition
+  // switched off by a compile-time parameter (`WHOLE == 0 || ...`).
+  if (isa<arith::OrIOp>(op)) {
+    for (unsigned i = 0; i < 2; ++i)
+      if (isKnownFalse(op->getOperand(i)))
+        return linearizeCondition(op->getOperand(1 - i), copy);
     return;
   }
   auto cmp = dyn_cast<arith::CmpIOp>(op);

@@ -110,6 +110,12 @@ bool CompileOptions::usesHopperMatmul() const {
   return gpuOption(*this, tile::usesHopperMatmul);
 }
 
+bool CompileOptions::marksInBoundsLoads() const {
+  return gpuOption(*this, [](const TileToNVVMOptions &o) -> bool {
+    return o.inBoundsLoads;
+  });
+}
+
 const std::string &tile::ptxasFingerprint() {
   static std::once_flag once;
   static std::string fingerprint;

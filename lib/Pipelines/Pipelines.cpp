@@ -88,6 +88,8 @@ bool tile::usesHopperMatmul(const TileToNVVMOptions &options) {
 void tile::buildTileToNVVMPipeline(OpPassManager &pm,
                                    const TileToNVVMOptions &options) {
   pm.addNestedPass<KernelOp>(createTileVerifyOwnership());
+  if (options.inBoundsLoads)
+    pm.addNestedPass<KernelOp>(createTileMarkInBoundsLoads());
   ConvertTileToGPUOptions toGPU;
   toGPU.numWarps = options.numWarps;
   toGPU.reloadBroadcasts = options.reloadBroadcasts;

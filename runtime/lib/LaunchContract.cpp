@@ -362,6 +362,9 @@ std::string LaunchContract::toString(const ContractRule &rule) const {
     return "non_self_overlapping(" + paramName(*this, rule.a) + ")";
   case ContractRule::Kind::Assume:
     return "assume(" + toString(rule.expr) + ") \"" + rule.message + "\"";
+  case ContractRule::Kind::AlignedRows:
+    return "aligned_rows(" + paramName(*this, rule.a) + ", " +
+           std::to_string(rule.bytes) + ")";
   }
   return "<unknown rule>";
 }
@@ -505,6 +508,19 @@ Status checkLaunch(const LaunchContract &c, const LaunchArg *args,
                     " overlaps itself: its strides map distinct indices to "
                     "one element [" + c.toString(rule) + "]");
       break;
+    case ContractRule::Kind::AlignedRows: {
+      const LaunchArg &v = args[rule.a];
+      int64_t esize = sizeInBytes(v.dtype);
+      for (int d = 0; d + 1 < v.rank; ++d)
+        if (v.shape[d] > 1 && (v.strides[d] * esize) % rule.bytes != 0)
+          return fail(argumentLabel(c, rule.a) + " has a stride of " +
+                      std::to_string(v.strides[d]) + " elements along dim " +
+                      std::to_string(d) + ", not a multiple of " +
+                      std::to_string(rule.bytes) + " bytes [" +
+                      c.toString(rule) + "]: the kernel reads its rows "
+                      "with aligned vector loads");
+      break;
+    }
     case ContractRule::Kind::Assume: {
       int64_t v;
       Status s = evaluate(rule.expr, args, numArgs, v);

@@ -70,6 +70,9 @@ std::string LaunchContract::toJson(int indent) const {
     case ContractRule::Kind::NonSelfOverlapping:
       rules.push_back({{"kind", "non_self_overlapping"}, {"a", r.a}});
       break;
+    case ContractRule::Kind::AlignedRows:
+      rules.push_back({{"kind", "aligned_rows"}, {"a", r.a}, {"bytes", r.bytes}});
+      break;
     case ContractRule::Kind::Assume:
       rules.push_back({{"kind", "assume"},
                        {"expr", exprToJson(r.expr)},
@@ -329,6 +332,20 @@ Status LaunchContract::fromJson(std::string_view text, LaunchContract &out) {
       rule.kind = ContractRule::Kind::NonSelfOverlapping;
       if (!viewArg("a", rule.a))
         return r.status;
+    } else if (kind == "aligned_rows") {
+      rule.kind = ContractRule::Kind::AlignedRows;
+      auto bytes = rj.find("bytes");
+      if (!viewArg("a", rule.a))
+        return r.status;
+      if (bytes == rj.end())
+        return Status::error("launch contract: " + where +
+                             ": missing \"bytes\"");
+      if (!r.getInt(*bytes, where + ".bytes", rule.bytes))
+        return r.status;
+      if (rule.bytes < 1 || (rule.bytes & (rule.bytes - 1)) != 0)
+        return Status::error("launch contract: " + where +
+                             ".bytes: must be a power of two, got " +
+                             std::to_string(rule.bytes));
     } else if (kind == "assume") {
       rule.kind = ContractRule::Kind::Assume;
       auto e = rj.find("expr");

@@ -223,6 +223,37 @@ TEST(LaunchContract, ExpressionSemantics) {
   EXPECT_FALSE(evaluate(ContractExpr::dim(0, 0), nullptr, 0, r).isOk());
 }
 
+TEST(LaunchContract, AlignedRowsViolated) {
+  LaunchContract c = makeContract();
+  ContractRule rows;
+  rows.kind = ContractRule::Kind::AlignedRows;
+  rows.a = 2;
+  rows.bytes = 16;
+  c.rules.push_back(rows);
+  Buffers b;
+  auto args = goodArgs(b);
+  EXPECT_TRUE(check(c, args).isOk());
+  // 4100 f16 elements = 8200 bytes between rows: not a multiple of 16.
+  args[0] = LaunchArg::view(b.x.data(), DType::F16, {4, 4096}, {4096, 1});
+  args[2] = LaunchArg::view(b.y.data(), DType::F16, {4, 4096}, {4100, 1});
+  args[3] = LaunchArg::integer(0);
+  expectViolation(check(c, args),
+                  "argument y (#2) has a stride of 4100 elements along dim 0, "
+                  "not a multiple of 16 bytes [aligned_rows(y, 16)]");
+  // 4104 elements = 8208 bytes: aligned.
+  args[2] = LaunchArg::view(b.y.data(), DType::F16, {4, 4096}, {4104, 1});
+  EXPECT_TRUE(check(c, args).isOk()) << check(c, args).message();
+  // Only outer dims of extent > 1 have rows: w (rank 1) always passes.
+  rows.a = 1;
+  c.rules.push_back(rows);
+  EXPECT_TRUE(check(c, args).isOk()) << check(c, args).message();
+  // Round trip through JSON.
+  LaunchContract back;
+  ASSERT_TRUE(LaunchContract::fromJson(c.toJson(), back).isOk());
+  EXPECT_EQ(back.toString(back.rules.back()), "aligned_rows(w, 16)");
+  EXPECT_EQ(back.toJson(), c.toJson());
+}
+
 TEST(LaunchContract, JsonRoundTrip) {
   LaunchContract c = makeContract();
   std::string text = c.toJson();
@@ -266,6 +297,14 @@ TEST(LaunchContract, BadJsonIsAnErrorNamingTheField) {
   expectError(R"({"version": 1, "kernel": "k", "params": [], "rules": [
       {"kind": "assume", "message": "m", "expr": {"op": "add", "args": [1]}}]})",
               "\"add\" takes 2 operands");
+  expectError(R"({"version": 1, "kernel": "k", "params": [{"kind": "view",
+      "dtype": "f16", "mode": "in", "shape": [4], "strides": [1]}],
+      "rules": [{"kind": "aligned_rows", "a": 0, "bytes": 12}]})",
+              "rules[0].bytes: must be a power of two, got 12");
+  expectError(R"({"version": 1, "kernel": "k", "params": [{"kind": "view",
+      "dtype": "f16", "mode": "in", "shape": [4], "strides": [1]}],
+      "rules": [{"kind": "aligned_rows", "a": 0}]})",
+              "rules[0]: missing \"bytes\"");
   expectError(R"({"version": 1, "kernel": "k", "params": [], "grid": [],
       "rules": []})", "grid: expected 1 to 3 extents");
   std::string deep = "1";

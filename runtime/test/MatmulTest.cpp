@@ -2,6 +2,7 @@
 //
 // On sm_90a the matmul kernels of kernels.tile run as TMA + wgmma pipelines
 // with descriptors the runtime encodes; on the CPU device as plain loops.
+// The GEMV runs with the loads its in-bounds proof left unguarded.
 // Both must agree with an fp64 reference on problems with partial tiles in
 // every dimension, and write every element of the output.
 //
@@ -132,6 +133,34 @@ TEST_F(MatmulTest, TMARowStrideIsCheckedAtLaunch) {
     return;
   }
   expectError(s, {"matmul_f16", "'x'", "row stride"});
+  for (uint16_t v : download16(by))
+    ASSERT_EQ(v, kPoison);
+}
+
+// A GEMV whose loads are all proven inside their views (tile.in_bounds):
+// on the GPU a straight-line loop of unguarded 16-byte loads. Several K
+// tiles and more rows than one wave of programs.
+TEST_F(MatmulTest, GemvWithUnguardedLoads) {
+  check("gemv_whole", kF16, 1, 2 * 1000, 256 * 9, 2 * 1000);
+}
+
+// What makes the unguarded loads safe is checked at launch, on every
+// device: K not a multiple of the tile breaks the assumption, and a weight
+// whose rows are not 16 bytes apart breaks aligned_rows.
+TEST_F(MatmulTest, GemvContractRefusesPartialTilesAndUnalignedRows) {
+  const int64_t N = 8, K = 512;
+  Buffer bx = upload16(DType::F16, random16(kF16, K + 8, 5));
+  Buffer bw = upload16(DType::F16, random16(kF16, N * (K + 4), 6));
+  Buffer by = upload16(DType::F16, std::vector<uint16_t>(N, kPoison));
+  Status s = rt.stream().launch(
+      rt.kernel("gemv_whole"),
+      {Arg::in(bx, {1, K - 8}), Arg::in(bw, {N, K - 8}), Arg::out(by, {1, N})});
+  expectError(s, {"gemv_whole", "K and N are multiples of the tile"});
+  s = rt.stream().launch(rt.kernel("gemv_whole"),
+                         {Arg::in(bx, {1, K}), Arg::in(bw, {N, K}, {K + 4, 1}),
+                          Arg::out(by, {1, N})});
+  expectError(s, {"gemv_whole", "argument w (#1)", "not a multiple of 16 bytes",
+                  "aligned_rows(w, 16)"});
   for (uint16_t v : download16(by))
     ASSERT_EQ(v, kPoison);
 }

@@ -318,6 +318,10 @@ int main(int argc, char **argv) {
     report.forbid = forbidUnchecked;
     pm.addNestedPass<KernelOp>(createTileReportUnchecked(report));
     pm.addNestedPass<KernelOp>(createTileVerifyOwnership());
+    // The GPU pipeline adds aligned_rows rules with its in-bounds proof; the
+    // manifest's contracts must have them too.
+    if (options.marksInBoundsLoads())
+      pm.addNestedPass<KernelOp>(createTileMarkInBoundsLoads());
     if (failed(pm.run(*module)))
       return 1;
   }

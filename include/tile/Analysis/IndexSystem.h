@@ -120,6 +120,7 @@ private:
   LinearExpr floorDiv(const LinearExpr &e, int64_t c, Copy copy);
   LinearExpr ceilDiv(const LinearExpr &e, int64_t c, Copy copy);
   bool isNonNegative(Value value);
+  bool isKnownFalse(Value value);
   std::optional<int64_t> getConstantInt(Value value);
   std::string nameOf(Value value);
   void linearizeCondition(Value cond, Copy copy);

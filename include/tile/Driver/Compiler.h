@@ -49,6 +49,9 @@ struct CompileOptions {
   /// Hopper TMA + wgmma pipeline (block size, shared memory and tensor maps
   /// in the manifest follow the plan).
   bool usesHopperMatmul() const;
+  /// Whether the GPU pipeline runs tile-mark-in-bounds-loads, whose
+  /// aligned_rows rules the manifest's launch contracts must then carry.
+  bool marksInBoundsLoads() const;
 };
 
 /// Checks the options and fills in the default target; the error names the

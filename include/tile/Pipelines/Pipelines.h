@@ -44,6 +44,11 @@ struct TileToNVVMOptions : public PassPipelineOptions<TileToNVVMOptions> {
       llvm::cl::desc("loads of `in` views as ld.global.nc "
                      "(tile-mark-invariant-loads)"),
       llvm::cl::init(true)};
+  PassOptions::Option<bool> inBoundsLoads{
+      *this, "in-bounds-loads",
+      llvm::cl::desc("loads proven inside their view issued without bounds "
+                     "checks (tile-mark-in-bounds-loads)"),
+      llvm::cl::init(true)};
   PassOptions::Option<bool> reloadBroadcasts{
       *this, "reload-broadcasts",
       llvm::cl::desc("broadcasts of read-only loads re-issued in the "

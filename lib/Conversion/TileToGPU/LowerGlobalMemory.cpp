@@ -9,6 +9,7 @@
 #include "GPUKernelLowering.h"
 
 #include "tile/Conversion/Utils/BlockAccess.h"
+#include "tile/Dialect/Tile/Transforms/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -84,8 +85,12 @@ struct GlobalAccess {
 
   /// For slot `k` of this thread: the element indices of its first lane, the
   /// condition that the slot exists and its row is inside the view, and the
-  /// condition that all its lanes are inside the view.
-  std::tuple<SmallVector<Value>, Value, Value> slot(int64_t k) {
+  /// condition that all its lanes are inside the view and aligned. With
+  /// `inBounds` (a tile proven inside the view, whose rows the launch
+  /// contract aligns) only the slot's existence is checked: both conditions
+  /// are that, or null where the slot always exists.
+  std::tuple<SmallVector<Value>, Value, Value> slot(int64_t k,
+                                                    bool inBounds = false) {
     OpBuilder &b = L.b;
     Value p = arith::AddIOp::create(b, loc, L.tid, L.index(k * layout.threads));
     Value e0 = arith::MulIOp::create(b, loc, p, L.index(layout.vec));
@@ -94,6 +99,15 @@ struct GlobalAccess {
     for (auto [d, m] : llvm::enumerate(dimMap))
       if (m >= 0)
         at[m] = arith::AddIOp::create(b, loc, at[m], idx[d]);
+    if (inBounds) {
+      // Inside the view by the proof; rows aligned by the launch contract
+      // (aligned_rows, added with the proof). Only the slot may not exist.
+      Value exists;
+      if ((k + 1) * layout.threads > layout.positions)
+        exists = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, p,
+                                       L.index(layout.positions));
+      return {at, exists, exists};
+    }
     Value ok = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, p,
                                      L.index(layout.positions));
     for (size_t m = 0; m + 1 < at.size(); ++m)
@@ -123,44 +137,69 @@ struct GlobalAccess {
 
 /// Loads the tile of `layout` at element `offsets` of `base`: vec-wide
 /// loads where the whole vector is inside `base`, element loads with
-/// padding at the edges. `dimMap` as for GlobalAccess.
+/// padding at the edges. `dimMap` as for GlobalAccess. With `inBounds` (the
+/// tile is proven inside `base`: tile.in_bounds, with an aligned_rows
+/// contract rule for dynamic strides) there are no edges: a slot is one
+/// unguarded vector load, so a loop of them is straight-line code. (A
+/// guarded fallback would not do: the backend merges the two arms into one
+/// load with the weaker alignment.)
 static Value maskedLoad(GPUKernelLowering &L, Location loc, Value base,
                         ArrayRef<Value> offsets, const Layout &layout,
-                        TypedAttr padding, ArrayRef<int64_t> dimMap = {}) {
+                        TypedAttr padding, ArrayRef<int64_t> dimMap = {},
+                        bool inBounds = false) {
   OpBuilder &b = L.b;
   GlobalAccess access(L, loc, base, offsets, layout, dimMap);
   Value pad = padding ? arith::ConstantOp::create(b, loc, padding).getResult()
                       : L.zeroOf(layout.type.getElementType());
+  bool vectorize = access.vectorize;
+  int64_t eltBytes = access.eltBytes;
+  SmallVector<Value> &bounds = access.bounds;
+  // The fast path: one vector load, or vec element loads (no padding).
+  auto loadWhole = [&](ArrayRef<Value> at) -> Value {
+    if (vectorize) {
+      auto load = vector::LoadOp::create(b, loc, layout.slotType(), base, at);
+      load.setAlignmentAttr(b.getI64IntegerAttr(layout.vec * eltBytes));
+      return load;
+    }
+    Value v = L.zeroOf(layout.slotType());
+    for (int64_t i = 0; i < layout.vec; ++i) {
+      SmallVector<Value> ai(at);
+      ai.back() = arith::AddIOp::create(b, loc, at.back(), L.index(i));
+      v = vector::InsertOp::create(
+          b, loc, memref::LoadOp::create(b, loc, base, ai), v, i);
+    }
+    return v;
+  };
   Value regs = L.zeroOf(layout.registerType());
   for (int64_t k = 0; k < layout.slots; ++k) {
-    auto [at, ok, whole] = access.slot(k);
-    Value last = at.back();
-    bool vectorize = access.vectorize;
-    int64_t eltBytes = access.eltBytes;
-    SmallVector<Value> &bounds = access.bounds;
+    auto [at, ok, whole] = access.slot(k, inBounds);
+    if (inBounds && !whole) {
+      regs = L.insertSlot(loc, regs, loadWhole(at), k);
+      continue;
+    }
+    if (inBounds) {
+      // A slot past the tile's end (the layout has more positions than the
+      // tile): no element, nothing to load.
+      auto branch = scf::IfOp::create(b, loc, TypeRange{layout.slotType()},
+                                      whole, /*withElse=*/true);
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(branch.thenBlock());
+      scf::YieldOp::create(b, loc, loadWhole(at));
+      b.setInsertionPointToStart(branch.elseBlock());
+      scf::YieldOp::create(b, loc, L.zeroOf(layout.slotType()));
+      regs = L.insertSlot(loc, regs, branch.getResult(0), k);
+      continue;
+    }
     auto branch = scf::IfOp::create(b, loc, TypeRange{layout.slotType()},
                                     whole, /*withElse=*/true);
     {
       OpBuilder::InsertionGuard guard(b);
       b.setInsertionPointToStart(branch.thenBlock());
-      Value v;
-      if (vectorize) {
-        auto load = vector::LoadOp::create(b, loc, layout.slotType(), base, at);
-        load.setAlignmentAttr(b.getI64IntegerAttr(layout.vec * eltBytes));
-        v = load;
-      } else {
-        v = L.zeroOf(layout.slotType());
-        for (int64_t i = 0; i < layout.vec; ++i) {
-          SmallVector<Value> ai(at);
-          ai.back() = arith::AddIOp::create(b, loc, last, L.index(i));
-          v = vector::InsertOp::create(
-              b, loc, memref::LoadOp::create(b, loc, base, ai), v, i);
-        }
-      }
-      scf::YieldOp::create(b, loc, v);
-      // Edge: element by element, padding outside.
+      scf::YieldOp::create(b, loc, loadWhole(at));
+      // Edge (or unaligned strides): element by element, padding outside.
       b.setInsertionPointToStart(branch.elseBlock());
       Value slot = L.zeroOf(layout.slotType());
+      Value last = at.back();
       for (int64_t i = 0; i < layout.vec; ++i) {
         SmallVector<Value> ai(at);
         ai.back() = arith::AddIOp::create(b, loc, last, L.index(i));
@@ -219,6 +258,11 @@ static void maskedStore(GPUKernelLowering &L, Location loc, Value regs,
   }
 }
 
+/// Whether tile-mark-in-bounds-loads proved `load`'s tile inside its view.
+static bool isProvenInBounds(LoadOp load) {
+  return load->hasAttr(kInBoundsAttrName);
+}
+
 static SmallVector<Value> scaledIndices(GPUKernelLowering &L, Location loc,
                                         ValueRange indices,
                                         ArrayRef<int64_t> scale) {
@@ -257,7 +301,8 @@ LogicalResult GPUKernelLowering::lowerLoad(LoadOp op) {
   auto [base, offsets] =
       resolveAccess(loc, op.getSource(), op.getIndices(), layout.type);
   TypedAttr pad = op.getPadding() ? *op.getPadding() : TypedAttr();
-  map.map(op.getResult(), maskedLoad(*this, loc, base, offsets, layout, pad));
+  map.map(op.getResult(), maskedLoad(*this, loc, base, offsets, layout, pad,
+                                     /*dimMap=*/{}, isProvenInBounds(op)));
   return success();
 }
 
@@ -347,5 +392,5 @@ Value GPUKernelLowering::reloadInLayout(LoadOp load, ArrayRef<int64_t> from,
       resolveAccess(loc, load.getSource(), load.getIndices(), loadType);
   TypedAttr pad = load.getPadding() ? *load.getPadding() : TypedAttr();
   return maskedLoad(*this, loc, base, offsets, Layout::get(type, threads), pad,
-                    dimMap);
+                    dimMap, isProvenInBounds(load));
 }

@@ -84,7 +84,7 @@ struct Engine::Impl {
 
   // Kernels.
   Kernel kEmbed, kRms, kAddRms, kQRope, kKvRope, kDecAttn, kMerge, kPreAttn,
-      kGemv, kGemm, kSwiglu, kArgmaxP, kArgmaxF, kSample, kAdvance;
+      kGemv, kGemvWhole, kGemm, kSwiglu, kArgmaxP, kArgmaxF, kSample, kAdvance;
   Sampling sampling;
   Graph decodeGraph;
   bool graphReady = false;
@@ -101,6 +101,15 @@ struct Engine::Impl {
       return Status::error("the compiled Qwen3 kernel set has no '" + name +
                            "' for this model's shapes (" + st.message() + ")");
     return Status::ok();
+  }
+
+  /// The GEMV for a [n, k] weight: the instance without bounds checks
+  /// (gemv<WHOLE=1>) where k and n are multiples of its tile (R = 4 rows,
+  /// KT = 512, linear.tile's defaults: every Qwen3 size), else the general
+  /// one. A mismatch with linear.tile is a launch-contract error, not a
+  /// wrong result.
+  const Kernel &gemvFor(int64_t k, int64_t n) const {
+    return k % 512 == 0 && n % 4 == 0 ? kGemvWhole : kGemv;
   }
 
   /// `bytes`: the least global memory traffic the launch needs (weights,
@@ -299,7 +308,9 @@ Status Engine::create(const std::string &modelDir, const EngineOptions &opts,
       !(st = m.kernel("decode_attention" + g, m.kDecAttn)) ||
       !(st = m.kernel("attention_merge" + hd, m.kMerge)) ||
       !(st = m.kernel("prefill_attention" + g, m.kPreAttn)) ||
-      !(st = m.kernel("gemv", m.kGemv)) || !(st = m.kernel("gemm", m.kGemm)) ||
+      !(st = m.kernel("gemv", m.kGemv)) ||
+      !(st = m.kernel("gemv__WHOLE_1", m.kGemvWhole)) ||
+      !(st = m.kernel("gemm", m.kGemm)) ||
       !(st = m.kernel("swiglu", m.kSwiglu)) ||
       !(st = m.kernel("argmax_partial", m.kArgmaxP)) ||
       !(st = m.kernel("argmax_final", m.kArgmaxF)) ||
@@ -307,7 +318,7 @@ Status Engine::create(const std::string &modelDir, const EngineOptions &opts,
       !(st = m.kernel("advance_position", m.kAdvance)))
     return st;
   for (const Kernel *k : {&m.kEmbed, &m.kRms, &m.kAddRms, &m.kQRope, &m.kKvRope,
-                          &m.kDecAttn, &m.kMerge, &m.kPreAttn, &m.kGemv, &m.kGemm,
+                          &m.kDecAttn, &m.kMerge, &m.kPreAttn, &m.kGemv, &m.kGemvWhole, &m.kGemm,
                           &m.kSwiglu, &m.kArgmaxP, &m.kArgmaxF, &m.kSample, &m.kAdvance})
     if (k->uncheckedRegions() != 0)
       return Status::error(manifest + ": kernel '" + k->name() +
@@ -403,7 +414,7 @@ Status Engine::Impl::linear(int64_t T, const Buffer &x, int64_t k,
                             const Buffer &w, int64_t n, const Buffer &y,
                             int64_t xOffset) {
   if (T == 1)
-    return launch(kGemv, {Arg::in(x, {1, k}, {}, xOffset), Arg::in(w, {n, k}),
+    return launch(gemvFor(k, n), {Arg::in(x, {1, k}, {}, xOffset), Arg::in(w, {n, k}),
                           Arg::out(y, {1, n})});
   return launch(kGemm, {Arg::in(x, {T, k}, {}, xOffset), Arg::in(w, {n, k}),
                         Arg::out(y, {T, n})});
@@ -425,7 +436,7 @@ Status Engine::Impl::decodeLayers(Acts &a, const Buffer &ids) {
   const double len = static_cast<double>(position + 1);
   auto gemv = [&](const Buffer &x, int64_t k, const Buffer &w, int64_t n,
                   const Buffer &y) {
-    return launch(kGemv, {Arg::in(x, {1, k}), Arg::in(w, {n, k}), Arg::out(y, {1, n})},
+    return launch(gemvFor(k, n), {Arg::in(x, {1, k}), Arg::in(w, {n, k}), Arg::out(y, {1, n})},
                   2.0 * (n * k + k + n));
   };
   auto addNorm = [&](const Buffer &x, const Buffer &w) {

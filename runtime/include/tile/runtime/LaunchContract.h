@@ -103,12 +103,17 @@ struct ContractRule {
     NonSelfOverlapping,
     /// `expr` is non-zero (a tile.assume of the kernel).
     Assume,
+    /// Every stride of view `a` but the innermost (dims of extent > 1) is a
+    /// multiple of `bytes`: rows the kernel reads with unguarded vector loads
+    /// start aligned (emitted by tile-mark-in-bounds-loads).
+    AlignedRows,
   };
   Kind kind = Kind::Assume;
   int a = -1, b = -1;
   ContractExpr expr;
   std::string message;  ///< Assume: what is assumed
   std::string location; ///< source location, file:line:col
+  int64_t bytes = 0;    ///< AlignedRows: the alignment
 };
 
 struct LaunchContract {

@@ -18,6 +18,10 @@ inline constexpr llvm::StringLiteral kOwnershipVerifiedAttrName =
 inline constexpr llvm::StringLiteral kUncheckedRegionsAttrName =
     "tile.unchecked_regions";
 
+/// The unit attribute `tile-mark-in-bounds-loads` sets on partition loads
+/// proven to read a whole tile inside the view.
+inline constexpr llvm::StringLiteral kInBoundsAttrName = "tile.in_bounds";
+
 #define GEN_PASS_DECL
 #include "tile/Dialect/Tile/Transforms/Passes.h.inc"
 

@@ -66,4 +66,35 @@ def TileVerifyOwnership : Pass<"tile-verify-ownership", "::tile::KernelOp"> {
   let dependentDialects = ["::mlir::arith::ArithDialect"];
 }
 
+def TileMarkInBoundsLoads : Pass<"tile-mark-in-bounds-loads", "::tile::KernelOp"> {
+  let summary = "marks partition loads proven to read whole tiles inside their view";
+  let description = [{
+    A partition load pads the elements that fall outside its view, so a
+    lowering guards each access with a bounds check and keeps an
+    element-by-element path for the edges. This pass proves, with the model
+    of `tile-verify-ownership` (Presburger sets over program ids, loop
+    induction variables, view dims and scalars, under the kernel's
+    `tile.assume` conditions and enclosing `scf.if` conditions), that the
+    tile of a load lies entirely inside its view:
+    `0 <= index * tile` and `(index + 1) * tile <= dim` along every dim.
+    Such loads get the unit attribute `tile.in_bounds`, and the GPU
+    lowering issues them without guards: a loop of them is straight-line
+    code the backend can unroll and pipeline.
+
+    Only kernels marked `tile.ownership_verified` are considered: their
+    assumptions are launch-contract rules the runtime checks before every
+    launch, which is what makes a fact derived from them hold at run time.
+    Loads inside `tile.unchecked` are left alone.
+
+    ```mlir
+    // with tile.assume (dim(w, 1) % 512 == 0), in a loop over num_tiles(pw, 1):
+    %t = tile.load %pw[%n, %k] {tile.in_bounds} : ...
+    ```
+  }];
+  let options = [
+    Option<"report", "report", "bool", /*default=*/"false",
+           "emit a remark per kernel with the loads marked and the loads left guarded">
+  ];
+}
+
 #endif // TILE_DIALECT_TILE_TRANSFORMS_PASSES_TD

@@ -1,0 +1,170 @@
+// Partition loads proven to read whole tiles inside their view get
+// tile.in_bounds; any load that may touch the padding keeps its guards.
+// RUN: tile-opt %s --split-input-file --tile-verify-ownership --tile-mark-in-bounds-loads=report=true -verify-diagnostics | FileCheck %s
+// Without the ownership proof (no launch contract to enforce the
+// assumptions) nothing is marked.
+// RUN: tile-opt %s --split-input-file --tile-mark-in-bounds-loads | FileCheck %s --check-prefix=UNVERIFIED
+// UNVERIFIED-NOT: tile.in_bounds
+
+// A GEMV whose assumptions make K a multiple of the K tile and N a multiple
+// of the row tile: both loads of the loop are whole, and the launch contract
+// gets an aligned_rows rule for each view (dynamic row strides).
+// CHECK-LABEL: tile.kernel @gemv_assumed
+// CHECK-SAME: {\22a\22:1,\22bytes\22:16,\22kind\22:\22aligned_rows\22}
+// CHECK-SAME: {\22a\22:0,\22bytes\22:16,\22kind\22:\22aligned_rows\22}
+// CHECK: tile.load %{{.*}}[%{{.*}}, %{{.*}}] {tile.in_bounds}
+// CHECK: tile.load %{{.*}}[%{{.*}}, %{{.*}}] {tile.in_bounds}
+// expected-remark @+1 {{kernel @gemv_assumed: 2 of 2 loads proven in bounds}}
+tile.kernel @gemv_assumed(%x: !tile.view<in, 1x?xf16>, %w: !tile.view<in, ?x?xf16>, %y: !tile.view<out, 1x?xf16>) {
+  %n = tile.program_id x
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %c512 = arith.constant 512 : index
+  %py = tile.partition %y : !tile.partition<out, 1x?xf16, tile = [1, 4]>
+  %g = tile.num_tiles %py, 1 : !tile.partition<out, 1x?xf16, tile = [1, 4]>
+  tile.grid %g
+  %kx = tile.dim %x, 1 : !tile.view<in, 1x?xf16>
+  %kw = tile.dim %w, 1 : !tile.view<in, ?x?xf16>
+  %nw = tile.dim %w, 0 : !tile.view<in, ?x?xf16>
+  %ny = tile.dim %y, 1 : !tile.view<out, 1x?xf16>
+  %samek = arith.cmpi eq, %kx, %kw : index
+  tile.assume %samek, "x and w have the same K"
+  %samen = arith.cmpi eq, %ny, %nw : index
+  tile.assume %samen, "one output per row of w"
+  %rk = arith.remui %kw, %c512 : index
+  %wholek = arith.cmpi eq, %rk, %c0 : index
+  tile.assume %wholek, "K is a multiple of 512"
+  %rn = arith.remui %nw, %c4 : index
+  %wholen = arith.cmpi eq, %rn, %c0 : index
+  tile.assume %wholen, "N is a multiple of 4"
+  %pw = tile.partition %w : !tile.partition<in, ?x?xf16, tile = [4, 512]>
+  %px = tile.partition %x : !tile.partition<in, 1x?xf16, tile = [1, 512]>
+  %nk = tile.num_tiles %pw, 1 : !tile.partition<in, ?x?xf16, tile = [4, 512]>
+  %zero = arith.constant dense<0.0> : tensor<4x512xf32>
+  %acc = scf.for %k = %c0 to %nk step %c1 iter_args(%a = %zero) -> tensor<4x512xf32> {
+    %wt = tile.load %pw[%n, %k] : !tile.partition<in, ?x?xf16, tile = [4, 512]> -> tensor<4x512xf16>
+    %xt = tile.load %px[%c0, %k] : !tile.partition<in, 1x?xf16, tile = [1, 512]> -> tensor<1x512xf16>
+    %xb = tile.broadcast %xt : tensor<1x512xf16> -> tensor<4x512xf16>
+    %w32 = tile.convert %wt : tensor<4x512xf16> -> tensor<4x512xf32>
+    %x32 = tile.convert %xb : tensor<4x512xf16> -> tensor<4x512xf32>
+    %p = arith.mulf %w32, %x32 : tensor<4x512xf32>
+    %a2 = arith.addf %a, %p : tensor<4x512xf32>
+    scf.yield %a2 : tensor<4x512xf32>
+  }
+  %s = tile.reduce %acc dim = 1 : (tensor<4x512xf32>) -> tensor<4x1xf32> {
+  ^bb0(%l: f32, %r: f32):
+    %t = arith.addf %l, %r : f32
+    tile.yield %t : f32
+  }
+  %o = tile.reshape %s : tensor<4x1xf32> -> tensor<1x4xf32>
+  %oh = tile.convert %o : tensor<1x4xf32> -> tensor<1x4xf16>
+  %b = tile.own %py[%c0, %n] : !tile.partition<out, 1x?xf16, tile = [1, 4]>
+  tile.store %oh, %b : tensor<1x4xf16>, !tile.owned<out, 1x4xf16>
+  tile.return
+}
+
+// -----
+
+// The same loads without the divisibility assumptions: the last K tile and
+// the last row tile may be partial.
+// CHECK-LABEL: tile.kernel @gemv_partial
+// CHECK-NOT: aligned_rows
+// CHECK-NOT: tile.in_bounds
+// expected-remark @+1 {{kernel @gemv_partial: 0 of 2 loads proven in bounds}}
+tile.kernel @gemv_partial(%x: !tile.view<in, 1x?xf16>, %w: !tile.view<in, ?x?xf16>, %y: !tile.view<out, 1x?xf16>) {
+  %n = tile.program_id x
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %py = tile.partition %y : !tile.partition<out, 1x?xf16, tile = [1, 4]>
+  %g = tile.num_tiles %py, 1 : !tile.partition<out, 1x?xf16, tile = [1, 4]>
+  tile.grid %g
+  %kx = tile.dim %x, 1 : !tile.view<in, 1x?xf16>
+  %kw = tile.dim %w, 1 : !tile.view<in, ?x?xf16>
+  %nw = tile.dim %w, 0 : !tile.view<in, ?x?xf16>
+  %ny = tile.dim %y, 1 : !tile.view<out, 1x?xf16>
+  %samek = arith.cmpi eq, %kx, %kw : index
+  tile.assume %samek, "x and w have the same K"
+  %samen = arith.cmpi eq, %ny, %nw : index
+  tile.assume %samen, "one output per row of w"
+  %pw = tile.partition %w : !tile.partition<in, ?x?xf16, tile = [4, 512]>
+  %px = tile.partition %x : !tile.partition<in, 1x?xf16, tile = [1, 512]>
+  %nk = tile.num_tiles %pw, 1 : !tile.partition<in, ?x?xf16, tile = [4, 512]>
+  %zero = arith.constant dense<0.0> : tensor<4x512xf32>
+  %acc = scf.for %k = %c0 to %nk step %c1 iter_args(%a = %zero) -> tensor<4x512xf32> {
+    %wt = tile.load %pw[%n, %k] : !tile.partition<in, ?x?xf16, tile = [4, 512]> -> tensor<4x512xf16>
+    %xt = tile.load %px[%c0, %k] : !tile.partition<in, 1x?xf16, tile = [1, 512]> -> tensor<1x512xf16>
+    %xb = tile.broadcast %xt : tensor<1x512xf16> -> tensor<4x512xf16>
+    %w32 = tile.convert %wt : tensor<4x512xf16> -> tensor<4x512xf32>
+    %x32 = tile.convert %xb : tensor<4x512xf16> -> tensor<4x512xf32>
+    %p = arith.mulf %w32, %x32 : tensor<4x512xf32>
+    %a2 = arith.addf %a, %p : tensor<4x512xf32>
+    scf.yield %a2 : tensor<4x512xf32>
+  }
+  %s = tile.reduce %acc dim = 1 : (tensor<4x512xf32>) -> tensor<4x1xf32> {
+  ^bb0(%l: f32, %r: f32):
+    %t = arith.addf %l, %r : f32
+    tile.yield %t : f32
+  }
+  %o = tile.reshape %s : tensor<4x1xf32> -> tensor<1x4xf32>
+  %oh = tile.convert %o : tensor<1x4xf32> -> tensor<1x4xf16>
+  %b = tile.own %py[%c0, %n] : !tile.partition<out, 1x?xf16, tile = [1, 4]>
+  tile.store %oh, %b : tensor<1x4xf16>, !tile.owned<out, 1x4xf16>
+  tile.return
+}
+
+// -----
+
+// Static shapes: 96 rows in tiles of 32 are whole, in tiles of 64 the
+// second is partial; the 4 indices are one whole tile. A load at an index
+// read from memory is unbounded;
+// the same index guarded by 0 <= j < 3 is whole inside the if.
+// CHECK-LABEL: tile.kernel @static_and_guarded
+// CHECK-NOT: aligned_rows
+// CHECK: tile.load %[[P32:[0-9]+]][%{{.*}}, %{{.*}}] {tile.in_bounds}
+// CHECK-NEXT: tile.load %{{.*}}[%{{.*}}, %{{.*}}] :
+// CHECK: tile.load %{{.*}}[%{{.*}}] {tile.in_bounds}
+// CHECK: tile.load %[[P32]][%{{.*}}, %{{.*}}] :
+// CHECK: scf.if
+// CHECK-NEXT: tile.load %[[P32]][%{{.*}}, %{{.*}}] {tile.in_bounds}
+// expected-remark @+1 {{kernel @static_and_guarded: 3 of 5 loads proven in bounds}}
+tile.kernel @static_and_guarded(%a: !tile.view<in, 96x64xf32>, %idx: !tile.view<in, 4xi32>, %y: !tile.view<out, 3x64xf32>) {
+  %i = tile.program_id x
+  %c0 = arith.constant 0 : index
+  %c3 = arith.constant 3 : index
+  %py = tile.partition %y : !tile.partition<out, 3x64xf32, tile = [1, 64]>
+  tile.grid %c3
+  %p32 = tile.partition %a : !tile.partition<in, 96x64xf32, tile = [32, 64]>
+  %p64 = tile.partition %a : !tile.partition<in, 96x64xf32, tile = [64, 64]>
+  %t32 = tile.load %p32[%i, %c0] : !tile.partition<in, 96x64xf32, tile = [32, 64]> -> tensor<32x64xf32>
+  %t64 = tile.load %p64[%i, %c0] : !tile.partition<in, 96x64xf32, tile = [64, 64]> -> tensor<64x64xf32>
+  %pi = tile.partition %idx : !tile.partition<in, 4xi32, tile = [4]>
+  %iv = tile.load %pi[%c0] : !tile.partition<in, 4xi32, tile = [4]> -> tensor<4xi32>
+  %e = tile.extract %iv [0] : tensor<4xi32>
+  %j = arith.index_cast %e : i32 to index
+  %td = tile.load %p32[%j, %c0] : !tile.partition<in, 96x64xf32, tile = [32, 64]> -> tensor<32x64xf32>
+  %ge = arith.cmpi sge, %j, %c0 : index
+  %lt3 = arith.cmpi slt, %j, %c3 : index
+  %lt = arith.andi %ge, %lt3 : i1
+  %s = scf.if %lt -> tensor<32x64xf32> {
+    %tg = tile.load %p32[%j, %c0] : !tile.partition<in, 96x64xf32, tile = [32, 64]> -> tensor<32x64xf32>
+    scf.yield %tg : tensor<32x64xf32>
+  } else {
+    scf.yield %td : tensor<32x64xf32>
+  }
+  %sum = arith.addf %s, %t32 : tensor<32x64xf32>
+  %r = tile.reduce %sum dim = 0 : (tensor<32x64xf32>) -> tensor<1x64xf32> {
+  ^bb0(%l: f32, %m: f32):
+    %t = arith.addf %l, %m : f32
+    tile.yield %t : f32
+  }
+  %r64 = tile.reduce %t64 dim = 0 : (tensor<64x64xf32>) -> tensor<1x64xf32> {
+  ^bb0(%l: f32, %m: f32):
+    %t = arith.addf %l, %m : f32
+    tile.yield %t : f32
+  }
+  %out = arith.addf %r, %r64 : tensor<1x64xf32>
+  %b = tile.own %py[%i, %c0] : !tile.partition<out, 3x64xf32, tile = [1, 64]>
+  tile.store %out, %b : tensor<1x64xf32>, !tile.owned<out, 1x64xf32>
+  tile.return
+}
