@@ -104,12 +104,12 @@ struct Engine::Impl {
   }
 
   /// The GEMV for a [n, k] weight: the instance without bounds checks
-  /// (gemv<WHOLE=1>) where k and n are multiples of its tile (R = 4 rows,
+  /// (gemv<WHOLE=1>) where k and n are multiples of its tile (R = 2 rows,
   /// KT = 512, linear.tile's defaults: every Qwen3 size), else the general
   /// one. A mismatch with linear.tile is a launch-contract error, not a
   /// wrong result.
   const Kernel &gemvFor(int64_t k, int64_t n) const {
-    return k % 512 == 0 && n % 4 == 0 ? kGemvWhole : kGemv;
+    return k % 512 == 0 && n % 2 == 0 ? kGemvWhole : kGemv;
   }
 
   /// `bytes`: the least global memory traffic the launch needs (weights,
