@@ -156,25 +156,26 @@ std::optional<int64_t> IndexSystem::getConstantInt(Value value) {
   return std::nullopt;
 }
 
-bool IndexSystem::isKnownFalse(Value value) {
-  if (std::optional<int64_t> c = getConstantInt(value))
-    return *c == 0;
+std::optional<ConstantIntRanges> IndexSystem::rangeOf(Value value) {
   auto *lattice =
       ranges.lookupState<dataflow::IntegerValueRangeLattice>(value);
   if (!lattice || lattice->getValue().isUninitialized())
-    return false;
-  const ConstantIntRanges &r = lattice->getValue().getValue();
-  return r.umin().isZero() && r.umax().isZero();
+    return std::nullopt;
+  return lattice->getValue().getValue();
+}
+
+bool IndexSystem::isKnownFalse(Value value) {
+  if (std::optional<int64_t> c = getConstantInt(value))
+    return *c == 0;
+  std::optional<ConstantIntRanges> r = rangeOf(value);
+  return r && r->umin().isZero() && r->umax().isZero();
 }
 
 bool IndexSystem::isNonNegative(Value value) {
   if (std::optional<int64_t> c = getConstantInt(value))
     return *c >= 0;
-  auto *lattice =
-      ranges.lookupState<dataflow::IntegerValueRangeLattice>(value);
-  if (!lattice || lattice->getValue().isUninitialized())
-    return false;
-  return lattice->getValue().getValue().smin().isNonNegative();
+  std::optional<ConstantIntRanges> r = rangeOf(value);
+  return r && r->smin().isNonNegative();
 }
 
 void IndexSystem::addRangeBounds(Value value, const LinearExpr &e) {

@@ -20,6 +20,7 @@
 #include "tile/Dialect/Tile/IR/TileOps.h"
 
 #include "mlir/Analysis/DataFlowFramework.h"
+#include "mlir/Interfaces/InferIntRangeInterface.h"
 #include "llvm/ADT/MapVector.h"
 
 #include <optional>
@@ -119,6 +120,8 @@ private:
   LinearExpr compute(Value value, Copy copy);
   LinearExpr floorDiv(const LinearExpr &e, int64_t c, Copy copy);
   LinearExpr ceilDiv(const LinearExpr &e, int64_t c, Copy copy);
+  /// The integer range analysis' range of `value`, if it has one.
+  std::optional<mlir::ConstantIntRanges> rangeOf(Value value);
   bool isNonNegative(Value value);
   bool isKnownFalse(Value value);
   std::optional<int64_t> getConstantInt(Value value);

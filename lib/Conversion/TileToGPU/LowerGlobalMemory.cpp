@@ -38,12 +38,15 @@ static bool isVectorizable(MemRefType type, int64_t vec) {
 
 /// Addresses of the vector slots of a tile at `offsets` of `base`. Tile dim
 /// d indexes memref dim dimMap[d], or none when dimMap[d] < 0 (the tile
-/// repeats along d: a broadcast); an empty dimMap is the identity.
+/// repeats along d: a broadcast); an empty dimMap is the identity. With
+/// `inBounds` the tile is proven inside the view and its rows aligned by the
+/// launch contract (tile.in_bounds, aligned_rows): no bounds or alignment
+/// conditions are built.
 struct GlobalAccess {
   GlobalAccess(GPUKernelLowering &L, Location loc, Value base,
                ArrayRef<Value> offsets, const Layout &layout,
-               ArrayRef<int64_t> dimMap = {})
-      : L(L), loc(loc), offsets(offsets), layout(layout) {
+               ArrayRef<int64_t> dimMap = {}, bool inBounds = false)
+      : L(L), loc(loc), offsets(offsets), layout(layout), inBounds(inBounds) {
     auto memrefType = cast<MemRefType>(base.getType());
     for (int64_t d = 0; d < memrefType.getRank(); ++d)
       bounds.push_back(memref::DimOp::create(L.b, loc, base, d));
@@ -56,7 +59,7 @@ struct GlobalAccess {
            "lanes run along the memref's last dim");
     vectorize = layout.vec > 1 && isVectorizable(memrefType, layout.vec);
     eltBytes = std::max<int64_t>(1, layout.type.getElementTypeBitWidth() / 8);
-    if (vectorize)
+    if (vectorize && !inBounds)
       stridesAligned = dynamicStridesAligned(base, memrefType);
   }
 
@@ -86,11 +89,9 @@ struct GlobalAccess {
   /// For slot `k` of this thread: the element indices of its first lane, the
   /// condition that the slot exists and its row is inside the view, and the
   /// condition that all its lanes are inside the view and aligned. With
-  /// `inBounds` (a tile proven inside the view, whose rows the launch
-  /// contract aligns) only the slot's existence is checked: both conditions
-  /// are that, or null where the slot always exists.
-  std::tuple<SmallVector<Value>, Value, Value> slot(int64_t k,
-                                                    bool inBounds = false) {
+  /// `inBounds` only the slot's existence is checked: both conditions are
+  /// that, or null where the slot always exists.
+  std::tuple<SmallVector<Value>, Value, Value> slot(int64_t k) {
     OpBuilder &b = L.b;
     Value p = arith::AddIOp::create(b, loc, L.tid, L.index(k * layout.threads));
     Value e0 = arith::MulIOp::create(b, loc, p, L.index(layout.vec));
@@ -100,8 +101,6 @@ struct GlobalAccess {
       if (m >= 0)
         at[m] = arith::AddIOp::create(b, loc, at[m], idx[d]);
     if (inBounds) {
-      // Inside the view by the proof; rows aligned by the launch contract
-      // (aligned_rows, added with the proof). Only the slot may not exist.
       Value exists;
       if ((k + 1) * layout.threads > layout.positions)
         exists = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, p,
@@ -128,6 +127,7 @@ struct GlobalAccess {
   Location loc;
   ArrayRef<Value> offsets;
   const Layout &layout;
+  bool inBounds;
   SmallVector<int64_t> dimMap;
   SmallVector<Value> bounds;
   bool vectorize = false;
@@ -148,7 +148,7 @@ static Value maskedLoad(GPUKernelLowering &L, Location loc, Value base,
                         TypedAttr padding, ArrayRef<int64_t> dimMap = {},
                         bool inBounds = false) {
   OpBuilder &b = L.b;
-  GlobalAccess access(L, loc, base, offsets, layout, dimMap);
+  GlobalAccess access(L, loc, base, offsets, layout, dimMap, inBounds);
   Value pad = padding ? arith::ConstantOp::create(b, loc, padding).getResult()
                       : L.zeroOf(layout.type.getElementType());
   bool vectorize = access.vectorize;
@@ -172,22 +172,9 @@ static Value maskedLoad(GPUKernelLowering &L, Location loc, Value base,
   };
   Value regs = L.zeroOf(layout.registerType());
   for (int64_t k = 0; k < layout.slots; ++k) {
-    auto [at, ok, whole] = access.slot(k, inBounds);
-    if (inBounds && !whole) {
+    auto [at, ok, whole] = access.slot(k);
+    if (!whole) { // in bounds, and the slot always exists
       regs = L.insertSlot(loc, regs, loadWhole(at), k);
-      continue;
-    }
-    if (inBounds) {
-      // A slot past the tile's end (the layout has more positions than the
-      // tile): no element, nothing to load.
-      auto branch = scf::IfOp::create(b, loc, TypeRange{layout.slotType()},
-                                      whole, /*withElse=*/true);
-      OpBuilder::InsertionGuard guard(b);
-      b.setInsertionPointToStart(branch.thenBlock());
-      scf::YieldOp::create(b, loc, loadWhole(at));
-      b.setInsertionPointToStart(branch.elseBlock());
-      scf::YieldOp::create(b, loc, L.zeroOf(layout.slotType()));
-      regs = L.insertSlot(loc, regs, branch.getResult(0), k);
       continue;
     }
     auto branch = scf::IfOp::create(b, loc, TypeRange{layout.slotType()},
@@ -196,18 +183,19 @@ static Value maskedLoad(GPUKernelLowering &L, Location loc, Value base,
       OpBuilder::InsertionGuard guard(b);
       b.setInsertionPointToStart(branch.thenBlock());
       scf::YieldOp::create(b, loc, loadWhole(at));
-      // Edge (or unaligned strides): element by element, padding outside.
       b.setInsertionPointToStart(branch.elseBlock());
       Value slot = L.zeroOf(layout.slotType());
-      Value last = at.back();
-      for (int64_t i = 0; i < layout.vec; ++i) {
-        SmallVector<Value> ai(at);
-        ai.back() = arith::AddIOp::create(b, loc, last, L.index(i));
-        Value inb = arith::AndIOp::create(
-            b, loc, ok, isInBounds(b, loc, ai.back(), bounds.back()));
-        slot = vector::InsertOp::create(
-            b, loc, loadOrPad(b, loc, base, ai, inb, pad), slot, i);
-      }
+      // In bounds, the else is a slot past the tile's end: no element. Else
+      // the edge (or unaligned strides): element by element, padding outside.
+      if (!inBounds)
+        for (int64_t i = 0; i < layout.vec; ++i) {
+          SmallVector<Value> ai(at);
+          ai.back() = arith::AddIOp::create(b, loc, at.back(), L.index(i));
+          Value inb = arith::AndIOp::create(
+              b, loc, ok, isInBounds(b, loc, ai.back(), bounds.back()));
+          slot = vector::InsertOp::create(
+              b, loc, loadOrPad(b, loc, base, ai, inb, pad), slot, i);
+        }
       scf::YieldOp::create(b, loc, slot);
     }
     regs = L.insertSlot(loc, regs, branch.getResult(0), k);
