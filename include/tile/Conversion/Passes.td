@@ -81,11 +81,26 @@ def ConvertTileToGPU : Pass<"convert-tile-to-gpu", "::mlir::ModuleOp"> {
       scratch arena (barriers around each use);
     * `in` views get `llvm.readonly` and verified kernels
       `tile.invariant_inputs`, for `tile-mark-invariant-loads`;
-    * `tile.dot` with M, N, K multiples of 16, 8, 16 whose operands and
-      f32 accumulator fit 48 KB of shared memory runs on tensor cores
-      (`nvgpu.mma.sync` m16n8k16, f16/bf16 operands, f32 accumulators):
-      warps take the 16x8 output tiles round-robin, fragments read from
-      shared memory; other dots use f32 FMAs.
+    * `tile.dot` on f16/bf16 with an f32 accumulator, M a multiple of
+      16 x warps, N and K multiples of 16, at most 128 accumulator and A
+      elements per thread and 48 KB of staging, runs on tensor cores with
+      fragment layouts (`mma-fragments`, on by default): the accumulator
+      lives in the registers `mma.sync` m16n8k16 writes (warp w owns rows
+      16w .. 16w + 15 of each 16 x warps block), the A operand is the same
+      layout of M x K (so P of flash attention feeds the second dot as
+      computed), and B is staged in shared memory with rows padded by 16
+      bytes and read with `ldmatrix` (transposed for a K x N operand; a
+      `permute [1, 0]` that only feeds dots as B is folded into an
+      untransposed read of its source). The layouts spread from the dots
+      (Triton's propagation, cut down): element-wise ops keep them,
+      broadcasts of M x 1 and 1 x N tiles become register shuffles, row
+      reductions become two shuffles within a quad, loop-carried values
+      stay in registers, iotas are computed per register. Where an op
+      needs the flat layout (a store, a load's use), the tile moves
+      through shared memory by element index. Without fragments, dots
+      whose operands and accumulator fit 48 KB of shared memory use
+      `nvgpu.mma.sync` (f16) with everything staged there; other dots use
+      f32 FMAs.
 
     With `hopper-matmul` (sm_90a), a kernel whose body is a tiled matmul --
     a K loop from a zero accumulator of
@@ -141,6 +156,10 @@ def ConvertTileToGPU : Pass<"convert-tile-to-gpu", "::mlir::ModuleOp"> {
            /*default=*/"false",
            "begin each kernel with griddepcontrol.wait / launch_dependents "
            "(sm_90+), so it may be launched as a programmatic dependent">,
+    Option<"mmaFragments", "mma-fragments", "bool", /*default=*/"true",
+           "keep the tiles around tensor-core dots in mma.sync fragment "
+           "layouts (registers) instead of moving them through shared "
+           "memory at every dot">,
     Option<"hopperMatmul", "hopper-matmul", "bool", /*default=*/"false",
            "lower tiled-matmul kernels as warp-specialized TMA + wgmma "
            "pipelines (sm_90a)">

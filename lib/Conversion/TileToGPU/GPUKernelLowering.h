@@ -17,6 +17,13 @@
 // other data movement (broadcast, permute, slice, concat, extract, general
 // reductions, dot) goes through shared memory.
 //
+// Kernels with tensor-core dots keep the tiles around them in fragment
+// layouts instead (FragmentLayout below, assigned by FragmentLayouts.cpp):
+// the dot's accumulator stays in the registers mma.sync writes, row
+// reductions are shuffles within a quad, and its A operand is built from
+// those registers, so a flash-attention step never leaves registers except
+// for the B operand (shared memory, ldmatrix).
+//
 //===----------------------------------------------------------------------===//
 
 #ifndef LIB_CONVERSION_TILETOGPU_GPUKERNELLOWERING_H
@@ -29,6 +36,9 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/IRMapping.h"
+#include "llvm/ADT/DenseSet.h"
+
+#include <optional>
 
 namespace tile::gpu_lowering {
 
@@ -49,6 +59,57 @@ struct Layout {
     return VectorType::get({vec}, type.getElementType());
   }
 };
+
+/// The registers of a tile that lives in the distribution of mma.sync
+/// m16n8k16 accumulators (warp w of W owns rows 16*(i*W + w) .. + 16 of
+/// m-tile i; lane = 4*g + t):
+///  - Acc, an m x n tile: register (i*nTiles + j)*4 + r holds row
+///    16*(i*W + w) + g + 8*(r/2), column 8*j + 2*t + r%2;
+///  - Rows, an m x 1 (or m) tile, per row of Acc: register 2*i + h holds row
+///    16*(i*W + w) + g + 8*h (the four lanes of a quad hold the same rows);
+///  - Cols, a 1 x n (or n) tile, per column of Acc: register 2*j + c holds
+///    column 8*j + 2*t + c.
+/// An A operand of a dot is its Acc layout of m x k: the registers of two
+/// neighbouring 8-column tiles are an m16n8k16 A fragment.
+struct FragmentLayout {
+  enum class Kind { Acc, Rows, Cols };
+  Kind kind = Kind::Acc;
+  int64_t m = 0, n = 0; ///< Acc: both; Rows: m only; Cols: n only
+  int64_t warps = 1;
+
+  static FragmentLayout acc(int64_t m, int64_t n, int64_t warps) {
+    return {Kind::Acc, m, n, warps};
+  }
+  static FragmentLayout rows(int64_t m, int64_t warps) {
+    return {Kind::Rows, m, 0, warps};
+  }
+  static FragmentLayout cols(int64_t n, int64_t warps) {
+    return {Kind::Cols, 0, n, warps};
+  }
+  int64_t mTiles() const { return m / (16 * warps); }
+  int64_t nTiles() const { return n / 8; }
+  int64_t registers() const;
+  /// Whether a tile of `shape` can have this layout.
+  bool fits(ArrayRef<int64_t> shape) const;
+  bool operator==(const FragmentLayout &o) const {
+    return kind == o.kind && m == o.m && n == o.n && warps == o.warps;
+  }
+  bool operator!=(const FragmentLayout &o) const { return !(*this == o); }
+};
+
+/// What FragmentLayouts.cpp decides for a kernel: the layout of every tile
+/// that is not flat, and the permutes that only feed dots as B operands
+/// (the dot reads the permute's source transposed from shared memory).
+struct FragmentPlan {
+  llvm::DenseMap<Value, FragmentLayout> layouts;
+  llvm::DenseSet<Operation *> foldedPermutes;
+  llvm::DenseSet<Operation *> dots;
+};
+
+/// Whether `op` runs on tensor cores with fragment layouts for `threads`.
+bool isFragmentDot(DotOp op, int64_t threads);
+/// Assigns fragment layouts around the fragment dots of `kernel`.
+FragmentPlan planFragmentLayouts(Operation *kernel, int64_t threads);
 
 /// The dims of `shape` other than 1, in order: what reshapes that add or
 /// drop unit dims leave unchanged.
@@ -86,6 +147,8 @@ public:
   SmallVector<Value> scratch(Location loc,
                              ArrayRef<std::pair<Type, int64_t>> buffers);
   void writeShared(Location loc, Value tile, Value buf);
+  void writeSharedRegs(Location loc, Value regs, const Layout &layout,
+                       Value buf);
   /// Gives the scratch space its final size (after the kernel is lowered).
   void finishScratch();
   /// Row-major multi-index of a linear index of `shape`.
@@ -128,6 +191,31 @@ public:
   LogicalResult lowerDotFMA(DotOp op);
   LogicalResult lowerConvert(ConvertOp op);
   LogicalResult lowerExtract(ExtractOp op);
+  // -- Fragment layouts (LowerFragments.cpp) ---------------------------------
+  /// The layout `v` is assigned (none: flat).
+  std::optional<FragmentLayout> layoutOf(Value v) const;
+  /// The registers of tile `v` in `want` (none: flat), moved through shared
+  /// memory when `v` lives in another layout.
+  Value operandIn(Value v, std::optional<FragmentLayout> want);
+  /// Records the registers `regs` (in layout `have`) of result `v`, moved to
+  /// the layout `v` is assigned.
+  void setResult(Value v, Value regs, std::optional<FragmentLayout> have);
+  /// Registers of `type` in `from` rewritten in `to`, through shared memory.
+  Value relayout(Location loc, Value regs, RankedTensorType type,
+                 std::optional<FragmentLayout> from,
+                 std::optional<FragmentLayout> to);
+  VectorType registerType(RankedTensorType type,
+                          std::optional<FragmentLayout> layout) const;
+  /// Row and column (index values) of register `reg` of `layout`.
+  std::pair<Value, Value> fragmentElement(const FragmentLayout &layout,
+                                          int64_t reg);
+  /// Lowers `op` in fragment layouts; nullopt when it has none.
+  std::optional<LogicalResult> lowerFragmentOp(Operation *op);
+  LogicalResult lowerFragmentDot(DotOp op);
+  LogicalResult lowerFragmentReduce(ReduceOp op, const FragmentLayout &out);
+  /// Lowers `op` with flat operands (tiles in fragments are moved for it).
+  LogicalResult lowerFlatOp(Operation *op);
+
   /// The planned matmul's K loop, accumulator and store as one
   /// warp-specialized TMA + wgmma pipeline (LowerHopperMatmul.cpp).
   LogicalResult lowerHopperMatmul();
@@ -137,6 +225,12 @@ public:
   int64_t threads;
   bool reloadBroadcasts = true;
   bool rematerializeBroadcasts = false;
+  /// The kernel's fragment layouts (empty without fragment dots) and the
+  /// registers of the tiles that have one.
+  FragmentPlan fragments;
+  llvm::DenseMap<Value, Value> fragmentRegs;
+  /// warp, lane / 4 and lane % 4 (index), built once at the kernel's entry.
+  Value warpId, laneGroup, laneInGroup;
   /// The kernel's Hopper matmul plan, when it runs as one.
   const HopperMatmulPlan *hopper = nullptr;
   IRMapping map;

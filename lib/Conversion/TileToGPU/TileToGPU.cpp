@@ -210,8 +210,11 @@ SmallVector<Value> GPUKernelLowering::toShared(Location loc,
 
 void GPUKernelLowering::writeShared(Location loc, Value tile, Value buf) {
   auto type = cast<RankedTensorType>(tile.getType());
-  Layout layout = Layout::get(type, threads);
-  Value regs = map.lookup(tile);
+  writeSharedRegs(loc, map.lookup(tile), Layout::get(type, threads), buf);
+}
+
+void GPUKernelLowering::writeSharedRegs(Location loc, Value regs,
+                                        const Layout &layout, Value buf) {
   for (int64_t k = 0; k < layout.slots; ++k) {
     Value p = arith::AddIOp::create(b, loc, tid, index(k * layout.threads));
     Value valid = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, p,
@@ -281,16 +284,21 @@ static Type convertType(Type type, int64_t threads) {
 }
 
 LogicalResult GPUKernelLowering::lowerFor(scf::ForOp op) {
+  // Each iter_arg keeps the layout it is assigned (flat without one).
   SmallVector<Value> inits;
-  for (Value v : op.getInitArgs())
-    inits.push_back(map.lookup(v));
+  for (auto [v, arg] : llvm::zip(op.getInitArgs(), op.getRegionIterArgs()))
+    inits.push_back(operandIn(v, layoutOf(arg)));
   auto loop = scf::ForOp::create(b, op.getLoc(), map.lookup(op.getLowerBound()),
                                  map.lookup(op.getUpperBound()),
                                  map.lookup(op.getStep()), inits);
   map.map(op.getInductionVar(), loop.getInductionVar());
   for (auto [old, neu] :
-       llvm::zip(op.getRegionIterArgs(), loop.getRegionIterArgs()))
-    map.map(old, neu);
+       llvm::zip(op.getRegionIterArgs(), loop.getRegionIterArgs())) {
+    if (layoutOf(old))
+      fragmentRegs[old] = neu;
+    else
+      map.map(old, neu);
+  }
   OpBuilder::InsertionGuard guard(b);
   Block *body = loop.getBody();
   if (!body->empty() && body->back().hasTrait<OpTrait::IsTerminator>())
@@ -298,8 +306,9 @@ LogicalResult GPUKernelLowering::lowerFor(scf::ForOp op) {
   b.setInsertionPointToEnd(body);
   if (failed(lowerBlock(*op.getBody())))
     return failure();
-  for (auto [old, neu] : llvm::zip(op.getResults(), loop.getResults()))
-    map.map(old, neu);
+  for (auto [old, neu, arg] :
+       llvm::zip(op.getResults(), loop.getResults(), op.getRegionIterArgs()))
+    setResult(old, neu, layoutOf(arg));
   return success();
 }
 
@@ -334,7 +343,6 @@ LogicalResult GPUKernelLowering::lowerBlock(Block &block) {
 }
 
 LogicalResult GPUKernelLowering::lowerOp(Operation *op) {
-  Location loc = op->getLoc();
   if (hopper) {
     // The planned loop lowers with its accumulator's convert and store.
     if (op == hopper->loop)
@@ -342,14 +350,49 @@ LogicalResult GPUKernelLowering::lowerOp(Operation *op) {
     if (op == hopper->convert || op == hopper->store)
       return success();
   }
+  if (fragments.dots.empty())
+    return lowerFlatOp(op);
+  if (fragments.foldedPermutes.count(op))
+    return success(); // its dot reads the source transposed
+  if (std::optional<LogicalResult> lowered = lowerFragmentOp(op))
+    return *lowered;
+  if (isa<scf::ForOp, scf::YieldOp, UncheckedOp>(op))
+    return lowerFlatOp(op); // these place each value in its layout
+  // The op takes flat tiles: those in fragments move for it (and only for
+  // it: a later use may not be dominated by this point).
+  SmallVector<Value> moved;
+  for (Value v : op->getOperands())
+    if (fragmentRegs.count(v) && !map.contains(v)) {
+      map.map(v, operandIn(v, std::nullopt));
+      moved.push_back(v);
+    }
+  LogicalResult lowered = lowerFlatOp(op);
+  for (Value v : moved)
+    map.erase(v);
+  if (failed(lowered))
+    return failure();
+  for (Value r : op->getResults())
+    if (layoutOf(r) && map.contains(r)) {
+      Value flat = map.lookup(r);
+      map.erase(r);
+      setResult(r, flat, std::nullopt);
+    }
+  return success();
+}
+
+LogicalResult GPUKernelLowering::lowerFlatOp(Operation *op) {
+  Location loc = op->getLoc();
   if (auto f = dyn_cast<scf::ForOp>(op))
     return lowerFor(f);
   if (auto i = dyn_cast<scf::IfOp>(op))
     return lowerIf(i);
   if (auto y = dyn_cast<scf::YieldOp>(op)) {
+    // A loop's iter_args keep their layouts; an if's results are flat.
+    auto loop = dyn_cast<scf::ForOp>(y->getParentOp());
     SmallVector<Value> values;
-    for (Value v : y.getOperands())
-      values.push_back(map.lookup(v));
+    for (auto [i, v] : llvm::enumerate(y.getOperands()))
+      values.push_back(operandIn(
+          v, loop ? layoutOf(loop.getRegionIterArgs()[i]) : std::nullopt));
     scf::YieldOp::create(b, loc, values);
     return success();
   }
@@ -361,8 +404,13 @@ LogicalResult GPUKernelLowering::lowerOp(Operation *op) {
       if (failed(lowerOp(&o)))
         return failure();
     for (auto [r, v] : llvm::zip(u.getResults(),
-                                 inner.getTerminator()->getOperands()))
-      map.map(r, map.lookup(v));
+                                 inner.getTerminator()->getOperands())) {
+      auto it = fragmentRegs.find(v);
+      if (it != fragmentRegs.end())
+        setResult(r, it->second, layoutOf(v));
+      else
+        setResult(r, map.lookup(v), std::nullopt);
+    }
     return success();
   }
   if (auto pid = dyn_cast<ProgramIdOp>(op)) {
@@ -506,6 +554,19 @@ struct ConvertTileToGPUPass
       }
       lowering.tid = gpu::ThreadIdOp::create(b, kernel.getLoc(),
                                              gpu::Dimension::x);
+      if (!plan && mmaFragments)
+        lowering.fragments = planFragmentLayouts(kernel, threads);
+      if (!lowering.fragments.dots.empty()) {
+        Location loc = kernel.getLoc();
+        Value lane = arith::RemUIOp::create(b, loc, lowering.tid,
+                                            lowering.index(32));
+        lowering.warpId = arith::DivUIOp::create(b, loc, lowering.tid,
+                                                 lowering.index(32));
+        lowering.laneGroup =
+            arith::DivUIOp::create(b, loc, lane, lowering.index(4));
+        lowering.laneInGroup =
+            arith::RemUIOp::create(b, loc, lane, lowering.index(4));
+      }
       if (failed(lowering.lowerBlock(kernel.getBody().front())))
         return signalPassFailure();
       lowering.finishScratch();

@@ -685,6 +685,16 @@ Status Engine::profileDecode(std::vector<KernelTime> &times) {
   return m.stream.synchronize();
 }
 
+Status Engine::profilePrefill(const std::vector<int32_t> &ids,
+                              std::vector<KernelTime> &times) {
+  times.clear();
+  impl->profile = &times;
+  int32_t next = 0;
+  Status st = prefill(ids, next);
+  impl->profile = nullptr;
+  return st;
+}
+
 Status Engine::copyBandwidth(double &bytesPerSecond) {
   Impl &m = *impl;
   bytesPerSecond = 0;

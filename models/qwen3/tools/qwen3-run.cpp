@@ -68,7 +68,7 @@ Generates text with a Hugging Face Qwen3 checkpoint on tile kernels.
                          prefill); --json lists every run (benchmarks)
   --warmup N             first generate N tokens once, unreported (benchmarks;
                          launch_to_first_token_ms then includes it)
-  --profile              per-kernel time of one decode step
+  --profile              per-kernel time of one decode step and of the prefill
   --no-graph             launch the decode step's kernels one by one
   --no-pdl               no programmatic dependent launch (each kernel
                          starts only after the previous one ends)
@@ -403,11 +403,12 @@ int main(int argc, char **argv) {
   int64_t decoded = out.size() > 1 ? static_cast<int64_t>(out.size()) - 1 : 0;
   double tokS = decodeMs > 0 ? decoded * 1000.0 / decodeMs : 0;
 
-  std::vector<KernelTime> prof;
+  std::vector<KernelTime> prof, prefillProf;
   double copyBps = 0;
   if (o.profile)
     if (Status st = engine->profileDecode(prof); !st ||
-        !(st = engine->copyBandwidth(copyBps)))
+        !(st = engine->copyBandwidth(copyBps)) ||
+        !(st = engine->profilePrefill(ids, prefillProf)))
       fail(st.message());
 
   if (o.json) {
@@ -444,6 +445,10 @@ int main(int argc, char **argv) {
                      {"ms", k.ms},
                      {"bytes", k.bytes}});
       j["profile"] = p;
+      nlohmann::json pp = nlohmann::json::array();
+      for (const auto &k : prefillProf)
+        pp.push_back({{"kernel", k.name}, {"launches", k.launches}, {"ms", k.ms}});
+      j["prefill_profile"] = pp;
       j["copy_bytes_per_s"] = copyBps;
     }
     std::cout << j.dump() << "\n";
@@ -476,6 +481,15 @@ int main(int argc, char **argv) {
     row("total", "", total, totalBytes);
     std::fprintf(stderr, "copy bandwidth %.1f GB/s (device to device, read + write)\n",
                  copyBps / 1e9);
+    double prefillTotal = 0;
+    for (const auto &k : prefillProf)
+      prefillTotal += k.ms;
+    std::fprintf(stderr, "\nprefill of %zu tokens, each launch timed alone:\n%-36s %8s %10s %6s\n",
+                 ids.size(), "kernel", "launches", "ms", "%");
+    for (const auto &k : prefillProf)
+      std::fprintf(stderr, "%-36s %8d %10.3f %6.1f\n", k.name.c_str(), k.launches,
+                   k.ms, prefillTotal > 0 ? 100 * k.ms / prefillTotal : 0);
+    std::fprintf(stderr, "%-36s %8s %10.3f\n", "total", "", prefillTotal);
   }
   return 0;
 }

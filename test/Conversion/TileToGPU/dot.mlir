@@ -1,11 +1,33 @@
 // RUN: tile-opt %s --split-input-file --tile-verify-ownership --convert-tile-to-gpu --canonicalize | FileCheck %s
+// RUN: tile-opt %s --split-input-file --tile-verify-ownership --convert-tile-to-gpu="mma-fragments=false" --canonicalize | FileCheck %s --check-prefix=STAGED
 
-// A dot whose operands and accumulator fit 48 KB of shared memory runs on
-// tensor cores: warps take 16x8 output tiles, K in steps of 16.
+// A dot on tensor cores with fragments: the A operand moves once into the
+// accumulator layout of 64 x 32 (16 f16 per thread), B is staged in shared
+// memory with rows padded to 72 and read with ldmatrix (transposed: B is
+// K x N), and each of the 4 warps issues 2 K steps x 8 column tiles of
+// mma.sync m16n8k16 into its 16 rows.
 // CHECK-LABEL: gpu.func @small_dot
-// CHECK: scf.for
-// CHECK: scf.for
-// CHECK: nvgpu.mma.sync(%{{.*}}, %{{.*}}, %{{.*}}) {mmaShape = [16, 8, 16]} : (vector<4x2xf16>, vector<2x2xf16>, vector<2x2xf32>) -> vector<2x2xf32>
+// CHECK: vector.from_elements {{.*}} : vector<16xf16>
+// CHECK: memref.view {{.*}} to memref<32x72xf16, #gpu.address_space<workgroup>>
+// CHECK: gpu.barrier
+// CHECK: vector.store
+// CHECK: gpu.barrier
+// CHECK-COUNT-4: nvgpu.ldmatrix %{{.*}} {numTiles = 4 : i32, transpose = true} : memref<32x72xf16, #gpu.address_space<workgroup>> -> vector<4x2xf16>
+// CHECK-COUNT-8: nvvm.mma.sync {{.*}} shape = #nvvm.shape<m = 16, n = 8, k = 16>} : (vector<2xf16>, vector<2xf16>, f32) -> !llvm.struct<(f32, f32, f32, f32)>
+// CHECK: nvgpu.ldmatrix
+// CHECK-COUNT-8: nvvm.mma.sync
+// CHECK-NOT: nvvm.mma.sync
+// The f32 result moves to the flat layout for its store.
+// CHECK: gpu.barrier
+// CHECK: memref.store {{.*}} : memref<4096xf32, #gpu.address_space<workgroup>>
+// CHECK: gpu.barrier
+
+// Without fragments: A, B and the accumulator all go through shared memory;
+// warps take 16x8 output tiles, K in steps of 16.
+// STAGED-LABEL: gpu.func @small_dot
+// STAGED: scf.for
+// STAGED: scf.for
+// STAGED: nvgpu.mma.sync(%{{.*}}, %{{.*}}, %{{.*}}) {mmaShape = [16, 8, 16]} : (vector<4x2xf16>, vector<2x2xf16>, vector<2x2xf32>) -> vector<2x2xf32>
 tile.kernel @small_dot(%a: !tile.view<in, 64x32xf16>, %b: !tile.view<in, 32x64xf16>, %c: !tile.view<out, 64x64xf32>) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
@@ -26,8 +48,11 @@ tile.kernel @small_dot(%a: !tile.view<in, 64x32xf16>, %b: !tile.view<in, 32x64xf
 
 // Too large to stage (128x128 f32 accumulator alone is 64 KB): f32 FMAs.
 // CHECK-LABEL: gpu.func @large_dot
-// CHECK-NOT: nvgpu.mma.sync
+// CHECK-NOT: mma.sync
 // CHECK: math.fma
+// STAGED-LABEL: gpu.func @large_dot
+// STAGED-NOT: mma.sync
+// STAGED: math.fma
 tile.kernel @large_dot(%a: !tile.view<in, 128x64xbf16>, %b: !tile.view<in, 64x128xbf16>, %c: !tile.view<out, 128x128xf32>) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index

@@ -42,7 +42,7 @@ struct Sampling {
   uint64_t seed = 0;
 };
 
-/// Per-kernel time of one decode step (--profile).
+/// Per-kernel time of one decode step or one prefill (--profile).
 struct KernelTime {
   std::string name;
   int launches = 0;
@@ -75,6 +75,10 @@ public:
   /// Times each kernel of one decode step at the current position (the
   /// step's result is discarded: the position is restored).
   Status profileDecode(std::vector<KernelTime> &times);
+  /// Per-kernel time of a prefill of `ids` (each launch timed alone); the
+  /// engine is left as after prefill(ids).
+  Status profilePrefill(const std::vector<int32_t> &ids,
+                        std::vector<KernelTime> &times);
   /// Device-to-device copy bandwidth (bytes/s: read + write counted), the
   /// median of 9 copies of 256 MiB: the profile's and roofline's reference.
   /// 0 when the buffers do not fit.
