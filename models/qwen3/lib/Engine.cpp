@@ -84,7 +84,7 @@ struct Engine::Impl {
 
   // Kernels.
   Kernel kEmbed, kRms, kAddRms, kQRope, kKvRope, kDecAttn, kMerge, kPreAttn,
-      kGemv, kGemvWhole, kGemm, kSwiglu, kArgmaxP, kArgmaxF, kSample, kAdvance;
+      kGemv, kGemvWhole, kGemm, kSwiglu, kSwigluRows, kArgmaxP, kArgmaxF, kSample, kAdvance;
   Sampling sampling;
   Graph decodeGraph;
   bool graphReady = false;
@@ -312,6 +312,7 @@ Status Engine::create(const std::string &modelDir, const EngineOptions &opts,
       !(st = m.kernel("gemv__WHOLE_1", m.kGemvWhole)) ||
       !(st = m.kernel("gemm", m.kGemm)) ||
       !(st = m.kernel("swiglu", m.kSwiglu)) ||
+      !(st = m.kernel("swiglu__BT_16__BI_256", m.kSwigluRows)) ||
       !(st = m.kernel("argmax_partial", m.kArgmaxP)) ||
       !(st = m.kernel("argmax_final", m.kArgmaxF)) ||
       !(st = m.kernel("sample", m.kSample)) ||
@@ -319,7 +320,7 @@ Status Engine::create(const std::string &modelDir, const EngineOptions &opts,
     return st;
   for (const Kernel *k : {&m.kEmbed, &m.kRms, &m.kAddRms, &m.kQRope, &m.kKvRope,
                           &m.kDecAttn, &m.kMerge, &m.kPreAttn, &m.kGemv, &m.kGemvWhole, &m.kGemm,
-                          &m.kSwiglu, &m.kArgmaxP, &m.kArgmaxF, &m.kSample, &m.kAdvance})
+                          &m.kSwiglu, &m.kSwigluRows, &m.kArgmaxP, &m.kArgmaxF, &m.kSample, &m.kAdvance})
     if (k->uncheckedRegions() != 0)
       return Status::error(manifest + ": kernel '" + k->name() +
                            "' has unchecked regions; the engine runs the safe subset only");
@@ -525,7 +526,10 @@ Status Engine::Impl::prefillLayers(Acts &a, int64_t T) {
                          Arg::in(L.postNorm, {H}), Arg::out(a.h, {T, H}),
                          Arg::real(eps)}));
     TRY(linear(T, a.h, H, L.gateUp, 2 * I, a.gu));
-    TRY(launch(kSwiglu, {Arg::in(a.gu, {T, 2 * I}), Arg::out(a.act, {T, I})}));
+    // 16 tokens x 256 per program where the intermediate size allows (every
+    // Qwen3 size and the test model), one token x 256 otherwise.
+    TRY(launch(I % 256 == 0 ? kSwigluRows : kSwiglu,
+               {Arg::in(a.gu, {T, 2 * I}), Arg::out(a.act, {T, I})}));
     TRY(linear(T, a.act, I, L.down, H, a.mo));
     const Buffer &nextNorm = l + 1 < c.layers ? layers[l + 1].inNorm : finalNorm;
     TRY(launch(kAddRms, {Arg::in(a.mo, {T, H}), Arg::inout(a.res, {T, H}),
