@@ -67,7 +67,11 @@ struct Engine::Impl {
   };
   std::vector<Layer> layers;
   Buffer embed, finalNorm, lmHead, invFreq;
-  Buffer kcache, vcache; // [layers, maxSeq, kvHeads, headDim]
+  /// Cache rows per layer: maxSeq rounded up to whole 64-row key blocks,
+  /// which the prefill attention's contract requires (its K/V loads then
+  /// run without bounds checks); the rows past maxSeq are never written.
+  int64_t cacheRows = 0;
+  Buffer kcache, vcache; // [layers, cacheRows, kvHeads, headDim]
 
   // Device-side step state: the position of the first input token and the
   // token a decode step reads (the one the previous step picked).
@@ -344,7 +348,7 @@ Status Engine::create(const std::string &modelDir, const EngineOptions &opts,
     if (Status s = m.device->memoryInfo(freeBytes, totalBytes); !s)
       return s;
     int64_t reserve = std::max<int64_t>(int64_t(1) << 30, totalBytes / 20);
-    int64_t fits = (freeBytes - reserve) / bytesPerPosition;
+    int64_t fits = (freeBytes - reserve) / bytesPerPosition / 64 * 64;
     if (fits < 1)
       return Status::error(
           "no memory left for a KV cache after the weights (" +
@@ -352,14 +356,15 @@ Status Engine::create(const std::string &modelDir, const EngineOptions &opts,
           ")");
     m.maxSeq = std::min(m.maxSeq, fits);
   }
-  int64_t cacheCount = c.layers * m.maxSeq * c.kvHeads * c.headDim;
+  m.cacheRows = (m.maxSeq + 63) / 64 * 64;
+  int64_t cacheCount = c.layers * m.cacheRows * c.kvHeads * c.headDim;
   Status ak = m.device->allocate(m.dt, cacheCount, m.stream, m.kcache);
   if (ak)
     ak = m.device->allocate(m.dt, cacheCount, m.stream, m.vcache);
   if (!ak)
     return Status::error("the KV cache for " + std::to_string(m.maxSeq) +
                          " positions (" +
-                         std::to_string(m.maxSeq * bytesPerPosition >> 20) +
+                         std::to_string(m.cacheRows * bytesPerPosition >> 20) +
                          " MiB) does not fit: " + ak.message() +
                          "; pass a smaller --max-seq-len");
   // Zeros, so rows past the length are finite (they meet a zero weight).
@@ -433,7 +438,7 @@ Status Engine::Impl::decodeLayers(Acts &a, const Buffer &ids) {
   const int64_t nq = c.heads * HD, kvw = c.kvHeads * HD;
   const float eps = static_cast<float>(c.rmsEps);
   const float scale = 1.0f / std::sqrt(static_cast<float>(HD));
-  const int64_t cacheLayer = maxSeq * c.kvHeads * HD;
+  const int64_t cacheLayer = cacheRows * c.kvHeads * HD;
   const double len = static_cast<double>(position + 1);
   auto gemv = [&](const Buffer &x, int64_t k, const Buffer &w, int64_t n,
                   const Buffer &y) {
@@ -458,14 +463,14 @@ Status Engine::Impl::decodeLayers(Acts &a, const Buffer &ids) {
   for (int64_t l = 0; l < c.layers; ++l) {
     const Layer &L = layers[l];
     TRY(gemv(a.h, H, L.qkv, nqkv, a.qkv));
-    auto kc = Arg::inout(kcache, {maxSeq, c.kvHeads, HD}, {}, l * cacheLayer);
-    auto vc = Arg::inout(vcache, {maxSeq, c.kvHeads, HD}, {}, l * cacheLayer);
+    auto kc = Arg::inout(kcache, {cacheRows, c.kvHeads, HD}, {}, l * cacheLayer);
+    auto vc = Arg::inout(vcache, {cacheRows, c.kvHeads, HD}, {}, l * cacheLayer);
     TRY(launch(kKvRope, {Arg::in(a.qkv, {1, nqkv}), Arg::in(L.kNorm, {HD}),
                          Arg::in(invFreq, {HD / 2}), Arg::in(pos, {1}), kc, vc,
                          Arg::integer(1), Arg::integer(c.heads), Arg::real(eps)},
                2.0 * 4 * kvw));
-    auto kin = Arg::in(kcache, {maxSeq, c.kvHeads, HD}, {}, l * cacheLayer);
-    auto vin = Arg::in(vcache, {maxSeq, c.kvHeads, HD}, {}, l * cacheLayer);
+    auto kin = Arg::in(kcache, {cacheRows, c.kvHeads, HD}, {}, l * cacheLayer);
+    auto vin = Arg::in(vcache, {cacheRows, c.kvHeads, HD}, {}, l * cacheLayer);
     TRY(launch(kDecAttn, {Arg::in(a.qkv, {1, nqkv}), Arg::in(L.qNorm, {HD}),
                           Arg::in(invFreq, {HD / 2}), kin, vin, Arg::in(pos, {1}),
                           Arg::out(a.po, {c.heads, splits, HD}),
@@ -505,20 +510,20 @@ Status Engine::Impl::prefillLayers(Acts &a, int64_t T) {
                       Arg::out(a.res, {T, H})}));
   TRY(launch(kRms, {Arg::in(a.res, {T, H}), Arg::in(layers[0].inNorm, {H}),
                     Arg::out(a.h, {T, H}), Arg::real(eps)}));
-  const int64_t cacheLayer = maxSeq * c.kvHeads * HD;
+  const int64_t cacheLayer = cacheRows * c.kvHeads * HD;
   for (int64_t l = 0; l < c.layers; ++l) {
     const Layer &L = layers[l];
     TRY(linear(T, a.h, H, L.qkv, nqkv, a.qkv));
     TRY(launch(kQRope, {Arg::in(a.qkv, {T, nqkv}), Arg::in(L.qNorm, {HD}),
                         Arg::in(invFreq, {HD / 2}), Arg::in(pos, {1}),
                         Arg::out(a.q, {T, nq}), Arg::real(eps)}));
-    auto kc = Arg::inout(kcache, {maxSeq, c.kvHeads, HD}, {}, l * cacheLayer);
-    auto vc = Arg::inout(vcache, {maxSeq, c.kvHeads, HD}, {}, l * cacheLayer);
+    auto kc = Arg::inout(kcache, {cacheRows, c.kvHeads, HD}, {}, l * cacheLayer);
+    auto vc = Arg::inout(vcache, {cacheRows, c.kvHeads, HD}, {}, l * cacheLayer);
     TRY(launch(kKvRope, {Arg::in(a.qkv, {T, nqkv}), Arg::in(L.kNorm, {HD}),
                          Arg::in(invFreq, {HD / 2}), Arg::in(pos, {1}), kc, vc,
                          Arg::integer(T), Arg::integer(c.heads), Arg::real(eps)}));
-    auto kin = Arg::in(kcache, {maxSeq, c.kvHeads, HD}, {}, l * cacheLayer);
-    auto vin = Arg::in(vcache, {maxSeq, c.kvHeads, HD}, {}, l * cacheLayer);
+    auto kin = Arg::in(kcache, {cacheRows, c.kvHeads, HD}, {}, l * cacheLayer);
+    auto vin = Arg::in(vcache, {cacheRows, c.kvHeads, HD}, {}, l * cacheLayer);
     TRY(launch(kPreAttn, {Arg::in(a.q, {T, nq}), kin, vin, Arg::in(pos, {1}),
                           Arg::out(a.attn, {T, nq}), Arg::real(scale)}));
     TRY(linear(T, a.attn, nq, L.o, H, a.ao));
