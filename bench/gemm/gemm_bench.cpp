@@ -35,6 +35,7 @@ using namespace tile_runtime;
 
 const char *const tile_bench::kToolName = "gemm_bench";
 using tile_bench::quantile;
+using tile_bench::timeReplays;
 
 namespace {
 struct Shape {
@@ -153,18 +154,7 @@ int main(int argc, char **argv) {
         CHECK(s.launch(gemm, {Arg::in(x, {M, K}), Arg::in(ws[r % copies], {N, K}),
                               Arg::out(y, {M, N})}));
       CHECK(s.endCapture(g));
-      CHECK(g.replay(s));
-      std::vector<double> us;
-      for (int r = 0; r < 15; ++r) {
-        Event e0, e1;
-        CHECK(s.record(e0));
-        CHECK(g.replay(s));
-        CHECK(s.record(e1));
-        CHECK(e1.wait());
-        float t;
-        CHECK(e1.elapsedMs(e0, t));
-        us.push_back(t * 1e3 / perGraph);
-      }
+      std::vector<double> us = timeReplays(g, s, 15, perGraph);
       double med = quantile(us, 0.5);
       std::printf("{\"kind\": \"gemm_tile\", \"kernel\": \"%s\", \"shape\": "
                   "\"%s\", \"M\": %lld, \"N\": %lld, \"K\": %lld, \"us\": %.2f, "

@@ -3,6 +3,7 @@
 #ifndef TILE_BENCH_RUNTIME_BENCHSUPPORT_H
 #define TILE_BENCH_RUNTIME_BENCHSUPPORT_H
 
+#include "tile/runtime/Runtime.h"
 #include "tile/runtime/Status.h"
 
 #include <algorithm>
@@ -31,6 +32,27 @@ inline double quantile(std::vector<double> v, double q) {
 inline double median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
   return v[v.size() / 2];
+}
+
+/// Replays `g` once to warm up, then `replays` times between two events:
+/// the microseconds per launch of each timed replay (`g` holds
+/// `launchesPerGraph` launches).
+inline std::vector<double> timeReplays(tile_runtime::Graph &g,
+                                       tile_runtime::Stream &s, int replays,
+                                       int launchesPerGraph) {
+  check(g.replay(s), "warm-up replay");
+  std::vector<double> us;
+  for (int r = 0; r < replays; ++r) {
+    tile_runtime::Event e0, e1;
+    check(s.record(e0), "record");
+    check(g.replay(s), "replay");
+    check(s.record(e1), "record");
+    check(e1.wait(), "event wait");
+    float ms = 0;
+    check(e1.elapsedMs(e0, ms), "elapsed time");
+    us.push_back(ms * 1e3 / launchesPerGraph);
+  }
+  return us;
 }
 
 } // namespace tile_bench

@@ -32,6 +32,7 @@ using namespace tile_runtime;
 const char *const tile_bench::kToolName = "launch_bench";
 using tile_bench::median;
 using tile_bench::quantile;
+using tile_bench::timeReplays;
 
 int main(int argc, char **argv) {
   if (argc < 2) {
@@ -122,18 +123,7 @@ int main(int argc, char **argv) {
   for (int i = 0; i < graphLaunches; ++i)
     CHECK(s.launch(addOne, vArgs, 1));
   CHECK(s.endCapture(g));
-  CHECK(g.replay(s)); // warm-up
-  std::vector<double> perKernelUs;
-  for (int r = 0; r < replays; ++r) {
-    Event e0, e1;
-    CHECK(s.record(e0));
-    CHECK(g.replay(s));
-    CHECK(s.record(e1));
-    CHECK(e1.wait());
-    float ms;
-    CHECK(e1.elapsedMs(e0, ms));
-    perKernelUs.push_back(ms * 1e3 / graphLaunches);
-  }
+  std::vector<double> perKernelUs = timeReplays(g, s, replays, graphLaunches);
   std::vector<float> out(128);
   CHECK(s.copyToHost(out.data(), v, 512));
   CHECK(s.synchronize());

@@ -147,8 +147,10 @@ public:
   SmallVector<Value> scratch(Location loc,
                              ArrayRef<std::pair<Type, int64_t>> buffers);
   void writeShared(Location loc, Value tile, Value buf);
+  /// Writes flat registers to `buf` at their linear index, or, with a
+  /// `rowStride`, at row * rowStride + column (rows padded in memory).
   void writeSharedRegs(Location loc, Value regs, const Layout &layout,
-                       Value buf);
+                       Value buf, int64_t rowStride = 0);
   /// Gives the scratch space its final size (after the kernel is lowered).
   void finishScratch();
   /// Row-major multi-index of a linear index of `shape`.
@@ -229,8 +231,9 @@ public:
   /// registers of the tiles that have one.
   FragmentPlan fragments;
   llvm::DenseMap<Value, Value> fragmentRegs;
-  /// warp, lane / 4 and lane % 4 (index), built once at the kernel's entry.
-  Value warpId, laneGroup, laneInGroup;
+  /// warp, lane, lane / 4 and lane % 4 (index), built once at the kernel's
+  /// entry.
+  Value warpId, laneId, laneGroup, laneInGroup;
   /// The kernel's Hopper matmul plan, when it runs as one.
   const HopperMatmulPlan *hopper = nullptr;
   IRMapping map;

@@ -235,36 +235,14 @@ LogicalResult GPUKernelLowering::lowerFragmentDot(DotOp op) {
       b, loc, MemRefType::get({rows, stride}, b.getF16Type(), AffineMap(), space),
       scratchSpace, index(0), ValueRange{});
   gpu::BarrierOp::create(b, loc);
-  Layout flat = Layout::get(srcType, threads);
-  for (int64_t k = 0; k < flat.slots; ++k) {
-    Value p = arith::AddIOp::create(b, loc, tid, index(k * threads));
-    Value e = arith::MulIOp::create(b, loc, p, index(flat.vec));
-    Value at = arith::AddIOp::create(
-        b, loc,
-        arith::MulIOp::create(
-            b, loc, arith::DivUIOp::create(b, loc, e, index(cols)),
-            index(stride)),
-        arith::RemUIOp::create(b, loc, e, index(cols)));
-    Value slot = extractSlot(loc, staged, k, flat.vec);
-    if ((k + 1) * threads <= flat.positions) {
-      vector::StoreOp::create(b, loc, slot, buf, ValueRange{at});
-      continue;
-    }
-    Value valid = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, p,
-                                        index(flat.positions));
-    auto guard = scf::IfOp::create(b, loc, valid, /*withElse=*/false);
-    OpBuilder::InsertionGuard g(b);
-    b.setInsertionPointToStart(guard.thenBlock());
-    vector::StoreOp::create(b, loc, slot, buf, ValueRange{at});
-  }
+  writeSharedRegs(loc, staged, Layout::get(srcType, threads), buf, stride);
   gpu::BarrierOp::create(b, loc);
 
   // Each lane addresses one row of one of the four 8x8 matrices of an
   // ldmatrix.x4: matrix q = lane / 8 covers the (q % 2)-th half of the 16 K
   // of a step and the (q / 2)-th of two 8-column tiles.
-  Value lane = arith::RemUIOp::create(b, loc, tid, index(32));
-  Value q = arith::DivUIOp::create(b, loc, lane, index(8));
-  Value r8 = arith::RemUIOp::create(b, loc, lane, index(8));
+  Value q = arith::DivUIOp::create(b, loc, laneId, index(8));
+  Value r8 = arith::RemUIOp::create(b, loc, laneId, index(8));
   Value kHalf = arith::MulIOp::create(
       b, loc, arith::RemUIOp::create(b, loc, q, index(2)), index(8));
   Value nHalf = arith::MulIOp::create(

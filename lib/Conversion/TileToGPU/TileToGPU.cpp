@@ -214,16 +214,29 @@ void GPUKernelLowering::writeShared(Location loc, Value tile, Value buf) {
 }
 
 void GPUKernelLowering::writeSharedRegs(Location loc, Value regs,
-                                        const Layout &layout, Value buf) {
+                                        const Layout &layout, Value buf,
+                                        int64_t rowStride) {
+  int64_t cols = layout.type.getShape().back();
   for (int64_t k = 0; k < layout.slots; ++k) {
     Value p = arith::AddIOp::create(b, loc, tid, index(k * layout.threads));
-    Value valid = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, p,
-                                        index(layout.positions));
-    auto branch = scf::IfOp::create(b, loc, valid, /*withElse=*/false);
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointToStart(branch.thenBlock());
+    Value e = arith::MulIOp::create(b, loc, p, index(layout.vec));
+    Value at = e;
+    if (rowStride != 0) // a slot never crosses a row: vec divides the row
+      at = arith::AddIOp::create(
+          b, loc,
+          arith::MulIOp::create(
+              b, loc, arith::DivUIOp::create(b, loc, e, index(cols)),
+              index(rowStride)),
+          arith::RemUIOp::create(b, loc, e, index(cols)));
     Value slot = extractSlot(loc, regs, k, layout.vec);
-    Value at = arith::MulIOp::create(b, loc, p, index(layout.vec));
+    OpBuilder::InsertionGuard guard(b);
+    // Only the last slot can hold positions past the tile.
+    if ((k + 1) * layout.threads > layout.positions) {
+      Value valid = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, p,
+                                          index(layout.positions));
+      auto branch = scf::IfOp::create(b, loc, valid, /*withElse=*/false);
+      b.setInsertionPointToStart(branch.thenBlock());
+    }
     vector::StoreOp::create(b, loc, slot, buf, ValueRange{at});
   }
 }
@@ -560,6 +573,7 @@ struct ConvertTileToGPUPass
         Location loc = kernel.getLoc();
         Value lane = arith::RemUIOp::create(b, loc, lowering.tid,
                                             lowering.index(32));
+        lowering.laneId = lane;
         lowering.warpId = arith::DivUIOp::create(b, loc, lowering.tid,
                                                  lowering.index(32));
         lowering.laneGroup =
