@@ -128,15 +128,18 @@ def ConvertTileToGPU : Pass<"convert-tile-to-gpu", "::mlir::ModuleOp"> {
     barriers are always reached by every thread.
 
     With `grid-dependency-control` (sm_90 and later), every kernel begins
-    with `griddepcontrol.wait` (nothing runs until the grids it depends on
-    have completed and their writes are visible) followed by
-    `griddepcontrol.launch_dependents`, and is marked
+    with `griddepcontrol.launch_dependents` followed by
+    `griddepcontrol.wait` (nothing runs until the grids it depends on have
+    completed and their writes are visible), and is marked
     `tile.waits_for_prior_grid`. Such a kernel may be launched with
     programmatic stream serialization: its blocks are scheduled while the
     previous kernel still runs, which hides launch latency between graph
     nodes without weakening any ordering, since no instruction before the
-    wait touches memory. Triggering only after the wait keeps at most one
-    kernel in flight ahead of the running one.
+    wait touches memory. Triggering before the wait lets a chain of short
+    kernels be scheduled ahead of the running one (each waits for its
+    predecessor, which completes only after its own wait, so the order is
+    transitive); on an H200 this took Qwen3-8B decode from 220.5 to
+    226-228 tok/s against triggering after the wait.
   }];
   let options = [
     Option<"numWarps", "num-warps", "int64_t", /*default=*/"4",

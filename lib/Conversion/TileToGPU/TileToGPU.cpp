@@ -557,12 +557,16 @@ struct ConvertTileToGPUPass
                                              entry.getArguments()))
         lowering.map.map(old, neu);
       if (gridDependencyControl) {
-        // Wait first: then no access of this kernel can race the previous
-        // one, and the trigger lets only the next kernel start early.
-        NVVM::GriddepcontrolOp::create(b, kernel.getLoc(),
-                                       NVVM::GridDepActionKind::wait);
+        // The trigger, then the wait, before any access. The trigger lets
+        // the next kernel's blocks be scheduled as soon as all of this one's
+        // are (they then sit in their own wait), so a chain of small kernels
+        // is launched ahead of the one running. The next kernel's wait
+        // covers this kernel's completion, and this kernel completes only
+        // after its own wait: accesses stay in stream order.
         NVVM::GriddepcontrolOp::create(
             b, kernel.getLoc(), NVVM::GridDepActionKind::launch_dependents);
+        NVVM::GriddepcontrolOp::create(b, kernel.getLoc(),
+                                       NVVM::GridDepActionKind::wait);
         func->setAttr(kWaitsForPriorGridAttrName, b.getUnitAttr());
       }
       lowering.tid = gpu::ThreadIdOp::create(b, kernel.getLoc(),

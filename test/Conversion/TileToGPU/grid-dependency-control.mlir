@@ -4,14 +4,14 @@
 // RUN: tile-opt %s --tile-to-nvvm=chip=sm_80 | FileCheck %s --check-prefix=SM80
 // RUN: tile-opt %s --tile-to-nvvm="grid-dependency-control=0" | FileCheck %s --check-prefix=SM80
 
-// Programmatic dependent launch: the kernel waits for the grids before it
-// ahead of any other instruction (so no access can race them), then lets
-// the next kernel's blocks be scheduled, and is marked so the runtime
-// knows it may launch it early.
+// Programmatic dependent launch: the kernel first lets the next kernel's
+// blocks be scheduled, then waits for the grids before it ahead of any
+// access (so none can race them), and is marked so the runtime knows it
+// may launch it early.
 // CHECK-LABEL: gpu.func @copy
 // CHECK-SAME: tile.waits_for_prior_grid
-// CHECK-NEXT: nvvm.griddepcontrol wait
 // CHECK-NEXT: nvvm.griddepcontrol launch_dependents
+// CHECK-NEXT: nvvm.griddepcontrol wait
 // CHECK-NEXT: gpu.thread_id
 // OFF-LABEL: gpu.func @copy
 // OFF-NOT: tile.waits_for_prior_grid
@@ -20,7 +20,8 @@
 // The pipelines turn it on for sm_90 and later only (the default chip is
 // sm_90a), and it can be turned off.
 // SM90: llvm.func @copy
-// SM90: nvvm.griddepcontrol wait
+// SM90: nvvm.griddepcontrol launch_dependents
+// SM90-NEXT: nvvm.griddepcontrol wait
 // SM80: llvm.func @copy
 // SM80-NOT: griddepcontrol
 // SM80: llvm.return
