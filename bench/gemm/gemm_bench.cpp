@@ -1,9 +1,11 @@
 //===- gemm_bench.cpp - the .tile prefill GEMM on Qwen3 projection shapes --===//
 //
-//   tile-gemm-bench <qwen3_f16.json> [kernel] [M,M,...]
+//   tile-gemm-bench <qwen3_f16.json> [kernel,...] [M,M,...] [8b|4b|0.6b] [shape]
 //
 // The Qwen3 kernel set's `gemm` (y = x W^T, W [N, K] as Hugging Face stores
-// it) on the Qwen3-8B projections (qkv, o, gate_up, down) at M tokens:
+// it) on a Qwen3 size's projections (qkv, o, gate_up, down; Qwen3-8B unless
+// named; one of them if `shape` names it) at M tokens, each kernel of a
+// comma-separated list on the same inputs:
 // 1. correctness first, on every shape: the output is poisoned (NaN), then
 //    every element is checked written and 4096 sampled elements are
 //    compared with an fp64 reference on the host (relative error);
@@ -13,6 +15,10 @@
 // 3. the device-to-device copy bandwidth of the same run.
 // With M = 1 and a GEMV kernel (`gemv`, `gemv__WHOLE_1`) it times the decode
 // GEMVs: compare GBps (bytes of W, x and y over the time) with the copy.
+// `gemv_swiglu*` (the gate/up GEMV with SwiGLU in its epilogue, W seen as
+// [2, I, K]) runs on the gate_up shape only and is checked against
+// silu(gate) * up in fp64. A launch a kernel's contract refuses for a shape
+// is reported (`"refused"`) and the others go on.
 // One JSON line per figure (bench/gemm/run.sh puts cuBLAS beside them).
 //
 //===----------------------------------------------------------------------===//
@@ -42,11 +48,24 @@ struct Shape {
   const char *name;
   int64_t n, k;
 };
-// Qwen3-8B: hidden 4096, 32 query and 8 KV heads of 128, intermediate 12288.
-const Shape kShapes[] = {{"qkv", 4096 + 2 * 8 * 128, 4096},
-                         {"o", 4096, 4096},
-                         {"gate_up", 2 * 12288, 4096},
-                         {"down", 4096, 12288}};
+// A Qwen3 size's four projections: hidden H, query width Q (heads x 128),
+// KV width KV, intermediate I.
+std::vector<Shape> projections(int64_t H, int64_t Q, int64_t KV, int64_t I) {
+  return {{"qkv", Q + 2 * KV, H}, {"o", H, Q}, {"gate_up", 2 * I, H}, {"down", H, I}};
+}
+bool modelShapes(const std::string &model, std::vector<Shape> &shapes) {
+  if (model == "8b")
+    shapes = projections(4096, 32 * 128, 8 * 128, 12288);
+  else if (model == "4b")
+    shapes = projections(2560, 32 * 128, 8 * 128, 9728);
+  else if (model == "0.6b")
+    shapes = projections(1024, 16 * 128, 8 * 128, 3072);
+  else
+    return false;
+  return true;
+}
+
+double silu(double g) { return g / (1.0 + std::exp(-g)); }
 
 std::vector<uint16_t> randomHalf(size_t n, unsigned seed) {
   std::mt19937 gen(seed);
@@ -60,11 +79,16 @@ std::vector<uint16_t> randomHalf(size_t n, unsigned seed) {
 
 int main(int argc, char **argv) {
   if (argc < 2) {
-    std::fprintf(stderr,
-                 "usage: tile-gemm-bench <qwen3_f16.json> [kernel] [M,...]\n");
+    std::fprintf(stderr, "usage: tile-gemm-bench <qwen3_f16.json> [kernel,...] [M,...] "
+                         "[8b|4b|0.6b] [shape]\n");
     return 2;
   }
-  std::string kernelName = argc > 2 ? argv[2] : "gemm";
+  std::vector<std::string> kernelNames;
+  {
+    std::stringstream ss(argc > 2 ? argv[2] : "gemm");
+    for (std::string k; std::getline(ss, k, ',');)
+      kernelNames.push_back(k);
+  }
   std::vector<int64_t> tokens = {512, 2048, 8192};
   if (argc > 3) {
     tokens.clear();
@@ -72,12 +96,33 @@ int main(int argc, char **argv) {
     for (std::string t; std::getline(ss, t, ',');)
       tokens.push_back(std::stoll(t));
   }
+  std::vector<Shape> shapes;
+  std::string model = argc > 4 ? argv[4] : "8b";
+  if (!modelShapes(model, shapes)) {
+    std::fprintf(stderr, "tile-gemm-bench: unknown model '%s' (8b, 4b or 0.6b)\n",
+                 model.c_str());
+    return 2;
+  }
+  if (argc > 5) {
+    std::string only = argv[5];
+    shapes.erase(std::remove_if(shapes.begin(), shapes.end(),
+                                [&](const Shape &sh) { return only != sh.name; }),
+                 shapes.end());
+    if (shapes.empty()) {
+      std::fprintf(stderr, "tile-gemm-bench: unknown shape '%s' (qkv, o, gate_up or down)\n",
+                   only.c_str());
+      return 2;
+    }
+  }
   std::unique_ptr<Device> dev;
-  CHECK(Device::open("cuda", dev));
+  // TILE_BENCH_DEVICE=cpu checks a kernel on the host build (slowly).
+  const char *devName = std::getenv("TILE_BENCH_DEVICE");
+  CHECK(Device::open(devName ? devName : "cuda", dev));
   Module module;
   CHECK(dev->loadModule(argv[1], module));
-  Kernel gemm;
-  CHECK(module.kernel(kernelName, gemm));
+  std::vector<Kernel> kernels(kernelNames.size());
+  for (size_t i = 0; i < kernels.size(); ++i)
+    CHECK(module.kernel(kernelNames[i], kernels[i]));
   Stream &s = dev->defaultStream();
 
   // The copy bandwidth of this run (1 GiB each way).
@@ -101,74 +146,109 @@ int main(int argc, char **argv) {
                 2.0 * n * 2 / (quantile(ms, 0.5) * 1e-3) / 1e12);
   }
 
-  for (const Shape &shape : kShapes)
+  bool allCorrect = true;
+  for (const Shape &shape : shapes)
     for (int64_t M : tokens) {
       const int64_t N = shape.n, K = shape.k;
       int copies = std::max<int64_t>(1, 200'000'000 / (N * K * 2) + 1);
       auto xh = randomHalf(M * K, 1);
+      auto w0 = randomHalf(N * K, 2);
       Buffer x, y;
       CHECK(dev->allocate(DType::F16, M * K, x));
       CHECK(dev->allocate(DType::F16, M * N, y));
       CHECK(s.copyToDevice(x, xh.data(), xh.size() * 2));
+      // The copies only need distinct addresses (so L2 serves none of a
+      // replay's launches), not distinct values.
       std::vector<Buffer> ws(copies);
-      std::vector<uint16_t> w0;
       for (int c = 0; c < copies; ++c) {
-        auto wh = randomHalf(N * K, 2 + c);
-        if (c == 0)
-          w0 = wh;
         CHECK(dev->allocate(DType::F16, N * K, ws[c]));
-        CHECK(s.copyToDevice(ws[c], wh.data(), wh.size() * 2));
+        if (c == 0)
+          CHECK(s.copyToDevice(ws[c], w0.data(), w0.size() * 2));
+        else
+          CHECK(s.copy(ws[c], ws[0], N * K * 2));
       }
-      // Correctness first.
-      CHECK(s.fill(y, 0xFF)); // NaN
-      CHECK(s.launch(gemm, {Arg::in(x, {M, K}), Arg::in(ws[0], {N, K}),
-                            Arg::out(y, {M, N})}));
-      std::vector<uint16_t> yh(M * N);
-      CHECK(s.copyToHost(yh.data(), y, yh.size() * 2));
-      CHECK(s.synchronize());
-      int64_t unwritten = 0;
-      for (uint16_t v : yh)
-        unwritten += std::isnan(fromHalf(v));
-      std::mt19937 gen(7);
-      double errSq = 0, refSq = 0, worst = 0;
-      for (int t = 0; t < 4096; ++t) {
-        int64_t i = gen() % M, j = gen() % N;
-        double ref = 0, mag = 0;
-        for (int64_t k = 0; k < K; ++k) {
-          double p = double(fromHalf(xh[i * K + k])) * fromHalf(w0[j * K + k]);
-          ref += p;
-          mag += std::abs(p);
+      for (size_t ki = 0; ki < kernels.size(); ++ki) {
+        const std::string &name = kernelNames[ki];
+        // The fused gate/up + SwiGLU GEMV writes I = N / 2 activations.
+        const bool swiglu = name.rfind("gemv_swiglu", 0) == 0;
+        if (swiglu && (std::string(shape.name) != "gate_up" || M != 1))
+          continue;
+        const int64_t NY = swiglu ? N / 2 : N; // output columns
+        auto args = [&](const Buffer &w) -> std::vector<Arg> {
+          if (swiglu)
+            return {Arg::in(x, {1, 1, K}), Arg::in(w, {2, NY, K}), Arg::out(y, {1, NY})};
+          return {Arg::in(x, {M, K}), Arg::in(w, {N, K}), Arg::out(y, {M, NY})};
+        };
+        // Correctness first.
+        CHECK(s.fill(y, 0xFF)); // NaN
+        std::vector<Arg> a0 = args(ws[0]);
+        if (Status st = s.launch(kernels[ki], a0.data(), a0.size()); !st) {
+          std::printf("{\"kind\": \"gemm_tile\", \"kernel\": \"%s\", \"shape\": \"%s\", "
+                      "\"M\": %lld, \"refused\": true}\n",
+                      name.c_str(), shape.name, (long long)M);
+          std::fprintf(stderr, "%s on %s: %s\n", name.c_str(), shape.name,
+                       st.message().c_str());
+          continue;
         }
-        double err = std::abs(fromHalf(yh[i * N + j]) - ref);
-        errSq += err * err;
-        refSq += ref * ref;
-        worst = std::max(worst, err / (std::abs(ref) + 1e-3 * mag));
+        std::vector<uint16_t> yh(M * NY);
+        CHECK(s.copyToHost(yh.data(), y, yh.size() * 2));
+        CHECK(s.synchronize());
+        int64_t unwritten = 0;
+        for (uint16_t v : yh)
+          unwritten += std::isnan(fromHalf(v));
+        std::mt19937 gen(7);
+        double errSq = 0, refSq = 0, worst = 0;
+        for (int t = 0; t < 4096; ++t) {
+          int64_t i = gen() % M, j = gen() % NY;
+          auto row = [&](int64_t r, double &mag) {
+            double acc = 0;
+            for (int64_t k = 0; k < K; ++k) {
+              double p = double(fromHalf(xh[i * K + k])) * fromHalf(w0[r * K + k]);
+              acc += p;
+              mag += std::abs(p);
+            }
+            return acc;
+          };
+          double mag = 0;
+          double ref = row(j, mag);
+          if (swiglu) {
+            // silu(gate) * up: the error of gate scales by silu's slope
+            // (at most 1.1), so the same bound holds up to a constant.
+            double um = 0, u = row(j + NY, um);
+            mag = silu(std::abs(ref)) * um + std::abs(u) * mag;
+            ref = silu(ref) * u;
+          }
+          double err = std::abs(fromHalf(yh[i * NY + j]) - ref);
+          errSq += err * err;
+          refSq += ref * ref;
+          worst = std::max(worst, err / (std::abs(ref) + 1e-3 * mag));
+        }
+        double rel = std::sqrt(errSq / refSq);
+        bool ok = unwritten == 0 && rel < 2e-3;
+        allCorrect = allCorrect && ok;
+        // Time: a graph of launches over the weight copies.
+        const int perGraph = 10;
+        Graph g;
+        CHECK(s.beginCapture());
+        for (int r = 0; r < perGraph; ++r) {
+          std::vector<Arg> ar = args(ws[r % copies]);
+          CHECK(s.launch(kernels[ki], ar.data(), ar.size()));
+        }
+        CHECK(s.endCapture(g));
+        std::vector<double> us = timeReplays(g, s, 15, perGraph);
+        double med = quantile(us, 0.5);
+        std::printf("{\"kind\": \"gemm_tile\", \"kernel\": \"%s\", \"shape\": "
+                    "\"%s\", \"M\": %lld, \"N\": %lld, \"K\": %lld, \"us\": %.2f, "
+                    "\"us_iqr\": [%.2f, %.2f], \"TFLOPs\": %.1f, \"GBps\": %.0f, \"rel_err\": "
+                    "%.2e, \"worst_scaled_err\": %.2e, \"unwritten\": %lld, "
+                    "\"correct\": %s}\n",
+                    name.c_str(), shape.name, (long long)M, (long long)N, (long long)K, med,
+                    quantile(us, 0.25), quantile(us, 0.75),
+                    2.0 * M * N * K / (med * 1e-6) / 1e12,
+                    2.0 * (M * K + N * K + M * NY) / (med * 1e-6) / 1e9, rel, worst,
+                    (long long)unwritten, ok ? "true" : "false");
+        std::fflush(stdout);
       }
-      double rel = std::sqrt(errSq / refSq);
-      bool ok = unwritten == 0 && rel < 2e-3;
-      // Time: a graph of launches over the weight copies.
-      const int perGraph = 10;
-      Graph g;
-      CHECK(s.beginCapture());
-      for (int r = 0; r < perGraph; ++r)
-        CHECK(s.launch(gemm, {Arg::in(x, {M, K}), Arg::in(ws[r % copies], {N, K}),
-                              Arg::out(y, {M, N})}));
-      CHECK(s.endCapture(g));
-      std::vector<double> us = timeReplays(g, s, 15, perGraph);
-      double med = quantile(us, 0.5);
-      std::printf("{\"kind\": \"gemm_tile\", \"kernel\": \"%s\", \"shape\": "
-                  "\"%s\", \"M\": %lld, \"N\": %lld, \"K\": %lld, \"us\": %.2f, "
-                  "\"us_iqr\": [%.2f, %.2f], \"TFLOPs\": %.1f, \"GBps\": %.0f, \"rel_err\": "
-                  "%.2e, \"worst_scaled_err\": %.2e, \"unwritten\": %lld, "
-                  "\"correct\": %s}\n",
-                  kernelName.c_str(), shape.name, (long long)M, (long long)N,
-                  (long long)K, med, quantile(us, 0.25), quantile(us, 0.75),
-                  2.0 * M * N * K / (med * 1e-6) / 1e12,
-                  2.0 * (M * K + N * K + M * N) / (med * 1e-6) / 1e9, rel, worst,
-                  (long long)unwritten, ok ? "true" : "false");
-      std::fflush(stdout);
-      if (!ok)
-        return 1;
     }
-  return 0;
+  return allCorrect ? 0 : 1;
 }

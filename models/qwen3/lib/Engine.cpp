@@ -88,7 +88,8 @@ struct Engine::Impl {
 
   // Kernels.
   Kernel kEmbed, kRms, kAddRms, kQRope, kKvRope, kDecAttn, kMerge, kPreAttn,
-      kGemv, kGemvWhole, kGemm, kSwiglu, kSwigluRows, kArgmaxP, kArgmaxF, kSample, kAdvance;
+      kGemv, kGemvWhole, kGemvSwiglu, kGemvSwiglu128, kGemm, kSwiglu, kSwigluRows, kArgmaxP,
+      kArgmaxF, kSample, kAdvance;
   Sampling sampling;
   Graph decodeGraph;
   bool graphReady = false;
@@ -114,6 +115,16 @@ struct Engine::Impl {
   /// wrong result.
   const Kernel &gemvFor(int64_t k, int64_t n) const {
     return k % 512 == 0 && n % 2 == 0 ? kGemvWhole : kGemv;
+  }
+
+  /// The gate/up GEMV with SwiGLU in its epilogue (gemv_swiglu: K in whole
+  /// tiles of 512, or of 128 for small test models), or null where the
+  /// hidden size fits neither; then the decode step runs the GEMV and
+  /// `swiglu` apart.
+  const Kernel *gemvSwigluFor(int64_t k) const {
+    if (k % 512 == 0)
+      return &kGemvSwiglu;
+    return k % 128 == 0 ? &kGemvSwiglu128 : nullptr;
   }
 
   /// `bytes`: the least global memory traffic the launch needs (weights,
@@ -314,6 +325,8 @@ Status Engine::create(const std::string &modelDir, const EngineOptions &opts,
       !(st = m.kernel("prefill_attention" + g, m.kPreAttn)) ||
       !(st = m.kernel("gemv", m.kGemv)) ||
       !(st = m.kernel("gemv__WHOLE_1", m.kGemvWhole)) ||
+      !(st = m.kernel("gemv_swiglu", m.kGemvSwiglu)) ||
+      !(st = m.kernel("gemv_swiglu__KT_128", m.kGemvSwiglu128)) ||
       !(st = m.kernel("gemm", m.kGemm)) ||
       !(st = m.kernel("swiglu", m.kSwiglu)) ||
       !(st = m.kernel("swiglu__BT_16__BI_256", m.kSwigluRows)) ||
@@ -323,7 +336,8 @@ Status Engine::create(const std::string &modelDir, const EngineOptions &opts,
       !(st = m.kernel("advance_position", m.kAdvance)))
     return st;
   for (const Kernel *k : {&m.kEmbed, &m.kRms, &m.kAddRms, &m.kQRope, &m.kKvRope,
-                          &m.kDecAttn, &m.kMerge, &m.kPreAttn, &m.kGemv, &m.kGemvWhole, &m.kGemm,
+                          &m.kDecAttn, &m.kMerge, &m.kPreAttn, &m.kGemv, &m.kGemvWhole,
+                          &m.kGemvSwiglu, &m.kGemvSwiglu128, &m.kGemm,
                           &m.kSwiglu, &m.kSwigluRows, &m.kArgmaxP, &m.kArgmaxF, &m.kSample, &m.kAdvance})
     if (k->uncheckedRegions() != 0)
       return Status::error(manifest + ": kernel '" + k->name() +
@@ -428,10 +442,11 @@ Status Engine::Impl::linear(int64_t T, const Buffer &x, int64_t k,
 
 // The decode step: per layer, the QKV GEMV, the K/V write, attention (the
 // query's QK-norm and RoPE inside it) and its merge, the output GEMV, the
-// residual add fused with the next norm, the gate/up GEMV, SwiGLU, the down
-// GEMV and again add + norm: 10 launches. (Folding the norms and SwiGLU
-// into the GEMVs measured slower on an H200: bench/results.) `bytes` below
-// is what each launch must move at least, for the profile.
+// residual add fused with the next norm, the gate/up GEMV with SwiGLU in
+// its epilogue, the down GEMV and again add + norm: 9 launches. (Folding
+// SwiGLU into the down GEMV's loop instead, and the norms into the GEMVs,
+// measured slower: bench/results.) `bytes` below is what each launch must
+// move at least, for the profile.
 Status Engine::Impl::decodeLayers(Acts &a, const Buffer &ids) {
   const ModelConfig &c = cfg;
   const int64_t H = c.hidden, I = c.intermediate, HD = c.headDim;
@@ -483,9 +498,15 @@ Status Engine::Impl::decodeLayers(Acts &a, const Buffer &ids) {
                4.0 * c.heads * splits * (HD + 1) + 2.0 * nq));
     TRY(gemv(a.attn, nq, L.o, H, a.ao));
     TRY(addNorm(a.ao, L.postNorm));
-    TRY(gemv(a.h, H, L.gateUp, 2 * I, a.gu));
-    TRY(launch(kSwiglu, {Arg::in(a.gu, {1, 2 * I}), Arg::out(a.act, {1, I})},
-               2.0 * 3 * I));
+    if (const Kernel *fused = gemvSwigluFor(H)) {
+      TRY(launch(*fused, {Arg::in(a.h, {1, 1, H}), Arg::in(L.gateUp, {2, I, H}),
+                          Arg::out(a.act, {1, I})},
+                 2.0 * (2 * I * H + H + I)));
+    } else {
+      TRY(gemv(a.h, H, L.gateUp, 2 * I, a.gu));
+      TRY(launch(kSwiglu, {Arg::in(a.gu, {1, 2 * I}), Arg::out(a.act, {1, I})},
+                 2.0 * 3 * I));
+    }
     TRY(gemv(a.act, I, L.down, H, a.mo));
     TRY(addNorm(a.mo, l + 1 < c.layers ? layers[l + 1].inNorm : finalNorm));
   }
