@@ -9,6 +9,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstring>
+#include <map>
 
 namespace qwen3 {
 
@@ -88,8 +89,12 @@ struct Engine::Impl {
 
   // Kernels.
   Kernel kEmbed, kRms, kAddRms, kQRope, kKvRope, kDecAttn, kMerge, kPreAttn,
-      kGemv, kGemvWhole, kGemvSwiglu, kGemvSwiglu128, kGemm, kSwiglu, kSwigluRows, kArgmaxP,
-      kArgmaxF, kSample, kAdvance;
+      kGemv, kGemvSwiglu128, kGemm, kSwiglu, kSwigluRows, kArgmaxP, kArgmaxF, kSample,
+      kAdvance;
+  /// The GEMVs without bounds checks (gemv<WHOLE=1>, gemv_swiglu) by U, the
+  /// K steps per unrolled group: one instance per entry of kGemvGroups.
+  std::map<int64_t, Kernel> gemvWhole, gemvSwiglu;
+  static constexpr int64_t kGemvGroups[] = {1, 2, 4, 5, 6, 8, 10, 19};
   Sampling sampling;
   Graph decodeGraph;
   bool graphReady = false;
@@ -108,22 +113,37 @@ struct Engine::Impl {
     return Status::ok();
   }
 
+  /// U for a K of `steps` tiles of 512: the whole loop as one group where
+  /// an instance has that many steps (every Qwen3 hidden size: 2 to 10
+  /// steps, and Qwen3-4B's intermediate, 19), else groups of 4, else a
+  /// dynamic loop. On an H200 the whole-loop group took 4B's K = 2560
+  /// GEMVs 14% faster and 8B's K = 4096 ones 1-3%, while groups of 8 or 12
+  /// at K = 12288 (several trips) were slower than 4
+  /// (bench/results/2026-11-22-gemv-groups-h200.md).
+  int64_t gemvGroup(int64_t steps) const {
+    if (gemvWhole.count(steps))
+      return steps;
+    return steps % 4 == 0 ? 4 : 1;
+  }
+
   /// The GEMV for a [n, k] weight: the instance without bounds checks
   /// (gemv<WHOLE=1>) where k and n are multiples of its tile (R = 2 rows,
   /// KT = 512, linear.tile's defaults: every Qwen3 size), else the general
   /// one. A mismatch with linear.tile is a launch-contract error, not a
   /// wrong result.
   const Kernel &gemvFor(int64_t k, int64_t n) const {
-    return k % 512 == 0 && n % 2 == 0 ? kGemvWhole : kGemv;
+    if (k % 512 != 0 || n % 2 != 0)
+      return kGemv;
+    return gemvWhole.at(gemvGroup(k / 512));
   }
 
   /// The gate/up GEMV with SwiGLU in its epilogue (gemv_swiglu: K in whole
-  /// tiles of 512, or of 128 for small test models), or null where the
-  /// hidden size fits neither; then the decode step runs the GEMV and
-  /// `swiglu` apart.
+  /// tiles of 512, grouped as gemv's, or of 128 for small test models), or
+  /// null where the hidden size fits neither; then the decode step runs
+  /// the GEMV and `swiglu` apart.
   const Kernel *gemvSwigluFor(int64_t k) const {
     if (k % 512 == 0)
-      return &kGemvSwiglu;
+      return &gemvSwiglu.at(gemvGroup(k / 512));
     return k % 128 == 0 ? &kGemvSwiglu128 : nullptr;
   }
 
@@ -324,8 +344,6 @@ Status Engine::create(const std::string &modelDir, const EngineOptions &opts,
       !(st = m.kernel("attention_merge" + hd, m.kMerge)) ||
       !(st = m.kernel("prefill_attention" + g, m.kPreAttn)) ||
       !(st = m.kernel("gemv", m.kGemv)) ||
-      !(st = m.kernel("gemv__WHOLE_1", m.kGemvWhole)) ||
-      !(st = m.kernel("gemv_swiglu", m.kGemvSwiglu)) ||
       !(st = m.kernel("gemv_swiglu__KT_128", m.kGemvSwiglu128)) ||
       !(st = m.kernel("gemm", m.kGemm)) ||
       !(st = m.kernel("swiglu", m.kSwiglu)) ||
@@ -335,10 +353,19 @@ Status Engine::create(const std::string &modelDir, const EngineOptions &opts,
       !(st = m.kernel("sample", m.kSample)) ||
       !(st = m.kernel("advance_position", m.kAdvance)))
     return st;
-  for (const Kernel *k : {&m.kEmbed, &m.kRms, &m.kAddRms, &m.kQRope, &m.kKvRope,
-                          &m.kDecAttn, &m.kMerge, &m.kPreAttn, &m.kGemv, &m.kGemvWhole,
-                          &m.kGemvSwiglu, &m.kGemvSwiglu128, &m.kGemm,
-                          &m.kSwiglu, &m.kSwigluRows, &m.kArgmaxP, &m.kArgmaxF, &m.kSample, &m.kAdvance})
+  std::vector<const Kernel *> all = {&m.kEmbed, &m.kRms, &m.kAddRms, &m.kQRope, &m.kKvRope,
+                                     &m.kDecAttn, &m.kMerge, &m.kPreAttn, &m.kGemv,
+                                     &m.kGemvSwiglu128, &m.kGemm, &m.kSwiglu, &m.kSwigluRows,
+                                     &m.kArgmaxP, &m.kArgmaxF, &m.kSample, &m.kAdvance};
+  for (int64_t u : Impl::kGemvGroups) {
+    std::string group = u == 1 ? "" : "__U_" + std::to_string(u);
+    if (!(st = m.kernel("gemv__WHOLE_1" + group, m.gemvWhole[u])) ||
+        !(st = m.kernel("gemv_swiglu" + group, m.gemvSwiglu[u])))
+      return st;
+    all.push_back(&m.gemvWhole[u]);
+    all.push_back(&m.gemvSwiglu[u]);
+  }
+  for (const Kernel *k : all)
     if (k->uncheckedRegions() != 0)
       return Status::error(manifest + ": kernel '" + k->name() +
                            "' has unchecked regions; the engine runs the safe subset only");
