@@ -119,7 +119,7 @@ struct Engine::Impl {
   /// dynamic loop. On an H200 the whole-loop group took 4B's K = 2560
   /// GEMVs 14% faster and 8B's K = 4096 ones 1-3%, while groups of 8 or 12
   /// at K = 12288 (several trips) were slower than 4
-  /// (bench/results/2026-11-22-gemv-groups-h200.md).
+  /// (bench/results/2026-11-22-decode-gemv-groups-h200.md).
   int64_t gemvGroup(int64_t steps) const {
     if (gemvWhole.count(steps))
       return steps;
