@@ -11,10 +11,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "Qwen3TestUtils.h"
-
-#include "tile/runtime/Half.h"
-#include "tile/runtime/Runtime.h"
+#include "KernelTestUtils.h"
 
 #include <gtest/gtest.h>
 
@@ -34,29 +31,20 @@ class PrefillAttentionKernel : public ::testing::TestWithParam<Case> {};
 
 TEST_P(PrefillAttentionKernel, MatchesFp64Reference) {
   const Case c = GetParam();
-  const bool bf16 = std::string(c.dtype) == "bf16";
-  auto encode = bf16 ? toBF16 : toHalf;
-  auto decode = bf16 ? fromBF16 : fromHalf;
-  const double eps = bf16 ? 1.0 / 256 : 1.0 / 2048; // the type's rounding
-  const DType type = bf16 ? DType::BF16 : DType::F16;
+  const qwen3::test::HalfType ht = qwen3::test::HalfType::of(c.dtype);
+  auto encode = ht.encode;
+  auto decode = ht.decode;
+  const double eps = ht.eps; // the type's rounding
+  const DType type = ht.type;
   constexpr int64_t HD = 128, maxSeq = 320;
   const int64_t heads = c.group * c.kvHeads, nq = heads * HD;
   const int64_t T = c.tokens, p0 = c.past;
   const double scale = 1.0 / std::sqrt(double(HD));
 
-  std::unique_ptr<Device> device;
-  Status st = Device::open(qwen3::test::testDevice().c_str(), device);
-  ASSERT_TRUE(st.isOk()) << st.message();
-  Module module;
-  st = device->loadModule(qwen3::test::kernelsDir() + "/qwen3_" + c.dtype +
-                              ".json",
-                          module);
-  ASSERT_TRUE(st.isOk()) << st.message();
-  Kernel kernel;
+  qwen3::test::KernelUnderTest kut;
   std::string name =
       "prefill_attention__G_" + std::to_string(c.group) + "__HD_128";
-  st = module.kernel(name, kernel);
-  ASSERT_TRUE(st.isOk()) << st.message();
+  ASSERT_NO_FATAL_FAILURE(kut.open(c.dtype, name));
 
   // Scores of a few units (q, k in [-1.5, 1.5]), so the softmax is neither
   // flat nor one-hot.
@@ -71,25 +59,16 @@ TEST_P(PrefillAttentionKernel, MatchesFp64Reference) {
   std::vector<uint16_t> q = random(T * nq);
   std::vector<uint16_t> kc = random(maxSeq * c.kvHeads * HD);
   std::vector<uint16_t> vc = random(maxSeq * c.kvHeads * HD);
-  constexpr uint16_t kPoison = 0x7E00; // NaN in f16 and in bf16
-  std::vector<uint16_t> o(T * nq, kPoison);
+  std::vector<uint16_t> o(T * nq, qwen3::test::kPoison);
   int32_t pos = static_cast<int32_t>(p0);
 
-  Stream &stream = device->defaultStream();
-  auto upload = [&](DType t, const void *data, int64_t count, int64_t bytes) {
-    Buffer b;
-    Status s = device->allocate(t, count, b);
-    EXPECT_TRUE(s.isOk()) << s.message();
-    s = stream.copyToDevice(b, data, count * bytes);
-    EXPECT_TRUE(s.isOk()) << s.message();
-    return b;
-  };
-  Buffer bq = upload(type, q.data(), q.size(), 2);
-  Buffer bk = upload(type, kc.data(), kc.size(), 2);
-  Buffer bv = upload(type, vc.data(), vc.size(), 2);
-  Buffer bpos = upload(DType::I32, &pos, 1, 4);
-  Buffer bo = upload(type, o.data(), o.size(), 2);
-  st = stream.launch(kernel,
+  Stream &stream = kut.device->defaultStream();
+  Buffer bq = kut.upload(type, q.data(), q.size(), 2);
+  Buffer bk = kut.upload(type, kc.data(), kc.size(), 2);
+  Buffer bv = kut.upload(type, vc.data(), vc.size(), 2);
+  Buffer bpos = kut.upload(DType::I32, &pos, 1, 4);
+  Buffer bo = kut.upload(type, o.data(), o.size(), 2);
+  Status st = stream.launch(kut.kernel,
                      {Arg::in(bq, {T, nq}), Arg::in(bk, {maxSeq, c.kvHeads, HD}),
                       Arg::in(bv, {maxSeq, c.kvHeads, HD}), Arg::in(bpos, {1}),
                       Arg::out(bo, {T, nq}), Arg::real(scale)});

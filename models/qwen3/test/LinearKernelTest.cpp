@@ -12,10 +12,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "Qwen3TestUtils.h"
-
-#include "tile/runtime/Half.h"
-#include "tile/runtime/Runtime.h"
+#include "KernelTestUtils.h"
 
 #include <gtest/gtest.h>
 
@@ -41,29 +38,20 @@ class DecodeGemvKernel : public ::testing::TestWithParam<Case> {};
 
 TEST_P(DecodeGemvKernel, MatchesFp64ReferenceAndRefusesPartialGroups) {
   const Case c = GetParam();
-  const bool bf16 = std::string(c.dtype) == "bf16";
-  auto encode = bf16 ? toBF16 : toHalf;
-  auto decode = bf16 ? fromBF16 : fromHalf;
-  const double eps = bf16 ? 1.0 / 256 : 1.0 / 2048;
-  const DType type = bf16 ? DType::BF16 : DType::F16;
+  const qwen3::test::HalfType ht = qwen3::test::HalfType::of(c.dtype);
+  auto encode = ht.encode;
+  auto decode = ht.decode;
+  const double eps = ht.eps;
   // Two groups of U steps (one for U = 19, which only 4B's 9728 uses).
   const int64_t K = 512 * c.group * (c.group == 19 ? 1 : 2);
   const int64_t rows = 12;                    // outputs (R = 2 rows per program)
   const int64_t N = c.swiglu ? 2 * rows : rows; // rows of w
 
-  std::unique_ptr<Device> device;
-  Status st = Device::open(qwen3::test::testDevice().c_str(), device);
-  ASSERT_TRUE(st.isOk()) << st.message();
-  Module module;
-  st = device->loadModule(qwen3::test::kernelsDir() + "/qwen3_" + c.dtype + ".json",
-                          module);
-  ASSERT_TRUE(st.isOk()) << st.message();
   std::string name = c.swiglu ? "gemv_swiglu" : "gemv__WHOLE_1";
   if (c.group != 1)
     name += "__U_" + std::to_string(c.group);
-  Kernel kernel;
-  st = module.kernel(name, kernel);
-  ASSERT_TRUE(st.isOk()) << st.message();
+  qwen3::test::KernelUnderTest kut;
+  ASSERT_NO_FATAL_FAILURE(kut.open(c.dtype, name));
 
   // Products of a few hundredths summed over K: outputs of order 1.
   std::mt19937 gen(11 + c.group);
@@ -74,27 +62,21 @@ TEST_P(DecodeGemvKernel, MatchesFp64ReferenceAndRefusesPartialGroups) {
     e = encode(dist(gen) * xs);
   for (uint16_t &e : w)
     e = encode(dist(gen));
-  constexpr uint16_t kPoison = 0x7E00; // NaN in f16 and in bf16
-  std::vector<uint16_t> y(rows, kPoison);
+  std::vector<uint16_t> y(rows, qwen3::test::kPoison);
 
-  Stream &stream = device->defaultStream();
+  Stream &stream = kut.device->defaultStream();
   auto upload = [&](const std::vector<uint16_t> &v) {
-    Buffer b;
-    Status s = device->allocate(type, static_cast<int64_t>(v.size()), b);
-    EXPECT_TRUE(s.isOk()) << s.message();
-    s = stream.copyToDevice(b, v.data(), v.size() * 2);
-    EXPECT_TRUE(s.isOk()) << s.message();
-    return b;
+    return kut.upload(ht.type, v.data(), static_cast<int64_t>(v.size()), 2);
   };
   Buffer bx = upload(x), bw = upload(w), by = upload(y);
   auto launch = [&](int64_t k) {
     if (c.swiglu)
-      return stream.launch(kernel, {Arg::in(bx, {1, 1, k}), Arg::in(bw, {2, rows, k}),
-                                    Arg::out(by, {1, rows})});
-    return stream.launch(kernel, {Arg::in(bx, {1, k}), Arg::in(bw, {N, k}),
-                                  Arg::out(by, {1, rows})});
+      return stream.launch(kut.kernel, {Arg::in(bx, {1, 1, k}), Arg::in(bw, {2, rows, k}),
+                                       Arg::out(by, {1, rows})});
+    return stream.launch(kut.kernel, {Arg::in(bx, {1, k}), Arg::in(bw, {N, k}),
+                                     Arg::out(by, {1, rows})});
   };
-  st = launch(K);
+  Status st = launch(K);
   ASSERT_TRUE(st.isOk()) << st.message();
   st = stream.copyToHost(y.data(), by, y.size() * 2);
   ASSERT_TRUE(st.isOk()) << st.message();
