@@ -15,9 +15,12 @@
 // 3. the device-to-device copy bandwidth of the same run.
 // With M = 1 and a GEMV kernel (`gemv`, `gemv__WHOLE_1`) it times the decode
 // GEMVs: compare GBps (bytes of W, x and y over the time) with the copy.
-// `gemv_swiglu*` (the gate/up GEMV with SwiGLU in its epilogue, W seen as
-// [2, I, K]) runs on the gate_up shape only and is checked against
-// silu(gate) * up in fp64. A launch a kernel's contract refuses for a shape
+// The decode step's fused GEMVs (M = 1 only): `gemv_rms*` (x normalized
+// inside, the norm's weight folded into W) is checked against
+// rsqrt(mean(x^2) + eps) x W^T, `gemv_residual*` (y += x W^T, y starting
+// random) against y + x W^T, and `gemv_swiglu_rms*` (the gate/up GEMV with
+// the norm and SwiGLU, W seen as [2, I, K]) runs on the gate_up shape only,
+// against silu(gate) * up of the normalized projections. A launch a kernel's contract refuses for a shape
 // is reported (`"refused"`) and the others go on.
 // One JSON line per figure (bench/gemm/run.sh puts cuBLAS beside them).
 //
@@ -170,17 +173,41 @@ int main(int argc, char **argv) {
       for (size_t ki = 0; ki < kernels.size(); ++ki) {
         const std::string &name = kernelNames[ki];
         // The fused gate/up + SwiGLU GEMV writes I = N / 2 activations.
-        const bool swiglu = name.rfind("gemv_swiglu", 0) == 0;
-        if (swiglu && (std::string(shape.name) != "gate_up" || M != 1))
+        const bool swiglu = name.rfind("gemv_swiglu_rms", 0) == 0;
+        const bool rms = swiglu || name.rfind("gemv_rms", 0) == 0;
+        const bool residual = name.rfind("gemv_residual", 0) == 0;
+        if ((swiglu && std::string(shape.name) != "gate_up") ||
+            ((rms || residual) && M != 1))
           continue;
         const int64_t NY = swiglu ? N / 2 : N; // output columns
+        const double normEps = 1e-6;
         auto args = [&](const Buffer &w) -> std::vector<Arg> {
           if (swiglu)
-            return {Arg::in(x, {1, 1, K}), Arg::in(w, {2, NY, K}), Arg::out(y, {1, NY})};
+            return {Arg::in(x, {1, 1, K}), Arg::in(w, {2, NY, K}), Arg::out(y, {1, NY}),
+                    Arg::real(normEps)};
+          if (rms)
+            return {Arg::in(x, {1, K}), Arg::in(w, {N, K}), Arg::out(y, {1, N}),
+                    Arg::real(normEps)};
+          if (residual)
+            return {Arg::in(x, {1, K}), Arg::in(w, {N, K}), Arg::inout(y, {1, N})};
           return {Arg::in(x, {M, K}), Arg::in(w, {N, K}), Arg::out(y, {M, NY})};
         };
-        // Correctness first.
-        CHECK(s.fill(y, 0xFF)); // NaN
+        // Correctness first: the output poisoned (NaN), or for the residual
+        // add a random start.
+        std::vector<uint16_t> y0;
+        if (residual) {
+          y0 = randomHalf(N, 3);
+          CHECK(s.copyToDevice(y, y0.data(), y0.size() * 2));
+        } else {
+          CHECK(s.fill(y, 0xFF));
+        }
+        double invRms = 1;
+        if (rms) {
+          double meanSq = 0;
+          for (int64_t k = 0; k < K; ++k)
+            meanSq += double(fromHalf(xh[k])) * fromHalf(xh[k]) / K;
+          invRms = 1 / std::sqrt(meanSq + normEps);
+        }
         std::vector<Arg> a0 = args(ws[0]);
         if (Status st = s.launch(kernels[ki], a0.data(), a0.size()); !st) {
           std::printf("{\"kind\": \"gemm_tile\", \"kernel\": \"%s\", \"shape\": \"%s\", "
@@ -207,7 +234,8 @@ int main(int argc, char **argv) {
               acc += p;
               mag += std::abs(p);
             }
-            return acc;
+            mag *= invRms;
+            return acc * invRms;
           };
           double mag = 0;
           double ref = row(j, mag);
@@ -217,6 +245,10 @@ int main(int argc, char **argv) {
             double um = 0, u = row(j + NY, um);
             mag = silu(std::abs(ref)) * um + std::abs(u) * mag;
             ref = silu(ref) * u;
+          }
+          if (residual) {
+            ref += fromHalf(y0[j]);
+            mag += std::abs(fromHalf(y0[j]));
           }
           double err = std::abs(fromHalf(yh[i * NY + j]) - ref);
           errSq += err * err;

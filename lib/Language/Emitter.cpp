@@ -12,6 +12,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 
 #include <set>
 
@@ -471,6 +472,36 @@ static void takeResults(EmitterImpl &E, ArrayRef<std::string> carried,
     E.lookup(n)->val = Val::of(result);
 }
 
+/// `for v in lo..hi unroll`: the body emitted once per iteration with v a
+/// constant, the carried variables rebound in sequence. A constant-trip
+/// loop left to ptxas is unrolled or not by its heuristics (a GEMV group of
+/// eight steps was not once its body grew); this makes it certain, so all
+/// loads of the group are issued before the first use.
+LogicalResult EmitterImpl::emitUnrolledFor(const Stmt &s, Value lo, Value hi,
+                                           Value step,
+                                           ArrayRef<std::string> carried) {
+  std::optional<int64_t> l = getConstantIntValue(lo), h = getConstantIntValue(hi),
+                         st = getConstantIntValue(step);
+  if (!l || !h || !st)
+    return error(s.loc) << "'unroll' needs compile-time loop bounds and step";
+  if (*st <= 0)
+    return error(s.loc) << "'unroll' needs a positive step, not " << *st;
+  constexpr int64_t kMaxUnroll = 64;
+  int64_t trips = *h > *l ? (*h - *l + *st - 1) / *st : 0;
+  if (trips > kMaxUnroll)
+    return error(s.loc) << "'unroll' of " << trips << " iterations (at most "
+                        << kMaxUnroll << ")";
+  for (int64_t i = *l; i < *h; i += *st) {
+    Value iv = arith::ConstantIndexOp::create(b, loc(s.loc), i);
+    auto yields = emitCarriedBody(s.body, carried, currentValues(*this, carried),
+                                  s.names[0], iv);
+    if (failed(yields))
+      return failure();
+    takeResults(*this, carried, *yields);
+  }
+  return success();
+}
+
 LogicalResult EmitterImpl::emitFor(const Stmt &s) {
   Value lo = indexValue(*s.lower);
   Value hi = lo ? indexValue(*s.upper) : Value();
@@ -481,6 +512,8 @@ LogicalResult EmitterImpl::emitFor(const Stmt &s) {
   if (!step)
     return failure();
   SmallVector<std::string> carried = carriedNames(*this, s.body, nullptr);
+  if (s.unroll)
+    return emitUnrolledFor(s, lo, hi, step, carried);
   auto loop = scf::ForOp::create(b, loc(s.loc), lo, hi, step,
                                  currentValues(*this, carried));
   OpBuilder::InsertionGuard guard(b);

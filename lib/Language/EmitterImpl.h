@@ -104,6 +104,9 @@ public:
   mlir::LogicalResult emitBlock(const Body &block);
   mlir::LogicalResult emitStmt(const Stmt &s);
   mlir::LogicalResult emitFor(const Stmt &s);
+  mlir::LogicalResult emitUnrolledFor(const Stmt &s, mlir::Value lo,
+                                      mlir::Value hi, mlir::Value step,
+                                      llvm::ArrayRef<std::string> carried);
   mlir::LogicalResult emitIf(const Stmt &s);
   mlir::LogicalResult emitUnchecked(const Stmt &s);
   /// Emits the body of a region op at the insertion point, in a scope where

@@ -325,6 +325,10 @@ private:
         advance();
         s->step = parseExpr();
       }
+      if (isKeyword("unroll")) {
+        advance();
+        s->unroll = true;
+      }
       s->body = parseBlock(depth + 1);
       return s;
     }

@@ -72,7 +72,7 @@ struct Stmt {
   enum class Kind {
     Let,    ///< let [mut] names [: type] = value;
     Assign, ///< name = value;
-    For,    ///< for var in lo..hi [step s] body
+    For,    ///< for var in lo..hi [step s] [unroll] body
     If,     ///< if cond then [else otherwise]
     Expr,   ///< value;
     Return,    ///< return [value];
@@ -86,6 +86,7 @@ struct Stmt {
   ExprPtr value, lower, upper, step; ///< value; for bounds; If: value = cond
   Body body, otherwise;
   bool hasElse = false;
+  bool unroll = false; ///< For: emitted once per iteration (constant bounds)
   std::string reason; ///< Unchecked
 
   Stmt(Kind kind, llvm::SMLoc loc) : kind(kind), loc(loc) {}

@@ -10,6 +10,7 @@
 #include <cmath>
 #include <cstring>
 #include <map>
+#include <tuple>
 
 namespace qwen3 {
 
@@ -89,12 +90,40 @@ struct Engine::Impl {
 
   // Kernels.
   Kernel kEmbed, kRms, kAddRms, kQRope, kKvRope, kDecAttn, kMerge, kPreAttn,
-      kGemv, kGemvSwiglu128, kGemm, kSwiglu, kSwigluRows, kArgmaxP, kArgmaxF, kSample,
-      kAdvance;
-  /// The GEMVs without bounds checks (gemv<WHOLE=1>, gemv_swiglu) by U, the
-  /// K steps per unrolled group: one instance per entry of kGemvGroups.
-  std::map<int64_t, Kernel> gemvWhole, gemvSwiglu;
-  static constexpr int64_t kGemvGroups[] = {1, 2, 4, 5, 6, 8, 10, 19};
+      kGemm, kSwiglu, kSwigluRows, kFoldNorm, kArgmaxP, kArgmaxF, kSample, kAdvance;
+
+  /// One decode GEMV of linear.tile in its instances: the general one, and
+  /// those without bounds checks (WHOLE = 1) by U, the K steps of 512 per
+  /// unrolled group, for K and N multiples of the tile (`rows` outputs per
+  /// program, 512 columns: every Qwen3 size).
+  struct GemvFamily {
+    Kernel general;
+    std::map<int64_t, Kernel> whole;
+    int64_t rows = 2;
+
+    /// U for a K of `steps` tiles: the whole loop as one group where an
+    /// instance has that many steps, else groups of 4, else 2, else a
+    /// dynamic loop. On an H200 the whole-loop group took 4B's K = 2560
+    /// GEMVs 14% faster and 8B's K = 4096 ones 1-3%, while groups of 8 or
+    /// 12 at K = 12288 (several trips) were slower than 4
+    /// (bench/results/2026-11-22-decode-gemv-groups-h200.md).
+    const Kernel &pick(int64_t k, int64_t n) const {
+      if (k % 512 != 0 || n % rows != 0)
+        return general;
+      int64_t steps = k / 512;
+      for (int64_t u : {steps, int64_t(4), int64_t(2), int64_t(1)})
+        if (steps % u == 0 && whole.count(u))
+          return whole.at(u);
+      return general;
+    }
+  };
+  /// The LM head; the QKV GEMV with the input norm; the output and down
+  /// GEMVs with the residual add; the gate/up GEMV with the post-attention
+  /// norm and SwiGLU. The U instances each family has (models/qwen3/CMakeLists.txt).
+  GemvFamily gemv, gemvRms, gemvResidual, gemvSwigluRms;
+  /// A [1, H] row of ones: the prompt's norms scale by it, their weights
+  /// being folded into the projections after them (foldNormWeights).
+  Buffer unitNorm;
   Sampling sampling;
   Graph decodeGraph;
   bool graphReady = false;
@@ -111,40 +140,6 @@ struct Engine::Impl {
       return Status::error("the compiled Qwen3 kernel set has no '" + name +
                            "' for this model's shapes (" + st.message() + ")");
     return Status::ok();
-  }
-
-  /// U for a K of `steps` tiles of 512: the whole loop as one group where
-  /// an instance has that many steps (every Qwen3 hidden size: 2 to 10
-  /// steps, and Qwen3-4B's intermediate, 19), else groups of 4, else a
-  /// dynamic loop. On an H200 the whole-loop group took 4B's K = 2560
-  /// GEMVs 14% faster and 8B's K = 4096 ones 1-3%, while groups of 8 or 12
-  /// at K = 12288 (several trips) were slower than 4
-  /// (bench/results/2026-11-22-decode-gemv-groups-h200.md).
-  int64_t gemvGroup(int64_t steps) const {
-    if (gemvWhole.count(steps))
-      return steps;
-    return steps % 4 == 0 ? 4 : 1;
-  }
-
-  /// The GEMV for a [n, k] weight: the instance without bounds checks
-  /// (gemv<WHOLE=1>) where k and n are multiples of its tile (R = 2 rows,
-  /// KT = 512, linear.tile's defaults: every Qwen3 size), else the general
-  /// one. A mismatch with linear.tile is a launch-contract error, not a
-  /// wrong result.
-  const Kernel &gemvFor(int64_t k, int64_t n) const {
-    if (k % 512 != 0 || n % 2 != 0)
-      return kGemv;
-    return gemvWhole.at(gemvGroup(k / 512));
-  }
-
-  /// The gate/up GEMV with SwiGLU in its epilogue (gemv_swiglu: K in whole
-  /// tiles of 512, grouped as gemv's, or of 128 for small test models), or
-  /// null where the hidden size fits neither; then the decode step runs
-  /// the GEMV and `swiglu` apart.
-  const Kernel *gemvSwigluFor(int64_t k) const {
-    if (k % 512 == 0)
-      return &gemvSwiglu.at(gemvGroup(k / 512));
-    return k % 128 == 0 ? &kGemvSwiglu128 : nullptr;
   }
 
   /// `bytes`: the least global memory traffic the launch needs (weights,
@@ -178,6 +173,7 @@ struct Engine::Impl {
   }
 
   Status loadWeights(const Checkpoint &ck, const std::string &dir);
+  Status foldNormWeights();
   Status allocActs(Acts &a, int64_t tokens);
   Status linear(int64_t tokens, const Buffer &x, int64_t k,
                 const Buffer &w, int64_t n, const Buffer &y, int64_t xOffset = 0);
@@ -290,7 +286,28 @@ Status Engine::Impl::loadWeights(const Checkpoint &ck, const std::string &dir) {
         !(st = upload({p + "mlp.down_proj.weight"}, L.down)))
       return st;
   }
-  return Status::ok();
+  return foldNormWeights();
+}
+
+// RMSNorm's weight g moves into the projection after it: W' = W diag(g),
+// rounded to the model dtype, so the decode GEMVs normalize their input on
+// the fly (gemv_rms, gemv_swiglu_rms) with no norm launch, and the prompt's
+// norms scale by ones. The final norm keeps its weight (the LM head may be
+// the embedding's).
+Status Engine::Impl::foldNormWeights() {
+  const int64_t H = cfg.hidden, I = cfg.intermediate;
+  nqkv = (cfg.heads + 2 * cfg.kvHeads) * cfg.headDim;
+  Status st = Status::ok();
+  for (const Layer &L : layers)
+    if (!(st = stream.launch(kFoldNorm, {Arg::inout(L.qkv, {nqkv, H}), Arg::in(L.inNorm, {H})})) ||
+        !(st = stream.launch(kFoldNorm, {Arg::inout(L.gateUp, {2 * I, H}),
+                                         Arg::in(L.postNorm, {H})})))
+      return st;
+  std::vector<uint16_t> ones(H, dt == DType::BF16 ? toBF16(1.0f) : toHalf(1.0f));
+  if (!(st = device->allocate(dt, H, stream, unitNorm)) ||
+      !(st = stream.copyToDevice(unitNorm, ones.data(), H * 2)))
+    return st;
+  return stream.synchronize();
 }
 
 Status Engine::create(const std::string &modelDir, const EngineOptions &opts,
@@ -343,8 +360,7 @@ Status Engine::create(const std::string &modelDir, const EngineOptions &opts,
       !(st = m.kernel("decode_attention" + g, m.kDecAttn)) ||
       !(st = m.kernel("attention_merge" + hd, m.kMerge)) ||
       !(st = m.kernel("prefill_attention" + g, m.kPreAttn)) ||
-      !(st = m.kernel("gemv", m.kGemv)) ||
-      !(st = m.kernel("gemv_swiglu__KT_128", m.kGemvSwiglu128)) ||
+      !(st = m.kernel("fold_norm_weight", m.kFoldNorm)) ||
       !(st = m.kernel("gemm", m.kGemm)) ||
       !(st = m.kernel("swiglu", m.kSwiglu)) ||
       !(st = m.kernel("swiglu__BT_16__BI_256", m.kSwigluRows)) ||
@@ -354,16 +370,31 @@ Status Engine::create(const std::string &modelDir, const EngineOptions &opts,
       !(st = m.kernel("advance_position", m.kAdvance)))
     return st;
   std::vector<const Kernel *> all = {&m.kEmbed, &m.kRms, &m.kAddRms, &m.kQRope, &m.kKvRope,
-                                     &m.kDecAttn, &m.kMerge, &m.kPreAttn, &m.kGemv,
-                                     &m.kGemvSwiglu128, &m.kGemm, &m.kSwiglu, &m.kSwigluRows,
+                                     &m.kDecAttn, &m.kMerge, &m.kPreAttn, &m.kFoldNorm,
+                                     &m.kGemm, &m.kSwiglu, &m.kSwigluRows,
                                      &m.kArgmaxP, &m.kArgmaxF, &m.kSample, &m.kAdvance};
-  for (int64_t u : Impl::kGemvGroups) {
-    std::string group = u == 1 ? "" : "__U_" + std::to_string(u);
-    if (!(st = m.kernel("gemv__WHOLE_1" + group, m.gemvWhole[u])) ||
-        !(st = m.kernel("gemv_swiglu" + group, m.gemvSwiglu[u])))
+  // The U instances of each decode GEMV: the steps of 512 in K = hidden
+  // size (2 to 10 for every Qwen3) for the GEMVs reading the residual
+  // stream and the LM head; in K = heads x head_dim or the intermediate
+  // size (4B's 19) for those adding to it.
+  const std::initializer_list<int64_t> hiddenGroups = {1, 2, 4, 5, 8, 10},
+                                       residualGroups = {1, 2, 4, 6, 8, 10, 19};
+  m.gemvSwigluRms.rows = 1;
+  for (auto [family, name, groups] :
+       {std::tuple{&m.gemv, "gemv", hiddenGroups},
+        std::tuple{&m.gemvRms, "gemv_rms", hiddenGroups},
+        std::tuple{&m.gemvSwigluRms, "gemv_swiglu_rms", hiddenGroups},
+        std::tuple{&m.gemvResidual, "gemv_residual", residualGroups}}) {
+    if (!(st = m.kernel(name, family->general)))
       return st;
-    all.push_back(&m.gemvWhole[u]);
-    all.push_back(&m.gemvSwiglu[u]);
+    all.push_back(&family->general);
+    for (int64_t u : groups) {
+      std::string inst = std::string(name) + "__WHOLE_1" +
+                         (u == 1 ? "" : "__U_" + std::to_string(u));
+      if (!(st = m.kernel(inst, family->whole[u])))
+        return st;
+      all.push_back(&family->whole[u]);
+    }
   }
   for (const Kernel *k : all)
     if (k->uncheckedRegions() != 0)
@@ -461,17 +492,19 @@ Status Engine::Impl::linear(int64_t T, const Buffer &x, int64_t k,
                             const Buffer &w, int64_t n, const Buffer &y,
                             int64_t xOffset) {
   if (T == 1)
-    return launch(gemvFor(k, n), {Arg::in(x, {1, k}, {}, xOffset), Arg::in(w, {n, k}),
-                          Arg::out(y, {1, n})});
+    return launch(gemv.pick(k, n), {Arg::in(x, {1, k}, {}, xOffset), Arg::in(w, {n, k}),
+                                    Arg::out(y, {1, n})});
   return launch(kGemm, {Arg::in(x, {T, k}, {}, xOffset), Arg::in(w, {n, k}),
                         Arg::out(y, {T, n})});
 }
 
-// The decode step: per layer, the QKV GEMV, the K/V write, attention (the
-// query's QK-norm and RoPE inside it) and its merge, the output GEMV, the
-// residual add fused with the next norm, the gate/up GEMV with SwiGLU in
-// its epilogue, the down GEMV and again add + norm: 9 launches. (Folding
-// SwiGLU into the down GEMV's loop instead, and the norms into the GEMVs,
+// The decode step: per layer, the QKV GEMV (the input norm inside it), the
+// K/V write, attention (the query's QK-norm and RoPE inside it) and its
+// merge, the output GEMV adding to the residual stream, the gate/up GEMV
+// (the post-attention norm inside it, SwiGLU in its epilogue), the down
+// GEMV adding to the residual stream: 7 launches. `res` is the residual
+// stream throughout; the norms' weights are folded into the projections
+// (foldNormWeights). (Folding SwiGLU into the down GEMV's loop instead
 // measured slower: bench/results.) `bytes` below is what each launch must
 // move at least, for the profile.
 Status Engine::Impl::decodeLayers(Acts &a, const Buffer &ids) {
@@ -482,15 +515,11 @@ Status Engine::Impl::decodeLayers(Acts &a, const Buffer &ids) {
   const float scale = 1.0f / std::sqrt(static_cast<float>(HD));
   const int64_t cacheLayer = cacheRows * c.kvHeads * HD;
   const double len = static_cast<double>(position + 1);
-  auto gemv = [&](const Buffer &x, int64_t k, const Buffer &w, int64_t n,
-                  const Buffer &y) {
-    return launch(gemvFor(k, n), {Arg::in(x, {1, k}), Arg::in(w, {n, k}), Arg::out(y, {1, n})},
-                  2.0 * (n * k + k + n));
-  };
-  auto addNorm = [&](const Buffer &x, const Buffer &w) {
-    return launch(kAddRms, {Arg::in(x, {1, H}), Arg::inout(a.res, {1, H}),
-                            Arg::in(w, {H}), Arg::out(a.h, {1, H}), Arg::real(eps)},
-                  2.0 * 5 * H);
+  // x W^T added to the residual stream.
+  auto gemvAdd = [&](const Buffer &x, int64_t k, const Buffer &w) {
+    return launch(gemvResidual.pick(k, H),
+                  {Arg::in(x, {1, k}), Arg::in(w, {H, k}), Arg::inout(a.res, {1, H})},
+                  2.0 * (H * k + k + 2 * H));
   };
   Status st = Status::ok();
 #define TRY(x)                                                                 \
@@ -499,12 +528,11 @@ Status Engine::Impl::decodeLayers(Acts &a, const Buffer &ids) {
   TRY(launch(kEmbed, {Arg::in(ids, {1}), Arg::in(embed, {c.vocabSize, H}),
                       Arg::out(a.res, {1, H})},
              2.0 * H * 2));
-  TRY(launch(kRms, {Arg::in(a.res, {1, H}), Arg::in(layers[0].inNorm, {H}),
-                    Arg::out(a.h, {1, H}), Arg::real(eps)},
-             2.0 * 3 * H));
   for (int64_t l = 0; l < c.layers; ++l) {
     const Layer &L = layers[l];
-    TRY(gemv(a.h, H, L.qkv, nqkv, a.qkv));
+    TRY(launch(gemvRms.pick(H, nqkv), {Arg::in(a.res, {1, H}), Arg::in(L.qkv, {nqkv, H}),
+                                       Arg::out(a.qkv, {1, nqkv}), Arg::real(eps)},
+               2.0 * (nqkv * H + H + nqkv)));
     auto kc = Arg::inout(kcache, {cacheRows, c.kvHeads, HD}, {}, l * cacheLayer);
     auto vc = Arg::inout(vcache, {cacheRows, c.kvHeads, HD}, {}, l * cacheLayer);
     TRY(launch(kKvRope, {Arg::in(a.qkv, {1, nqkv}), Arg::in(L.kNorm, {HD}),
@@ -523,27 +551,27 @@ Status Engine::Impl::decodeLayers(Acts &a, const Buffer &ids) {
                         Arg::in(a.plse, {c.heads, splits}),
                         Arg::out(a.attn, {1, nq})},
                4.0 * c.heads * splits * (HD + 1) + 2.0 * nq));
-    TRY(gemv(a.attn, nq, L.o, H, a.ao));
-    TRY(addNorm(a.ao, L.postNorm));
-    if (const Kernel *fused = gemvSwigluFor(H)) {
-      TRY(launch(*fused, {Arg::in(a.h, {1, 1, H}), Arg::in(L.gateUp, {2, I, H}),
-                          Arg::out(a.act, {1, I})},
-                 2.0 * (2 * I * H + H + I)));
-    } else {
-      TRY(gemv(a.h, H, L.gateUp, 2 * I, a.gu));
-      TRY(launch(kSwiglu, {Arg::in(a.gu, {1, 2 * I}), Arg::out(a.act, {1, I})},
-                 2.0 * 3 * I));
-    }
-    TRY(gemv(a.act, I, L.down, H, a.mo));
-    TRY(addNorm(a.mo, l + 1 < c.layers ? layers[l + 1].inNorm : finalNorm));
+    TRY(gemvAdd(a.attn, nq, L.o));
+    TRY(launch(gemvSwigluRms.pick(H, I),
+               {Arg::in(a.res, {1, 1, H}), Arg::in(L.gateUp, {2, I, H}),
+                Arg::out(a.act, {1, I}), Arg::real(eps)},
+               2.0 * (2 * I * H + H + I)));
+    TRY(gemvAdd(a.act, I, L.down));
   }
-  TRY(gemv(a.h, H, lmHead, c.vocabSize, a.logits));
+  TRY(launch(kRms, {Arg::in(a.res, {1, H}), Arg::in(finalNorm, {H}),
+                    Arg::out(a.h, {1, H}), Arg::real(eps)},
+             2.0 * 3 * H));
+  TRY(launch(gemv.pick(H, c.vocabSize),
+             {Arg::in(a.h, {1, H}), Arg::in(lmHead, {c.vocabSize, H}),
+              Arg::out(a.logits, {1, c.vocabSize})},
+             2.0 * (c.vocabSize * H + H + c.vocabSize)));
 #undef TRY
   return Status::ok();
 }
 
-// The prompt: GEMMs over all tokens, the norms and element-wise steps as
-// their own kernels, and the LM head on the last position only.
+// The prompt: GEMMs over all tokens, the norms (their weights folded into
+// the projections, but the final one's) and element-wise steps as their own
+// kernels, and the LM head on the last position only.
 Status Engine::Impl::prefillLayers(Acts &a, int64_t T) {
   const ModelConfig &c = cfg;
   const int64_t H = c.hidden, I = c.intermediate, HD = c.headDim;
@@ -556,7 +584,7 @@ Status Engine::Impl::prefillLayers(Acts &a, int64_t T) {
     return st;
   TRY(launch(kEmbed, {Arg::in(a.ids, {T}), Arg::in(embed, {c.vocabSize, H}),
                       Arg::out(a.res, {T, H})}));
-  TRY(launch(kRms, {Arg::in(a.res, {T, H}), Arg::in(layers[0].inNorm, {H}),
+  TRY(launch(kRms, {Arg::in(a.res, {T, H}), Arg::in(unitNorm, {H}),
                     Arg::out(a.h, {T, H}), Arg::real(eps)}));
   const int64_t cacheLayer = cacheRows * c.kvHeads * HD;
   for (int64_t l = 0; l < c.layers; ++l) {
@@ -576,7 +604,7 @@ Status Engine::Impl::prefillLayers(Acts &a, int64_t T) {
                           Arg::out(a.attn, {T, nq}), Arg::real(scale)}));
     TRY(linear(T, a.attn, nq, L.o, H, a.ao));
     TRY(launch(kAddRms, {Arg::in(a.ao, {T, H}), Arg::inout(a.res, {T, H}),
-                         Arg::in(L.postNorm, {H}), Arg::out(a.h, {T, H}),
+                         Arg::in(unitNorm, {H}), Arg::out(a.h, {T, H}),
                          Arg::real(eps)}));
     TRY(linear(T, a.h, H, L.gateUp, 2 * I, a.gu));
     // 16 tokens x 256 per program where the intermediate size allows (every
@@ -584,7 +612,8 @@ Status Engine::Impl::prefillLayers(Acts &a, int64_t T) {
     TRY(launch(I % 256 == 0 ? kSwigluRows : kSwiglu,
                {Arg::in(a.gu, {T, 2 * I}), Arg::out(a.act, {T, I})}));
     TRY(linear(T, a.act, I, L.down, H, a.mo));
-    const Buffer &nextNorm = l + 1 < c.layers ? layers[l + 1].inNorm : finalNorm;
+    // The next layer's norm weight is in its projections.
+    const Buffer &nextNorm = l + 1 < c.layers ? unitNorm : finalNorm;
     TRY(launch(kAddRms, {Arg::in(a.mo, {T, H}), Arg::inout(a.res, {T, H}),
                          Arg::in(nextNorm, {H}), Arg::out(a.h, {T, H}),
                          Arg::real(eps)}));

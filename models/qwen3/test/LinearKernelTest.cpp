@@ -1,14 +1,19 @@
 //===- LinearKernelTest.cpp - the decode GEMVs vs an fp64 reference -------===//
 //
-// The Qwen3 kernel set's GEMVs without bounds checks, launched directly at
-// every K-step group the engine picks (gemv<WHOLE=1, U> and gemv_swiglu<U>):
-// K spans two groups, so both the constant inner loop and the outer one
-// run. Each output is poisoned first, must be written, and must agree with
-// the fp64 product of the rounded inputs (for gemv_swiglu, silu(gate) * up
-// of the fp64 projections). A K that is not a whole number of groups is a
-// launch-contract refusal. The tiny test model never reaches these
-// instances (its hidden size is 128), so this is their CPU coverage; with
-// QWEN3_TEST_DEVICE=cuda the same test runs on the GPU.
+// The Qwen3 kernel set's decode GEMVs, launched directly: the plain GEMV
+// (the LM head), gemv_rms (the input norm computed in the loop),
+// gemv_residual (the residual add in the epilogue) and gemv_swiglu_rms
+// (the post-attention norm, then SwiGLU), each at every K-step group U the
+// engine loads (WHOLE = 1, K spanning two groups so both the unrolled
+// group and the loop over groups run) and in its general instance at a K
+// and N that are not multiples of the tile. Outputs are poisoned first and
+// must be written (gemv_residual's h starts random and must move by the
+// product), and must agree with fp64 from the rounded inputs. A K that is
+// not a whole number of groups is a launch-contract refusal. The tiny test
+// model only reaches the general instances, so this is the grouped ones'
+// CPU coverage; with QWEN3_TEST_DEVICE=cuda the same test runs on the GPU.
+// fold_norm_weight, which prepares the weights gemv_rms expects, must be
+// exact (the f32 product of two 16-bit floats is exact, then one rounding).
 //
 //===----------------------------------------------------------------------===//
 
@@ -23,15 +28,33 @@ using namespace tile_runtime;
 
 namespace {
 
+enum class Family { Gemv, Rms, Residual, SwigluRms };
+
+const char *familyName(Family f) {
+  switch (f) {
+  case Family::Gemv:
+    return "gemv";
+  case Family::Rms:
+    return "gemv_rms";
+  case Family::Residual:
+    return "gemv_residual";
+  case Family::SwigluRms:
+    return "gemv_swiglu_rms";
+  }
+  return "?";
+}
+
 struct Case {
   const char *dtype;
-  int64_t group; // U: K steps of 512 per unrolled group
-  bool swiglu;
+  Family family;
+  int64_t group; // U: K steps of 512 per unrolled group; 0: the general instance
 };
 
 std::string caseName(const ::testing::TestParamInfo<Case> &info) {
-  return std::string(info.param.swiglu ? "gemv_swiglu" : "gemv") + "_U" +
-         std::to_string(info.param.group) + "_" + info.param.dtype;
+  const Case &c = info.param;
+  return std::string(familyName(c.family)) +
+         (c.group ? "_U" + std::to_string(c.group) : std::string("_general")) + "_" +
+         c.dtype;
 }
 
 class DecodeGemvKernel : public ::testing::TestWithParam<Case> {};
@@ -42,27 +65,38 @@ TEST_P(DecodeGemvKernel, MatchesFp64ReferenceAndRefusesPartialGroups) {
   auto encode = ht.encode;
   auto decode = ht.decode;
   const double eps = ht.eps;
-  // Two groups of U steps (one for U = 19, which only 4B's 9728 uses).
-  const int64_t K = 512 * c.group * (c.group == 19 ? 1 : 2);
-  const int64_t rows = 12;                    // outputs (R = 2 rows per program)
-  const int64_t N = c.swiglu ? 2 * rows : rows; // rows of w
+  const bool swiglu = c.family == Family::SwigluRms;
+  const bool rms = c.family == Family::Rms || swiglu;
+  const bool residual = c.family == Family::Residual;
+  // Two groups of U steps (one for U = 19, which only 4B's 9728 uses); the
+  // general instance at a K and an N off the tile.
+  const int64_t K = c.group == 0 ? 2 * 512 + 40 : 512 * c.group * (c.group == 19 ? 1 : 2);
+  const int64_t rows = c.group == 0 ? 13 : 12;  // outputs (R = 2 rows per program)
+  const int64_t N = swiglu ? 2 * rows : rows;   // rows of w
+  const float normEps = 1e-6f;
 
-  std::string name = c.swiglu ? "gemv_swiglu" : "gemv__WHOLE_1";
-  if (c.group != 1)
-    name += "__U_" + std::to_string(c.group);
+  std::string name = familyName(c.family);
+  if (c.group != 0)
+    name += std::string("__WHOLE_1") + (c.group == 1 ? "" : "__U_" + std::to_string(c.group));
   qwen3::test::KernelUnderTest kut;
   ASSERT_NO_FATAL_FAILURE(kut.open(c.dtype, name));
 
-  // Products of a few hundredths summed over K: outputs of order 1.
-  std::mt19937 gen(11 + c.group);
+  // Products of a few hundredths summed over K: outputs of order 1 (for
+  // the norms, x of mean square 3: the normalization matters).
+  std::mt19937 gen(11 + c.group + 100 * static_cast<int>(c.family));
   std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
-  const float xs = 1.0f / std::sqrt(float(K)) * 3;
-  std::vector<uint16_t> x(K), w(N * K);
+  const float xs = rms ? 3.0f : 3.0f / std::sqrt(float(K));
+  const float ws = rms ? 1.0f / std::sqrt(float(K)) : 1.0f;
+  std::vector<uint16_t> x(K), w(N * K), y(rows, qwen3::test::kPoison);
   for (uint16_t &e : x)
     e = encode(dist(gen) * xs);
   for (uint16_t &e : w)
-    e = encode(dist(gen));
-  std::vector<uint16_t> y(rows, qwen3::test::kPoison);
+    e = encode(dist(gen) * ws);
+  std::vector<uint16_t> h0(rows);
+  if (residual)
+    for (uint16_t &e : y)
+      e = encode(dist(gen) * 4);
+  h0 = y;
 
   Stream &stream = kut.device->defaultStream();
   auto upload = [&](const std::vector<uint16_t> &v) {
@@ -70,11 +104,21 @@ TEST_P(DecodeGemvKernel, MatchesFp64ReferenceAndRefusesPartialGroups) {
   };
   Buffer bx = upload(x), bw = upload(w), by = upload(y);
   auto launch = [&](int64_t k) {
-    if (c.swiglu)
-      return stream.launch(kut.kernel, {Arg::in(bx, {1, 1, k}), Arg::in(bw, {2, rows, k}),
+    switch (c.family) {
+    case Family::Gemv:
+      return stream.launch(kut.kernel, {Arg::in(bx, {1, k}), Arg::in(bw, {N, k}),
                                        Arg::out(by, {1, rows})});
-    return stream.launch(kut.kernel, {Arg::in(bx, {1, k}), Arg::in(bw, {N, k}),
-                                     Arg::out(by, {1, rows})});
+    case Family::Rms:
+      return stream.launch(kut.kernel, {Arg::in(bx, {1, k}), Arg::in(bw, {N, k}),
+                                       Arg::out(by, {1, rows}), Arg::real(normEps)});
+    case Family::Residual:
+      return stream.launch(kut.kernel, {Arg::in(bx, {1, k}), Arg::in(bw, {N, k}),
+                                       Arg::inout(by, {1, rows})});
+    case Family::SwigluRms:
+      return stream.launch(kut.kernel, {Arg::in(bx, {1, 1, k}), Arg::in(bw, {2, rows, k}),
+                                       Arg::out(by, {1, rows}), Arg::real(normEps)});
+    }
+    return Status::error("unknown family");
   };
   Status st = launch(K);
   ASSERT_TRUE(st.isOk()) << st.message();
@@ -82,22 +126,30 @@ TEST_P(DecodeGemvKernel, MatchesFp64ReferenceAndRefusesPartialGroups) {
   ASSERT_TRUE(st.isOk()) << st.message();
   ASSERT_TRUE(stream.synchronize().isOk());
 
+  double meanSq = 0;
+  for (int64_t k = 0; k < K; ++k)
+    meanSq += double(decode(x[k])) * decode(x[k]) / K;
+  const double invRms = rms ? 1.0 / std::sqrt(meanSq + normEps) : 1.0;
   auto dotRow = [&](int64_t r) {
     double acc = 0;
     for (int64_t k = 0; k < K; ++k)
       acc += double(decode(x[k])) * decode(w[r * K + k]);
-    return acc;
+    return acc * invRms;
   };
   double errSq = 0, refSq = 0;
   for (int64_t j = 0; j < rows; ++j) {
     double ref = dotRow(j);
-    if (c.swiglu)
+    if (swiglu)
       ref = ref / (1 + std::exp(-ref)) * dotRow(rows + j);
+    if (residual)
+      ref += decode(h0[j]);
     float got = decode(y[j]);
     ASSERT_FALSE(std::isnan(got)) << name << " (" << c.dtype << "): y[" << j
                                   << "] was not written";
-    // f32 accumulation, then one to three roundings to the type.
-    ASSERT_LE(std::abs(got - ref), 4 * eps * (std::abs(ref) + 0.05))
+    // f32 accumulation, then one to three roundings to the type (for the
+    // residual, of the product and of the sum).
+    double scale = std::abs(ref) + 0.05 + (residual ? std::abs(decode(h0[j])) : 0);
+    ASSERT_LE(std::abs(got - ref), 4 * eps * scale)
         << name << " (" << c.dtype << "): y[" << j << "] = " << got << ", reference " << ref;
     errSq += (got - ref) * (got - ref);
     refSq += ref * ref;
@@ -113,13 +165,48 @@ TEST_P(DecodeGemvKernel, MatchesFp64ReferenceAndRefusesPartialGroups) {
 
 std::vector<Case> cases() {
   std::vector<Case> out;
-  for (const char *dt : {"bf16", "f16"})
-    for (int64_t u : {1, 2, 4, 5, 6, 8, 10, 19})
-      for (bool swiglu : {false, true})
-        out.push_back({dt, u, swiglu});
+  for (const char *dt : {"bf16", "f16"}) {
+    for (Family f : {Family::Gemv, Family::Rms, Family::SwigluRms})
+      for (int64_t u : {0, 1, 2, 4, 5, 8, 10})
+        out.push_back({dt, f, u});
+    for (int64_t u : {0, 1, 2, 4, 6, 8, 10, 19})
+      out.push_back({dt, Family::Residual, u});
+  }
   return out;
 }
 
 INSTANTIATE_TEST_SUITE_P(Groups, DecodeGemvKernel, ::testing::ValuesIn(cases()), caseName);
+
+// fold_norm_weight: w[n, k] *= g[k] in place, rounded once; 1000 columns,
+// not a multiple of its 1024-column tile.
+class FoldNormWeightKernel : public ::testing::TestWithParam<const char *> {};
+
+TEST_P(FoldNormWeightKernel, ScalesEveryColumnExactly) {
+  const qwen3::test::HalfType ht = qwen3::test::HalfType::of(GetParam());
+  qwen3::test::KernelUnderTest kut;
+  ASSERT_NO_FATAL_FAILURE(kut.open(GetParam(), "fold_norm_weight"));
+  const int64_t N = 7, K = 1000;
+  std::mt19937 gen(5);
+  std::uniform_real_distribution<float> dist(-2.0f, 2.0f);
+  std::vector<uint16_t> w(N * K), g(K);
+  for (uint16_t &e : w)
+    e = ht.encode(dist(gen));
+  for (uint16_t &e : g)
+    e = ht.encode(0.5f + dist(gen) / 4);
+  Buffer bw = kut.upload(ht.type, w.data(), N * K, 2), bg = kut.upload(ht.type, g.data(), K, 2);
+  Stream &stream = kut.device->defaultStream();
+  Status st = stream.launch(kut.kernel, {Arg::inout(bw, {N, K}), Arg::in(bg, {K})});
+  ASSERT_TRUE(st.isOk()) << st.message();
+  std::vector<uint16_t> got(N * K);
+  ASSERT_TRUE(stream.copyToHost(got.data(), bw, got.size() * 2).isOk());
+  ASSERT_TRUE(stream.synchronize().isOk());
+  for (int64_t n = 0; n < N; ++n)
+    for (int64_t k = 0; k < K; ++k) {
+      uint16_t want = ht.encode(ht.decode(w[n * K + k]) * ht.decode(g[k]));
+      ASSERT_EQ(got[n * K + k], want) << "w[" << n << ", " << k << "]";
+    }
+}
+
+INSTANTIATE_TEST_SUITE_P(Dtypes, FoldNormWeightKernel, ::testing::Values("bf16", "f16"));
 
 } // namespace
