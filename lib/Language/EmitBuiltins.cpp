@@ -629,6 +629,25 @@ std::optional<Val> EmitterImpl::builtin(const Expr &e, bool &handled) {
     return Val::of(greater ? arith::MaxSIOp::create(b, l, a, c).getResult()
                            : arith::MinSIOp::create(b, l, a, c).getResult());
   }
+  if (name == "fma") {
+    // a * b + c with one rounding (math.fma: FFMA on the GPU, llvm.fma on
+    // the host, so both paths agree). Operands broadcast as for `+`.
+    if (!args.arity(3, 3) || !args.noNamed())
+      return std::nullopt;
+    auto x = expr(args[0]), y = x ? expr(args[1]) : std::nullopt;
+    auto z = y ? expr(args[2]) : std::nullopt;
+    // Pairwise, as `+` would: x with y, then with z, then y with the result.
+    Value p, q, r, p2, q2, r2;
+    if (!z || failed(unify(*x, *y, e.loc, p, q)) ||
+        failed(unify(Val::of(p), *z, e.loc, p2, r)) ||
+        failed(unify(Val::of(q), Val::of(p2), e.loc, q2, r2)))
+      return std::nullopt;
+    if (!isa<FloatType>(elementOf(p2.getType()))) {
+      error(e.loc) << "'fma' needs floats, got " << elementOf(p2.getType());
+      return std::nullopt;
+    }
+    return Val::of(math::FmaOp::create(b, l, p2, q2, r));
+  }
   static const char *kMath[] = {"exp",  "exp2", "log",  "log2", "sqrt",
                                 "rsqrt", "sin", "cos",  "tanh", "abs",
                                 "floor", "ceil", "erf", "sigmoid"};

@@ -118,11 +118,11 @@ struct Engine::Impl {
     }
   };
   /// The LM head; the QKV GEMV with the input norm; the output and down
-  /// GEMVs with the residual add; the gate/up GEMV with the post-attention
-  /// norm and SwiGLU. The U instances each family has (models/qwen3/CMakeLists.txt).
-  GemvFamily gemv, gemvRms, gemvResidual, gemvSwigluRms;
-  /// A [1, H] row of ones: the prompt's norms scale by it, their weights
-  /// being folded into the projections after them (foldNormWeights).
+  /// GEMVs with the residual add; the gate/up GEMV with SwiGLU. The U
+  /// instances each family has (models/qwen3/CMakeLists.txt).
+  GemvFamily gemv, gemvRms, gemvResidual, gemvSwiglu;
+  /// A [1, H] row of ones: the prompt's input norms scale by it, their
+  /// weights being folded into the QKV projections (foldNormWeights).
   Buffer unitNorm;
   Sampling sampling;
   Graph decodeGraph;
@@ -289,19 +289,18 @@ Status Engine::Impl::loadWeights(const Checkpoint &ck, const std::string &dir) {
   return foldNormWeights();
 }
 
-// RMSNorm's weight g moves into the projection after it: W' = W diag(g),
-// rounded to the model dtype, so the decode GEMVs normalize their input on
-// the fly (gemv_rms, gemv_swiglu_rms) with no norm launch, and the prompt's
-// norms scale by ones. The final norm keeps its weight (the LM head may be
-// the embedding's).
+// The input norm's weight g moves into the QKV projection: W' = W diag(g),
+// rounded to the model dtype, so the decode step's QKV GEMV normalizes the
+// residual stream on the fly (gemv_rms) with no norm launch, and the
+// prompt's input norms scale by ones. The post-attention norm keeps its
+// weight (folding it into the gate/up GEMV measured slower) and so does the
+// final one (the LM head may be the embedding's).
 Status Engine::Impl::foldNormWeights() {
-  const int64_t H = cfg.hidden, I = cfg.intermediate;
+  const int64_t H = cfg.hidden;
   nqkv = (cfg.heads + 2 * cfg.kvHeads) * cfg.headDim;
   Status st = Status::ok();
   for (const Layer &L : layers)
-    if (!(st = stream.launch(kFoldNorm, {Arg::inout(L.qkv, {nqkv, H}), Arg::in(L.inNorm, {H})})) ||
-        !(st = stream.launch(kFoldNorm, {Arg::inout(L.gateUp, {2 * I, H}),
-                                         Arg::in(L.postNorm, {H})})))
+    if (!(st = stream.launch(kFoldNorm, {Arg::inout(L.qkv, {nqkv, H}), Arg::in(L.inNorm, {H})})))
       return st;
   std::vector<uint16_t> ones(H, dt == DType::BF16 ? toBF16(1.0f) : toHalf(1.0f));
   if (!(st = device->allocate(dt, H, stream, unitNorm)) ||
@@ -379,11 +378,11 @@ Status Engine::create(const std::string &modelDir, const EngineOptions &opts,
   // size (4B's 19) for those adding to it.
   const std::initializer_list<int64_t> hiddenGroups = {1, 2, 4, 5, 8, 10},
                                        residualGroups = {1, 2, 4, 6, 8, 10, 19};
-  m.gemvSwigluRms.rows = 1;
+  m.gemvSwiglu.rows = 1;
   for (auto [family, name, groups] :
        {std::tuple{&m.gemv, "gemv", hiddenGroups},
         std::tuple{&m.gemvRms, "gemv_rms", hiddenGroups},
-        std::tuple{&m.gemvSwigluRms, "gemv_swiglu_rms", hiddenGroups},
+        std::tuple{&m.gemvSwiglu, "gemv_swiglu", hiddenGroups},
         std::tuple{&m.gemvResidual, "gemv_residual", residualGroups}}) {
     if (!(st = m.kernel(name, family->general)))
       return st;
@@ -500,13 +499,13 @@ Status Engine::Impl::linear(int64_t T, const Buffer &x, int64_t k,
 
 // The decode step: per layer, the QKV GEMV (the input norm inside it), the
 // K/V write, attention (the query's QK-norm and RoPE inside it) and its
-// merge, the output GEMV adding to the residual stream, the gate/up GEMV
-// (the post-attention norm inside it, SwiGLU in its epilogue), the down
-// GEMV adding to the residual stream: 7 launches. `res` is the residual
-// stream throughout; the norms' weights are folded into the projections
-// (foldNormWeights). (Folding SwiGLU into the down GEMV's loop instead
-// measured slower: bench/results.) `bytes` below is what each launch must
-// move at least, for the profile.
+// merge, the output GEMV adding to the residual stream, the post-attention
+// norm, the gate/up GEMV with SwiGLU in its epilogue, the down GEMV adding
+// to the residual stream: 8 launches. `res` is the residual stream
+// throughout; the input norm's weight is folded into the QKV projection
+// (foldNormWeights). (Folding SwiGLU into the down GEMV's loop, or the
+// post-attention norm into the gate/up GEMV, measured slower: bench/results.)
+// `bytes` below is what each launch must move at least, for the profile.
 Status Engine::Impl::decodeLayers(Acts &a, const Buffer &ids) {
   const ModelConfig &c = cfg;
   const int64_t H = c.hidden, I = c.intermediate, HD = c.headDim;
@@ -552,9 +551,11 @@ Status Engine::Impl::decodeLayers(Acts &a, const Buffer &ids) {
                         Arg::out(a.attn, {1, nq})},
                4.0 * c.heads * splits * (HD + 1) + 2.0 * nq));
     TRY(gemvAdd(a.attn, nq, L.o));
-    TRY(launch(gemvSwigluRms.pick(H, I),
-               {Arg::in(a.res, {1, 1, H}), Arg::in(L.gateUp, {2, I, H}),
-                Arg::out(a.act, {1, I}), Arg::real(eps)},
+    TRY(launch(kRms, {Arg::in(a.res, {1, H}), Arg::in(L.postNorm, {H}),
+                      Arg::out(a.h, {1, H}), Arg::real(eps)},
+               2.0 * 3 * H));
+    TRY(launch(gemvSwiglu.pick(H, I),
+               {Arg::in(a.h, {1, 1, H}), Arg::in(L.gateUp, {2, I, H}), Arg::out(a.act, {1, I})},
                2.0 * (2 * I * H + H + I)));
     TRY(gemvAdd(a.act, I, L.down));
   }
@@ -569,8 +570,8 @@ Status Engine::Impl::decodeLayers(Acts &a, const Buffer &ids) {
   return Status::ok();
 }
 
-// The prompt: GEMMs over all tokens, the norms (their weights folded into
-// the projections, but the final one's) and element-wise steps as their own
+// The prompt: GEMMs over all tokens, the norms (the input norms' weights
+// folded into the QKV projections) and element-wise steps as their own
 // kernels, and the LM head on the last position only.
 Status Engine::Impl::prefillLayers(Acts &a, int64_t T) {
   const ModelConfig &c = cfg;
@@ -604,7 +605,7 @@ Status Engine::Impl::prefillLayers(Acts &a, int64_t T) {
                           Arg::out(a.attn, {T, nq}), Arg::real(scale)}));
     TRY(linear(T, a.attn, nq, L.o, H, a.ao));
     TRY(launch(kAddRms, {Arg::in(a.ao, {T, H}), Arg::inout(a.res, {T, H}),
-                         Arg::in(unitNorm, {H}), Arg::out(a.h, {T, H}),
+                         Arg::in(L.postNorm, {H}), Arg::out(a.h, {T, H}),
                          Arg::real(eps)}));
     TRY(linear(T, a.h, H, L.gateUp, 2 * I, a.gu));
     // 16 tokens x 256 per program where the intermediate size allows (every
@@ -612,7 +613,7 @@ Status Engine::Impl::prefillLayers(Acts &a, int64_t T) {
     TRY(launch(I % 256 == 0 ? kSwigluRows : kSwiglu,
                {Arg::in(a.gu, {T, 2 * I}), Arg::out(a.act, {T, I})}));
     TRY(linear(T, a.act, I, L.down, H, a.mo));
-    // The next layer's norm weight is in its projections.
+    // The next layer's input norm weight is in its QKV projection.
     const Buffer &nextNorm = l + 1 < c.layers ? unitNorm : finalNorm;
     TRY(launch(kAddRms, {Arg::in(a.mo, {T, H}), Arg::inout(a.res, {T, H}),
                          Arg::in(nextNorm, {H}), Arg::out(a.h, {T, H}),
