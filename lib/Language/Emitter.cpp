@@ -473,10 +473,9 @@ static void takeResults(EmitterImpl &E, ArrayRef<std::string> carried,
 }
 
 /// `for v in lo..hi unroll`: the body emitted once per iteration with v a
-/// constant, the carried variables rebound in sequence. A constant-trip
-/// loop left to ptxas is unrolled or not by its heuristics (a GEMV group of
-/// eight steps was not once its body grew); this makes it certain, so all
-/// loads of the group are issued before the first use.
+/// constant, the carried variables rebound in sequence, so the backend
+/// sees straight-line code instead of leaving the unrolling to ptxas's
+/// heuristics.
 LogicalResult EmitterImpl::emitUnrolledFor(const Stmt &s, Value lo, Value hi,
                                            Value step,
                                            ArrayRef<std::string> carried) {

@@ -297,7 +297,6 @@ Status Engine::Impl::loadWeights(const Checkpoint &ck, const std::string &dir) {
 // final one (the LM head may be the embedding's).
 Status Engine::Impl::foldNormWeights() {
   const int64_t H = cfg.hidden;
-  nqkv = (cfg.heads + 2 * cfg.kvHeads) * cfg.headDim;
   Status st = Status::ok();
   for (const Layer &L : layers)
     if (!(st = stream.launch(kFoldNorm, {Arg::inout(L.qkv, {nqkv, H}), Arg::in(L.inNorm, {H})})))
@@ -400,6 +399,7 @@ Status Engine::create(const std::string &modelDir, const EngineOptions &opts,
       return Status::error(manifest + ": kernel '" + k->name() +
                            "' has unchecked regions; the engine runs the safe subset only");
 
+  m.nqkv = (c.heads + 2 * c.kvHeads) * c.headDim;
   auto tWeights = std::chrono::steady_clock::now();
   if (Status s = m.loadWeights(ck, modelDir); !s)
     return s;
@@ -453,7 +453,6 @@ Status Engine::create(const std::string &modelDir, const EngineOptions &opts,
       !(st = m.device->allocate(DType::I32, 1, m.stream, m.token)) ||
       !(st = m.allocActs(m.decodeActs, 1)) || !(st = m.stream.synchronize()))
     return st;
-  m.nqkv = (c.heads + 2 * c.kvHeads) * c.headDim;
   out = std::move(e);
   return Status::ok();
 }
@@ -520,6 +519,12 @@ Status Engine::Impl::decodeLayers(Acts &a, const Buffer &ids) {
                   {Arg::in(x, {1, k}), Arg::in(w, {H, k}), Arg::inout(a.res, {1, H})},
                   2.0 * (H * k + k + 2 * H));
   };
+  // h = rmsnorm(residual stream) * w.
+  auto norm = [&](const Buffer &w) {
+    return launch(kRms, {Arg::in(a.res, {1, H}), Arg::in(w, {H}), Arg::out(a.h, {1, H}),
+                         Arg::real(eps)},
+                  2.0 * 3 * H);
+  };
   Status st = Status::ok();
 #define TRY(x)                                                                 \
   if (!(st = (x)))                                                             \
@@ -551,17 +556,13 @@ Status Engine::Impl::decodeLayers(Acts &a, const Buffer &ids) {
                         Arg::out(a.attn, {1, nq})},
                4.0 * c.heads * splits * (HD + 1) + 2.0 * nq));
     TRY(gemvAdd(a.attn, nq, L.o));
-    TRY(launch(kRms, {Arg::in(a.res, {1, H}), Arg::in(L.postNorm, {H}),
-                      Arg::out(a.h, {1, H}), Arg::real(eps)},
-               2.0 * 3 * H));
+    TRY(norm(L.postNorm));
     TRY(launch(gemvSwiglu.pick(H, I),
                {Arg::in(a.h, {1, 1, H}), Arg::in(L.gateUp, {2, I, H}), Arg::out(a.act, {1, I})},
                2.0 * (2 * I * H + H + I)));
     TRY(gemvAdd(a.act, I, L.down));
   }
-  TRY(launch(kRms, {Arg::in(a.res, {1, H}), Arg::in(finalNorm, {H}),
-                    Arg::out(a.h, {1, H}), Arg::real(eps)},
-             2.0 * 3 * H));
+  TRY(norm(finalNorm));
   TRY(launch(gemv.pick(H, c.vocabSize),
              {Arg::in(a.h, {1, H}), Arg::in(lmHead, {c.vocabSize, H}),
               Arg::out(a.logits, {1, c.vocabSize})},
