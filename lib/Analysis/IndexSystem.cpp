@@ -373,28 +373,29 @@ LinearExpr IndexSystem::compute(Value value, Copy copy) {
   return freeVar(value, copy, "not affine");
 }
 
-void IndexSystem::linearizeCondition(Value cond, Copy copy) {
+void IndexSystem::linearizeCondition(Value cond, Copy copy, bool holds) {
   Operation *op = cond.getDefiningOp();
   if (!op)
     return;
-  if (isa<arith::AndIOp>(op)) {
-    linearizeCondition(op->getOperand(0), copy);
-    linearizeCondition(op->getOperand(1), copy);
+  // a && b holds: both do. !(a || b): neither does. The other two are
+  // disjunctions, convex only when one side is known false: a condition
+  // switched off by a compile-time parameter (`WHOLE == 0 || ...`).
+  if (isa<arith::AndIOp>(op) ? holds : isa<arith::OrIOp>(op) && !holds) {
+    linearizeCondition(op->getOperand(0), copy, holds);
+    linearizeCondition(op->getOperand(1), copy, holds);
     return;
   }
-  // A disjunction is convex when one side is known false: a condition
-  // switched off by a compile-time parameter (`WHOLE == 0 || ...`).
   if (isa<arith::OrIOp>(op)) {
     for (unsigned i = 0; i < 2; ++i)
       if (isKnownFalse(op->getOperand(i)))
-        return linearizeCondition(op->getOperand(1 - i), copy);
+        return linearizeCondition(op->getOperand(1 - i), copy, holds);
     return;
   }
   auto cmp = dyn_cast<arith::CmpIOp>(op);
   if (!cmp || !cmp.getLhs().getType().isIntOrIndex())
     return;
   using P = arith::CmpIPredicate;
-  P pred = cmp.getPredicate();
+  P pred = holds ? cmp.getPredicate() : arith::invertPredicate(cmp.getPredicate());
   bool isUnsigned = pred == P::ult || pred == P::ule || pred == P::ugt ||
                     pred == P::uge;
   if (isUnsigned &&
@@ -434,14 +435,14 @@ void IndexSystem::addAssumptions() {
 
 void IndexSystem::addPathConditions(Operation *op, Copy copy) {
   // An op in the then-region of an scf.if runs only where the condition
-  // holds; the conditions of enclosing ifs bound what it touches.
+  // holds, one in the else-region only where it does not; the conditions
+  // of enclosing ifs bound what it touches.
   for (Operation *child = op, *parent = op->getParentOp();
        parent && !isa<KernelOp>(parent);
-       child = parent, parent = parent->getParentOp()) {
-    auto ifOp = dyn_cast<scf::IfOp>(parent);
-    if (ifOp && child->getParentRegion() == &ifOp.getThenRegion())
-      linearizeCondition(ifOp.getCondition(), copy);
-  }
+       child = parent, parent = parent->getParentOp())
+    if (auto ifOp = dyn_cast<scf::IfOp>(parent))
+      linearizeCondition(ifOp.getCondition(), copy,
+                         child->getParentRegion() == &ifOp.getThenRegion());
 }
 
 //===----------------------------------------------------------------------===//

@@ -309,6 +309,23 @@ std::optional<Val> EmitterImpl::builtin(const Expr &e, bool &handled) {
     }
     return Val::of(LoadOp::create(b, l, type, ref->value, indices, pad));
   }
+  if (name == "prefetch") {
+    if (!args.arity(1, 1) || !args.noNamed())
+      return std::nullopt;
+    auto ref = expr(args[0]);
+    if (!ref)
+      return std::nullopt;
+    auto pt = ref->kind == Val::Kind::TileRef
+                  ? dyn_cast<PartitionType>(ref->value.getType())
+                  : PartitionType();
+    if (!pt || pt.getMode() != OwnershipMode::In) {
+      error(args[0].loc) << "prefetch needs a tile position p[i, ...] of a "
+                            "shared input (&Tensor)";
+      return std::nullopt;
+    }
+    PrefetchOp::create(b, l, ref->value, ref->indices);
+    return none();
+  }
   if (name == "store") {
     if (!args.arity(2, 2) || !args.noNamed())
       return std::nullopt;

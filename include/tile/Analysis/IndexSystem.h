@@ -126,7 +126,9 @@ private:
   bool isKnownFalse(Value value);
   std::optional<int64_t> getConstantInt(Value value);
   std::string nameOf(Value value);
-  void linearizeCondition(Value cond, Copy copy);
+  /// Adds `cond` (or, with holds = false, its negation) where it is a
+  /// conjunction of linear comparisons; a non-convex one adds nothing.
+  void linearizeCondition(Value cond, Copy copy, bool holds = true);
 
   KernelOp kernel;
   GridOp gridOp;

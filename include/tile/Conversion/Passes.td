@@ -140,6 +140,14 @@ def ConvertTileToGPU : Pass<"convert-tile-to-gpu", "::mlir::ModuleOp"> {
     predecessor, which completes only after its own wait, so the order is
     transitive); on an H200 this took Qwen3-8B decode from 220.5 to
     226-228 tok/s against triggering after the wait.
+
+    A kernel whose body opens with `tile.prefetch` ops issues them before
+    its wait (the wait goes before the first op that touches memory other
+    than by prefetching). A prefetch only asks for lines in L2, the GPU's
+    point of coherence, and changes no value, so nothing can read data of
+    the previous grid early; a GEMV launched as a programmatic dependent
+    starts streaming its first weight tiles while the kernel before it
+    runs.
   }];
   let options = [
     Option<"numWarps", "num-warps", "int64_t", /*default=*/"4",

@@ -122,6 +122,9 @@ public:
 
   /// Lowers the ops of `block` (of the tile kernel) into the insertion point.
   LogicalResult lowerBlock(Block &block);
+  /// Emits griddepcontrol.wait, which was deferred past the prefetches
+  /// opening the kernel's body.
+  void emitGridWait(Location loc);
 
   /// The register vector or scalar `v` lowered to.
   Value lookup(Value v) { return map.lookup(v); }
@@ -172,6 +175,7 @@ public:
   LogicalResult lowerLoad(LoadOp op);
   LogicalResult lowerStore(StoreOp op);
   LogicalResult lowerGather(GatherOp op);
+  LogicalResult lowerPrefetch(PrefetchOp op);
   /// A broadcast whose source is computed element-wise from read-only
   /// loads, splats and constants, recomputed in the broadcast's layout
   /// (LowerBroadcast.cpp); null where that does not apply.
@@ -238,6 +242,8 @@ public:
   const HopperMatmulPlan *hopper = nullptr;
   IRMapping map;
   Value tid;
+  /// The kernel's body while its griddepcontrol.wait is still to be placed.
+  Block *gridWaitBlock = nullptr;
   /// The scratch space (bytes) and the most any op needs of it.
   BlockArgument scratchSpace;
   int64_t scratchBytes = 0;

@@ -2,7 +2,8 @@
 //
 // Global memory access of the GPU lowering: claimed blocks, partition
 // addressing, 16-byte vector loads and stores with masked edges, gathers,
-// and loads re-issued in the layout of a broadcast that consumes them.
+// L2 prefetches, and loads re-issued in the layout of a broadcast that
+// consumes them.
 //
 //===----------------------------------------------------------------------===//
 
@@ -12,6 +13,8 @@
 #include "tile/Dialect/Tile/Transforms/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 
@@ -327,6 +330,76 @@ LogicalResult GPUKernelLowering::lowerGather(GatherOp op) {
                                  memref::LoadOp::create(b, loc, rows, idx[0]),
                                  offsets, idx, bounds, pad);
           }));
+  return success();
+}
+
+/// The L2 line a prefetch brings in.
+static constexpr int64_t kL2LineBytes = 128;
+
+/// One prefetch.L2 per cache line of the tile, spread over the block's
+/// threads: along the last dim, the lines starting at every line's worth of
+/// elements from the tile's first, and the one holding its last element (the
+/// tile need not start on a line). Probes outside the view are skipped: a
+/// prefetch never names an address outside it.
+LogicalResult GPUKernelLowering::lowerPrefetch(PrefetchOp op) {
+  Location loc = op.getLoc();
+  PartitionType type = op.getSource().getType();
+  ArrayRef<int64_t> tile = type.getTileShape();
+  auto [base, offsets] =
+      resolveAccess(loc, op.getSource(), op.getIndices(), type.getTileType());
+  int64_t rank = tile.size();
+  int64_t eltBytes =
+      std::max<int64_t>(1, type.getElementType().getIntOrFloatBitWidth() / 8);
+  int64_t lineElems = std::max<int64_t>(1, kL2LineBytes / eltBytes);
+  int64_t inner = tile.back();
+  int64_t perRow = llvm::divideCeil(inner, lineElems) + (inner > 1 ? 1 : 0);
+  int64_t rows = 1;
+  for (int64_t s : tile.drop_back())
+    rows *= s;
+  int64_t probes = rows * perRow;
+
+  SmallVector<Value> bounds;
+  for (int64_t d = 0; d < rank; ++d)
+    bounds.push_back(memref::DimOp::create(b, loc, base, d));
+  auto meta = memref::ExtractStridedMetadataOp::create(b, loc, base);
+  Value start = memref::ExtractAlignedPointerAsIndexOp::create(b, loc, base);
+  auto ptrType = LLVM::LLVMPointerType::get(b.getContext());
+  auto level = NVVM::PrefetchCacheLevelAttr::get(b.getContext(),
+                                                 NVVM::PrefetchCacheLevel::L2);
+  for (int64_t s = 0; s * threads < probes; ++s) {
+    Value q = arith::AddIOp::create(b, loc, tid, index(s * threads));
+    Value ok;
+    if ((s + 1) * threads > probes)
+      ok = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, q,
+                                 index(probes));
+    Value row = arith::DivUIOp::create(b, loc, q, index(perRow));
+    Value j = arith::RemUIOp::create(b, loc, q, index(perRow));
+    Value col = arith::MinUIOp::create(
+        b, loc, arith::MulIOp::create(b, loc, j, index(lineElems)),
+        index(inner - 1));
+    SmallVector<Value> at = delinearize(row, tile.drop_back());
+    at.push_back(col);
+    Value linear = meta.getOffset();
+    for (int64_t d = 0; d < rank; ++d) {
+      at[d] = arith::AddIOp::create(b, loc, offsets[d], at[d]);
+      Value inb = isInBounds(b, loc, at[d], bounds[d]);
+      ok = ok ? arith::AndIOp::create(b, loc, ok, inb).getResult() : inb;
+      linear = arith::AddIOp::create(
+          b, loc, linear,
+          arith::MulIOp::create(b, loc, at[d], meta.getStrides()[d]));
+    }
+    auto guard = scf::IfOp::create(b, loc, ok, /*withElse=*/false);
+    OpBuilder::InsertionGuard inner(b);
+    b.setInsertionPointToStart(guard.thenBlock());
+    Value addr = arith::AddIOp::create(
+        b, loc, start, arith::MulIOp::create(b, loc, linear, index(eltBytes)));
+    Value ptr = LLVM::IntToPtrOp::create(
+        b, loc, ptrType,
+        arith::IndexCastUIOp::create(b, loc, b.getI64Type(), addr),
+        /*dereferenceable=*/nullptr);
+    NVVM::PrefetchOp::create(b, loc, level, /*evictPriority=*/nullptr, ptr,
+                             /*predicate=*/Value());
+  }
   return success();
 }
 

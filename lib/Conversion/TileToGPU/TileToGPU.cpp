@@ -349,10 +349,21 @@ LogicalResult GPUKernelLowering::lowerIf(scf::IfOp op) {
 }
 
 LogicalResult GPUKernelLowering::lowerBlock(Block &block) {
-  for (Operation &op : block)
+  for (Operation &op : block) {
+    // The deferred griddepcontrol.wait goes before the first op of the
+    // kernel's body that touches memory other than by prefetching.
+    if (&block == gridWaitBlock && !isa<PrefetchOp, GridOp, AssumeOp>(op) &&
+        !isMemoryEffectFree(&op))
+      emitGridWait(op.getLoc());
     if (failed(lowerOp(&op)))
       return failure();
+  }
   return success();
+}
+
+void GPUKernelLowering::emitGridWait(Location loc) {
+  NVVM::GriddepcontrolOp::create(b, loc, NVVM::GridDepActionKind::wait);
+  gridWaitBlock = nullptr;
 }
 
 LogicalResult GPUKernelLowering::lowerOp(Operation *op) {
@@ -468,6 +479,7 @@ LogicalResult GPUKernelLowering::lowerFlatOp(Operation *op) {
       .Case([&](LoadOp o) { return lowerLoad(o); })
       .Case([&](StoreOp o) { return lowerStore(o); })
       .Case([&](GatherOp o) { return lowerGather(o); })
+      .Case([&](PrefetchOp o) { return lowerPrefetch(o); })
       .Case([&](ReduceOp o) { return lowerReduce(o); })
       .Case([&](DotOp o) { return lowerDot(o); })
       .Case([&](ConvertOp o) { return lowerConvert(o); })
@@ -556,17 +568,27 @@ struct ConvertTileToGPUPass
       for (auto [old, neu] : llvm::zip_first(kernel.getArguments(),
                                              entry.getArguments()))
         lowering.map.map(old, neu);
+      Block &body = kernel.getBody().front();
       if (gridDependencyControl) {
         // The trigger, then the wait, before any access. The trigger lets
         // the next kernel's blocks be scheduled as soon as all of this one's
         // are (they then sit in their own wait), so a chain of small kernels
         // is launched ahead of the one running. The next kernel's wait
         // covers this kernel's completion, and this kernel completes only
-        // after its own wait: accesses stay in stream order.
+        // after its own wait: accesses stay in stream order. A kernel that
+        // opens with prefetches issues them before its wait (lowerBlock
+        // places it): they change no value, and L2 is coherent, so they
+        // only start its first weights streaming while the previous kernel
+        // runs.
         NVVM::GriddepcontrolOp::create(
             b, kernel.getLoc(), NVVM::GridDepActionKind::launch_dependents);
-        NVVM::GriddepcontrolOp::create(b, kernel.getLoc(),
-                                       NVVM::GridDepActionKind::wait);
+        bool prefetches = llvm::any_of(
+            body, [](Operation &op) { return isa<PrefetchOp>(op); });
+        if (prefetches)
+          lowering.gridWaitBlock = &body;
+        else
+          NVVM::GriddepcontrolOp::create(b, kernel.getLoc(),
+                                         NVVM::GridDepActionKind::wait);
         func->setAttr(kWaitsForPriorGridAttrName, b.getUnitAttr());
       }
       lowering.tid = gpu::ThreadIdOp::create(b, kernel.getLoc(),
@@ -585,8 +607,10 @@ struct ConvertTileToGPUPass
         lowering.laneInGroup =
             arith::RemUIOp::create(b, loc, lane, lowering.index(4));
       }
-      if (failed(lowering.lowerBlock(kernel.getBody().front())))
+      if (failed(lowering.lowerBlock(body)))
         return signalPassFailure();
+      if (lowering.gridWaitBlock) // nothing after the prefetches
+        lowering.emitGridWait(kernel.getLoc());
       lowering.finishScratch();
       gpu::ReturnOp::create(b, kernel.getLoc());
       kernel.erase();

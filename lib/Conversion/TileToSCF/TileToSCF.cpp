@@ -252,6 +252,11 @@ LogicalResult KernelLowering::lower(Operation *op) {
       .Case([&](OwnOp o) { return lowerOwn(o); })
       .Case([&](LoadOp o) { return lowerLoad(o); })
       .Case([&](StoreOp o) { return lowerStore(o); })
+      .Case([&](PrefetchOp o) {
+        // A cache hint: there is no cache to fill on this path.
+        rewriter.eraseOp(o);
+        return success();
+      })
       .Case([&](GatherOp o) { return lowerGather(o); })
       .Case([&](BroadcastOp o) { return lowerBroadcast(o); })
       .Case([&](IotaOp o) { return lowerIota(o); })

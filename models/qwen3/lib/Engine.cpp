@@ -89,7 +89,7 @@ struct Engine::Impl {
   int32_t deviceToken = -1; ///< what `token` holds (the last pick read back)
 
   // Kernels.
-  Kernel kEmbed, kRms, kAddRms, kQRope, kKvRope, kDecAttn, kMerge, kPreAttn,
+  Kernel kEmbed, kRms, kAddRms, kQRope, kKvRope, kDecAttn, kMergeKv, kPreAttn,
       kGemm, kSwiglu, kSwigluRows, kFoldNorm, kArgmaxP, kArgmaxF, kSample, kAdvance;
 
   /// One decode GEMV of linear.tile in its instances: the general one, and
@@ -356,7 +356,7 @@ Status Engine::create(const std::string &modelDir, const EngineOptions &opts,
       !(st = m.kernel("q_norm_rope" + hd, m.kQRope)) ||
       !(st = m.kernel("kv_norm_rope_write" + hd, m.kKvRope)) ||
       !(st = m.kernel("decode_attention" + g, m.kDecAttn)) ||
-      !(st = m.kernel("attention_merge" + hd, m.kMerge)) ||
+      !(st = m.kernel("attention_merge_kv_write" + hd, m.kMergeKv)) ||
       !(st = m.kernel("prefill_attention" + g, m.kPreAttn)) ||
       !(st = m.kernel("fold_norm_weight", m.kFoldNorm)) ||
       !(st = m.kernel("gemm", m.kGemm)) ||
@@ -368,7 +368,7 @@ Status Engine::create(const std::string &modelDir, const EngineOptions &opts,
       !(st = m.kernel("advance_position", m.kAdvance)))
     return st;
   std::vector<const Kernel *> all = {&m.kEmbed, &m.kRms, &m.kAddRms, &m.kQRope, &m.kKvRope,
-                                     &m.kDecAttn, &m.kMerge, &m.kPreAttn, &m.kFoldNorm,
+                                     &m.kDecAttn, &m.kMergeKv, &m.kPreAttn, &m.kFoldNorm,
                                      &m.kGemm, &m.kSwiglu, &m.kSwigluRows,
                                      &m.kArgmaxP, &m.kArgmaxF, &m.kSample, &m.kAdvance};
   // The U instances of each decode GEMV: the steps of 512 in K = hidden
@@ -496,11 +496,12 @@ Status Engine::Impl::linear(int64_t T, const Buffer &x, int64_t k,
                         Arg::out(y, {T, n})});
 }
 
-// The decode step: per layer, the QKV GEMV (the input norm inside it), the
-// K/V write, attention (the query's QK-norm and RoPE inside it) and its
-// merge, the output GEMV adding to the residual stream, the post-attention
+// The decode step: per layer, the QKV GEMV (the input norm inside it),
+// attention (the query's QK-norm and RoPE inside it, the token's own key
+// and value taken from the QKV row), its merge with the token's K/V cache
+// write, the output GEMV adding to the residual stream, the post-attention
 // norm, the gate/up GEMV with SwiGLU in its epilogue, the down GEMV adding
-// to the residual stream: 8 launches. `res` is the residual stream
+// to the residual stream: 7 launches. `res` is the residual stream
 // throughout; the input norm's weight is folded into the QKV projection
 // (foldNormWeights). (Folding SwiGLU into the down GEMV's loop, or the
 // post-attention norm into the gate/up GEMV, measured slower: bench/results.)
@@ -537,24 +538,22 @@ Status Engine::Impl::decodeLayers(Acts &a, const Buffer &ids) {
     TRY(launch(gemvRms.pick(H, nqkv), {Arg::in(a.res, {1, H}), Arg::in(L.qkv, {nqkv, H}),
                                        Arg::out(a.qkv, {1, nqkv}), Arg::real(eps)},
                2.0 * (nqkv * H + H + nqkv)));
-    auto kc = Arg::inout(kcache, {cacheRows, c.kvHeads, HD}, {}, l * cacheLayer);
-    auto vc = Arg::inout(vcache, {cacheRows, c.kvHeads, HD}, {}, l * cacheLayer);
-    TRY(launch(kKvRope, {Arg::in(a.qkv, {1, nqkv}), Arg::in(L.kNorm, {HD}),
-                         Arg::in(invFreq, {HD / 2}), Arg::in(pos, {1}), kc, vc,
-                         Arg::integer(1), Arg::integer(c.heads), Arg::real(eps)},
-               2.0 * 4 * kvw));
     auto kin = Arg::in(kcache, {cacheRows, c.kvHeads, HD}, {}, l * cacheLayer);
     auto vin = Arg::in(vcache, {cacheRows, c.kvHeads, HD}, {}, l * cacheLayer);
     TRY(launch(kDecAttn, {Arg::in(a.qkv, {1, nqkv}), Arg::in(L.qNorm, {HD}),
-                          Arg::in(invFreq, {HD / 2}), kin, vin, Arg::in(pos, {1}),
-                          Arg::out(a.po, {c.heads, splits, HD}),
+                          Arg::in(L.kNorm, {HD}), Arg::in(invFreq, {HD / 2}), kin, vin,
+                          Arg::in(pos, {1}), Arg::out(a.po, {c.heads, splits, HD}),
                           Arg::out(a.plse, {c.heads, splits}), Arg::real(scale),
                           Arg::real(eps)},
-               2.0 * (2 * len * kvw + nq) + 4.0 * c.heads * splits * (HD + 1)));
-    TRY(launch(kMerge, {Arg::in(a.po, {c.heads, splits, HD}),
-                        Arg::in(a.plse, {c.heads, splits}),
-                        Arg::out(a.attn, {1, nq})},
-               4.0 * c.heads * splits * (HD + 1) + 2.0 * nq));
+               2.0 * (2 * (len - 1) * kvw + nqkv) + 4.0 * c.heads * splits * (HD + 1)));
+    auto kc = Arg::inout(kcache, {cacheRows, c.kvHeads, HD}, {}, l * cacheLayer);
+    auto vc = Arg::inout(vcache, {cacheRows, c.kvHeads, HD}, {}, l * cacheLayer);
+    TRY(launch(kMergeKv, {Arg::in(a.po, {c.heads, splits, HD}),
+                          Arg::in(a.plse, {c.heads, splits}), Arg::out(a.attn, {1, nq}),
+                          Arg::in(a.qkv, {1, nqkv}), Arg::in(L.kNorm, {HD}),
+                          Arg::in(invFreq, {HD / 2}), Arg::in(pos, {1}), kc, vc,
+                          Arg::real(eps)},
+               4.0 * c.heads * splits * (HD + 1) + 2.0 * nq + 2.0 * 4 * kvw));
     TRY(gemvAdd(a.attn, nq, L.o));
     TRY(norm(L.postNorm));
     TRY(launch(gemvSwiglu.pick(H, I),

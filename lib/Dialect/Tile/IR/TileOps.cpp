@@ -491,6 +491,16 @@ LogicalResult LoadOp::verify() {
   return verifyPadding(*this, getPadding(), partition.getElementType());
 }
 
+LogicalResult PrefetchOp::verify() {
+  PartitionType partition = getSource().getType();
+  if (partition.getMode() != OwnershipMode::In)
+    return emitOpError("can only prefetch an 'in' partition: a shared "
+                       "read-only input");
+  if (failed(verifyTileIndices(*this, partition, getIndices())))
+    return failure();
+  return success();
+}
+
 LogicalResult StoreOp::verify() {
   RankedTensorType value = getValue().getType();
   if (failed(detail::verifyTileOperandsAndResults(*this)))

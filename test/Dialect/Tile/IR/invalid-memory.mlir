@@ -341,3 +341,24 @@ tile.kernel @gather_rows_type(%x: !tile.view<in, ?x64xf32>, %s: f32) {
   %g = tile.gather %p[%rows, %c0] : !tile.partition<in, ?x64xf32, tile = [1, 64]>, tensor<4xf32> -> tensor<4x64xf32>
   tile.return
 }
+
+// -----
+
+// A prefetch names a tile of a shared input only.
+tile.kernel @prefetch_out(%y: !tile.view<out, ?x?xf16>) {
+  %c0 = arith.constant 0 : index
+  %p = tile.partition %y : !tile.partition<out, ?x?xf16, tile = [2, 64]>
+  // expected-error @+1 {{'tile.prefetch' op can only prefetch an 'in' partition: a shared read-only input}}
+  tile.prefetch %p[%c0, %c0] : !tile.partition<out, ?x?xf16, tile = [2, 64]>
+  tile.return
+}
+
+// -----
+
+tile.kernel @prefetch_indices(%x: !tile.view<in, ?x?xf16>) {
+  %c0 = arith.constant 0 : index
+  %p = tile.partition %x : !tile.partition<in, ?x?xf16, tile = [2, 64]>
+  // expected-error @+1 {{'tile.prefetch' op expects 2 tile indices (one per partition dim), got 1}}
+  tile.prefetch %p[%c0] : !tile.partition<in, ?x?xf16, tile = [2, 64]>
+  tile.return
+}

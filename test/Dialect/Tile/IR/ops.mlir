@@ -211,3 +211,12 @@ tile.kernel @grid_and_assume(%x: !tile.view<in, ?x?xf16, strides = [?, 1]>, %pos
   tile.assume %fits, "pos + 4 <= rows"
   tile.return
 }
+
+// CHECK-LABEL: tile.kernel @prefetch
+// CHECK: tile.prefetch %{{.*}}[%{{.*}}, %{{.*}}] : !tile.partition<in, ?x?xbf16, tile = [2, 512]>
+tile.kernel @prefetch(%w: !tile.view<in, ?x?xbf16>) {
+  %c0 = arith.constant 0 : index
+  %pw = tile.partition %w : !tile.partition<in, ?x?xbf16, tile = [2, 512]>
+  tile.prefetch %pw[%c0, %c0] : !tile.partition<in, ?x?xbf16, tile = [2, 512]>
+  tile.return
+}

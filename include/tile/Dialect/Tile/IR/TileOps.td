@@ -359,6 +359,33 @@ def Tile_LoadOp : Tile_Op<"load", [Tile_InKernel,
   let hasVerifier = 1;
 }
 
+def Tile_PrefetchOp : Tile_Op<"prefetch", [Tile_InKernel,
+    MemoryEffects<[MemRead]>]> {
+  let summary = "asks for the tile of an in partition to be brought into L2";
+  let description = [{
+    A hint with no effect on any value: the cache lines of the tile at tile
+    `indices` of an `in` partition are fetched into the GPU's L2 cache, so
+    the loads of that tile that follow hit it. Lines outside the view are
+    not touched (partial edge tiles and tile indices past the index space
+    prefetch only what lies inside). The CPU lowering drops it.
+
+    Because it changes no value and L2 is the GPU's point of coherence, a
+    prefetch may run before the kernel waits for the grid it depends on
+    (`griddepcontrol.wait`): the GPU lowering places that wait after the
+    prefetches that open the kernel, so a kernel launched as a programmatic
+    dependent streams its first weights while the kernel before it runs.
+
+    ```mlir
+    tile.prefetch %pw[%n, %c0] : !tile.partition<in, ?x?xbf16, tile = [2, 1024]>
+    ```
+  }];
+  let arguments = (ins Tile_PartitionType:$source, Variadic<Index>:$indices);
+  let assemblyFormat = [{
+    $source `[` $indices `]` attr-dict `:` qualified(type($source))
+  }];
+  let hasVerifier = 1;
+}
+
 def Tile_StoreOp : Tile_Op<"store", [Tile_InKernel,
     MemoryEffects<[MemWrite]>]> {
   let summary = "stores a tile into an owned block or an aligned sub-tile of it";
