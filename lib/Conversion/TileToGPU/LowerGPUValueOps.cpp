@@ -51,12 +51,45 @@ LogicalResult GPUKernelLowering::lowerElementwise(Operation *op) {
   return success();
 }
 
+/// bf16 -> f32 of a register vector as integer ops on its 32-bit words:
+/// element 2i is the low half of word i (shifted up 16), element 2i + 1 the
+/// high half (the low bits cleared). Bit-exact with the conversion (a bf16
+/// is the top half of the f32 it denotes), one ALU op per element where
+/// the conversion instruction also needs the half extracted first; the
+/// decode GEMVs convert every weight element.
+static Value widenBF16Pairs(OpBuilder &b, Location loc, Value regs) {
+  auto type = cast<VectorType>(regs.getType());
+  int64_t n = type.getNumElements();
+  auto words = VectorType::get({n / 2}, b.getI32Type());
+  Value w = vector::BitCastOp::create(b, loc, words, regs);
+  auto splat = [&](uint32_t v) -> Value {
+    return arith::ConstantOp::create(
+        b, loc, DenseElementsAttr::get(words, b.getI32IntegerAttr(v)));
+  };
+  Value lo = arith::ShLIOp::create(b, loc, w, splat(16));
+  Value hi = arith::AndIOp::create(b, loc, w, splat(0xFFFF0000u));
+  SmallVector<int64_t> mask;
+  for (int64_t i = 0; i < n / 2; ++i) {
+    mask.push_back(i);
+    mask.push_back(n / 2 + i);
+  }
+  Value both = vector::ShuffleOp::create(b, loc, lo, hi, mask);
+  return vector::BitCastOp::create(
+      b, loc, VectorType::get({n}, b.getF32Type()), both);
+}
+
 LogicalResult GPUKernelLowering::lowerConvert(ConvertOp op) {
+  Value regs = map.lookup(op.getSource());
+  Type from = op.getSource().getType().getElementType();
+  Type to = op.getResult().getType().getElementType();
+  if (auto vec = dyn_cast<VectorType>(regs.getType());
+      vec && vec.getRank() == 1 && vec.getNumElements() % 2 == 0 &&
+      from.isBF16() && to.isF32()) {
+    map.map(op.getResult(), widenBF16Pairs(b, op.getLoc(), regs));
+    return success();
+  }
   map.map(op.getResult(),
-          convertElements(b, op.getLoc(), map.lookup(op.getSource()),
-                          op.getSource().getType().getElementType(),
-                          op.getResult().getType().getElementType(),
-                          op.getRounding()));
+          convertElements(b, op.getLoc(), regs, from, to, op.getRounding()));
   return success();
 }
 
