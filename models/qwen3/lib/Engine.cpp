@@ -131,6 +131,7 @@ struct Engine::Impl {
   // Profiling: when set, each launch is timed.
   std::vector<KernelTime> *profile = nullptr;
 
+  /// Shares of the KV length in decode attention (the kernels' S).
   int64_t splits = 16;
   double weightsMs = 0;
   int64_t argmaxChunk = 4096;
@@ -367,6 +368,12 @@ Status Engine::create(const std::string &modelDir, const EngineOptions &opts,
       !(st = m.kernel("sample", m.kSample)) ||
       !(st = m.kernel("advance_position", m.kAdvance)))
     return st;
+  // The decode attention's KV split count is the S the kernel set was
+  // compiled with (its partial output is [heads, S, HD]); the merge's
+  // launch contract refuses any other.
+  for (const ContractParam &p : m.kDecAttn.contract().params)
+    if (p.name == "po" && p.shape.size() == 3 && p.shape[1] > 0)
+      m.splits = p.shape[1];
   std::vector<const Kernel *> all = {&m.kEmbed, &m.kRms, &m.kAddRms, &m.kQRope, &m.kKvRope,
                                      &m.kDecAttn, &m.kMergeKv, &m.kPreAttn, &m.kFoldNorm,
                                      &m.kGemm, &m.kSwiglu, &m.kSwigluRows,
