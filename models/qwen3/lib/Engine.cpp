@@ -10,7 +10,6 @@
 #include <cmath>
 #include <cstring>
 #include <map>
-#include <tuple>
 
 namespace qwen3 {
 
@@ -118,8 +117,8 @@ struct Engine::Impl {
     }
   };
   /// The LM head; the QKV GEMV with the input norm; the output and down
-  /// GEMVs with the residual add; the gate/up GEMV with SwiGLU. The U
-  /// instances each family has (models/qwen3/CMakeLists.txt).
+  /// GEMVs with the residual add; the gate/up GEMV with SwiGLU. Their U
+  /// instances are those the kernel set has (models/qwen3/CMakeLists.txt).
   GemvFamily gemv, gemvRms, gemvResidual, gemvSwiglu;
   /// A [1, H] row of ones: the prompt's input norms scale by it, their
   /// weights being folded into the QKV projections (foldNormWeights).
@@ -378,24 +377,30 @@ Status Engine::create(const std::string &modelDir, const EngineOptions &opts,
                                      &m.kDecAttn, &m.kMergeKv, &m.kPreAttn, &m.kFoldNorm,
                                      &m.kGemm, &m.kSwiglu, &m.kSwigluRows,
                                      &m.kArgmaxP, &m.kArgmaxF, &m.kSample, &m.kAdvance};
-  // The U instances of each decode GEMV: the steps of 512 in K = hidden
-  // size (2 to 10 for every Qwen3) for the GEMVs reading the residual
-  // stream and the LM head; in K = heads x head_dim or the intermediate
-  // size (4B's 19) for those adding to it.
-  const std::initializer_list<int64_t> hiddenGroups = {1, 2, 4, 5, 8, 10},
-                                       residualGroups = {1, 2, 4, 6, 8, 10, 19};
+  // Each decode GEMV's instances without bounds checks, by U: whatever the
+  // kernel set has (`name__WHOLE_1`, `name__WHOLE_1__U_<U>`; the U lists
+  // live in models/qwen3/CMakeLists.txt), `pick` falling back to smaller
+  // groups, then to the general instance, where one is missing.
   m.gemvSwiglu.rows = 1;
-  for (auto [family, name, groups] :
-       {std::tuple{&m.gemv, "gemv", hiddenGroups},
-        std::tuple{&m.gemvRms, "gemv_rms", hiddenGroups},
-        std::tuple{&m.gemvSwiglu, "gemv_swiglu", hiddenGroups},
-        std::tuple{&m.gemvResidual, "gemv_residual", residualGroups}}) {
+  const std::vector<std::string> names = m.module.kernelNames();
+  for (auto [family, name] : {std::pair{&m.gemv, "gemv"}, std::pair{&m.gemvRms, "gemv_rms"},
+                              std::pair{&m.gemvSwiglu, "gemv_swiglu"},
+                              std::pair{&m.gemvResidual, "gemv_residual"}}) {
     if (!(st = m.kernel(name, family->general)))
       return st;
     all.push_back(&family->general);
-    for (int64_t u : groups) {
-      std::string inst = std::string(name) + "__WHOLE_1" +
-                         (u == 1 ? "" : "__U_" + std::to_string(u));
+    const std::string whole = std::string(name) + "__WHOLE_1";
+    for (const std::string &inst : names) {
+      if (inst.rfind(whole, 0) != 0)
+        continue;
+      std::string rest = inst.substr(whole.size());
+      int64_t u = 1;
+      if (!rest.empty()) {
+        if (rest.rfind("__U_", 0) != 0 || rest.size() == 4 ||
+            rest.find_first_not_of("0123456789", 4) != std::string::npos)
+          continue;
+        u = std::stoll(rest.substr(4));
+      }
       if (!(st = m.kernel(inst, family->whole[u])))
         return st;
       all.push_back(&family->whole[u]);
