@@ -88,8 +88,7 @@ struct Engine::Impl {
   int32_t deviceToken = -1; ///< what `token` holds (the last pick read back)
 
   // Kernels.
-  Kernel kEmbed, kRms, kAddRms, kQRope, kKvRope, kDecAttn, kMergeKv, kPreAttn,
-      kGemm, kSwiglu, kSwigluRows, kFoldNorm, kArgmaxP, kArgmaxF, kSample, kAdvance;
+  Kernel kEmbed, kRms, kAddRms, kQRope, kKvRope, kPreAttn, kGemm, kSwiglu, kSwigluRows, kFoldNorm, kArgmaxP, kArgmaxF, kSample, kAdvance;
 
   /// One decode GEMV of linear.tile in its instances: the general one, and
   /// those without bounds checks (WHOLE = 1) by U, the K steps of 512 per
@@ -124,14 +123,42 @@ struct Engine::Impl {
   /// weights being folded into the QKV projections (foldNormWeights).
   Buffer unitNorm;
   Sampling sampling;
-  Graph decodeGraph;
-  bool graphReady = false;
+
+  /// The decode attention at one KV split count S (its kernels' S: program
+  /// (head, share) over S shares of the context, then the merge that also
+  /// writes the token's K/V), and the decode step's graph launching it.
+  struct AttentionTier {
+    int64_t splits = 0;
+    Kernel attn, merge;
+    Graph graph;
+    bool graphReady = false;
+  };
+  /// Every S the kernel set has (`decode_attention<..., S = n>`), ascending.
+  /// More shares pay at long contexts (more programs reading the cache at
+  /// once) and cost at short ones (empty shares, a longer merge): on an
+  /// H200, S = 32 against 16 took 0.6B at tg 8192 from 608 to 729 tok/s
+  /// and tg 128 from 1079 to 1055 (bench/results/2026-11-22-decode-
+  /// prefetch-h200.md), so each step takes the tier its position asks for.
+  std::vector<AttentionTier> tiers;
+  size_t tier = 0; ///< the one decodeLayers launches
+
+  /// The largest S giving each share at least EngineOptions::
+  /// attentionKeysPerShare keys of a context of `position` rows, the
+  /// smallest S below that; the S of attentionSplits where one is forced.
+  size_t pickTier(int64_t position) const {
+    size_t t = 0;
+    for (size_t i = 0; i < tiers.size(); ++i) {
+      if (opts.attentionSplits > 0
+              ? tiers[i].splits == opts.attentionSplits
+              : position >= tiers[i].splits * opts.attentionKeysPerShare)
+        t = i;
+    }
+    return t;
+  }
 
   // Profiling: when set, each launch is timed.
   std::vector<KernelTime> *profile = nullptr;
 
-  /// Shares of the KV length in decode attention (the kernels' S).
-  int64_t splits = 16;
   double weightsMs = 0;
   int64_t argmaxChunk = 4096;
 
@@ -355,8 +382,6 @@ Status Engine::create(const std::string &modelDir, const EngineOptions &opts,
       !(st = m.kernel("add_rmsnorm" + hb, m.kAddRms)) ||
       !(st = m.kernel("q_norm_rope" + hd, m.kQRope)) ||
       !(st = m.kernel("kv_norm_rope_write" + hd, m.kKvRope)) ||
-      !(st = m.kernel("decode_attention" + g, m.kDecAttn)) ||
-      !(st = m.kernel("attention_merge_kv_write" + hd, m.kMergeKv)) ||
       !(st = m.kernel("prefill_attention" + g, m.kPreAttn)) ||
       !(st = m.kernel("fold_norm_weight", m.kFoldNorm)) ||
       !(st = m.kernel("gemm", m.kGemm)) ||
@@ -367,22 +392,63 @@ Status Engine::create(const std::string &modelDir, const EngineOptions &opts,
       !(st = m.kernel("sample", m.kSample)) ||
       !(st = m.kernel("advance_position", m.kAdvance)))
     return st;
-  // The decode attention's KV split count is the S the kernel set was
-  // compiled with (its partial output is [heads, S, HD]); the merge's
-  // launch contract refuses any other.
-  for (const ContractParam &p : m.kDecAttn.contract().params)
-    if (p.name == "po" && p.shape.size() == 3 && p.shape[1] > 0)
-      m.splits = p.shape[1];
   std::vector<const Kernel *> all = {&m.kEmbed, &m.kRms, &m.kAddRms, &m.kQRope, &m.kKvRope,
-                                     &m.kDecAttn, &m.kMergeKv, &m.kPreAttn, &m.kFoldNorm,
+                                     &m.kPreAttn, &m.kFoldNorm,
                                      &m.kGemm, &m.kSwiglu, &m.kSwigluRows,
                                      &m.kArgmaxP, &m.kArgmaxF, &m.kSample, &m.kAdvance};
+  const std::vector<std::string> names = m.module.kernelNames();
+  // The decode attention's tiers: `decode_attention<G, HD>` at the kernel
+  // set's default S and every `..., S = n` instance, each with the merge
+  // of the same S. A tier's S is its partial output's static dim
+  // ([heads, S, HD]); the merge's launch contract refuses any other.
+  const std::string attnName = "decode_attention" + g;
+  for (const std::string &inst : names) {
+    if (inst.rfind(attnName, 0) != 0)
+      continue;
+    std::string rest = inst.substr(attnName.size());
+    if (!rest.empty() && (rest.rfind("__S_", 0) != 0 || rest.size() == 4 ||
+                          rest.find_first_not_of("0123456789", 4) != std::string::npos))
+      continue;
+    Impl::AttentionTier t;
+    if (!(st = m.kernel(inst, t.attn)) ||
+        !(st = m.kernel("attention_merge_kv_write" + hd + rest, t.merge)))
+      return st;
+    for (const ContractParam &p : t.attn.contract().params)
+      if (p.name == "po" && p.shape.size() == 3 && p.shape[1] > 0)
+        t.splits = p.shape[1];
+    if (t.splits <= 0)
+      return Status::error(manifest + ": '" + inst + "' has no static split count");
+    m.tiers.push_back(std::move(t));
+  }
+  if (m.tiers.empty())
+    return Status::error("the compiled Qwen3 kernel set has no '" + attnName +
+                         "' for this model's shapes");
+  std::sort(m.tiers.begin(), m.tiers.end(),
+            [](const Impl::AttentionTier &a, const Impl::AttentionTier &b) {
+              return a.splits < b.splits;
+            });
+  if (opts.attentionKeysPerShare < 1)
+    return Status::error("--attention-keys-per-share must be >= 1, got " +
+                         std::to_string(opts.attentionKeysPerShare));
+  if (opts.attentionSplits > 0 &&
+      std::none_of(m.tiers.begin(), m.tiers.end(), [&](const Impl::AttentionTier &t) {
+        return t.splits == opts.attentionSplits;
+      })) {
+    std::string have;
+    for (const Impl::AttentionTier &t : m.tiers)
+      have += (have.empty() ? "" : ", ") + std::to_string(t.splits);
+    return Status::error("--attention-splits " + std::to_string(opts.attentionSplits) +
+                         ": the kernel set has " + have);
+  }
+  for (const Impl::AttentionTier &t : m.tiers) {
+    all.push_back(&t.attn);
+    all.push_back(&t.merge);
+  }
   // Each decode GEMV's instances without bounds checks, by U: whatever the
   // kernel set has (`name__WHOLE_1`, `name__WHOLE_1__U_<U>`; the U lists
   // live in models/qwen3/CMakeLists.txt), `pick` falling back to smaller
   // groups, then to the general instance, where one is missing.
   m.gemvSwiglu.rows = 1;
-  const std::vector<std::string> names = m.module.kernelNames();
   for (auto [family, name] : {std::pair{&m.gemv, "gemv"}, std::pair{&m.gemvRms, "gemv_rms"},
                               std::pair{&m.gemvSwiglu, "gemv_swiglu"},
                               std::pair{&m.gemvResidual, "gemv_residual"}}) {
@@ -490,6 +556,8 @@ Status Engine::Impl::allocActs(Acts &a, int64_t T) {
   alloc(dt, T * c.intermediate, a.act);
   alloc(dt, T * c.hidden, a.mo);
   alloc(dt, c.vocabSize, a.logits);
+  // Partials for the largest split count; each tier uses its front.
+  const int64_t splits = tiers.back().splits;
   alloc(DType::F32, c.heads * splits * c.headDim, a.po);
   alloc(DType::F32, c.heads * splits, a.plse);
   alloc(DType::F32, nparts, a.vals);
@@ -526,6 +594,8 @@ Status Engine::Impl::decodeLayers(Acts &a, const Buffer &ids) {
   const float scale = 1.0f / std::sqrt(static_cast<float>(HD));
   const int64_t cacheLayer = cacheRows * c.kvHeads * HD;
   const double len = static_cast<double>(position + 1);
+  const AttentionTier &A = tiers[tier];
+  const int64_t splits = A.splits;
   // x W^T added to the residual stream.
   auto gemvAdd = [&](const Buffer &x, int64_t k, const Buffer &w) {
     return launch(gemvResidual.pick(k, H),
@@ -552,7 +622,7 @@ Status Engine::Impl::decodeLayers(Acts &a, const Buffer &ids) {
                2.0 * (nqkv * H + H + nqkv)));
     auto kin = Arg::in(kcache, {cacheRows, c.kvHeads, HD}, {}, l * cacheLayer);
     auto vin = Arg::in(vcache, {cacheRows, c.kvHeads, HD}, {}, l * cacheLayer);
-    TRY(launch(kDecAttn, {Arg::in(a.qkv, {1, nqkv}), Arg::in(L.qNorm, {HD}),
+    TRY(launch(A.attn, {Arg::in(a.qkv, {1, nqkv}), Arg::in(L.qNorm, {HD}),
                           Arg::in(L.kNorm, {HD}), Arg::in(invFreq, {HD / 2}), kin, vin,
                           Arg::in(pos, {1}), Arg::out(a.po, {c.heads, splits, HD}),
                           Arg::out(a.plse, {c.heads, splits}), Arg::real(scale),
@@ -560,7 +630,7 @@ Status Engine::Impl::decodeLayers(Acts &a, const Buffer &ids) {
                2.0 * (2 * (len - 1) * kvw + nqkv) + 4.0 * c.heads * splits * (HD + 1)));
     auto kc = Arg::inout(kcache, {cacheRows, c.kvHeads, HD}, {}, l * cacheLayer);
     auto vc = Arg::inout(vcache, {cacheRows, c.kvHeads, HD}, {}, l * cacheLayer);
-    TRY(launch(kMergeKv, {Arg::in(a.po, {c.heads, splits, HD}),
+    TRY(launch(A.merge, {Arg::in(a.po, {c.heads, splits, HD}),
                           Arg::in(a.plse, {c.heads, splits}), Arg::out(a.attn, {1, nq}),
                           Arg::in(a.qkv, {1, nqkv}), Arg::in(L.kNorm, {HD}),
                           Arg::in(invFreq, {HD / 2}), Arg::in(pos, {1}), kc, vc,
@@ -680,7 +750,8 @@ Status Engine::setSampling(const Sampling &sampling) {
                            std::to_string(sampling.topK));
   }
   m.sampling = sampling;
-  m.graphReady = false; // the captured step launched the old picker
+  for (Impl::AttentionTier &t : m.tiers)
+    t.graphReady = false; // the captured steps launched the old picker
   return Status::ok();
 }
 
@@ -725,19 +796,21 @@ Status Engine::decode(int32_t token, int32_t &next) {
       return st;
     m.deviceToken = token;
   }
-  if (m.opts.useGraph && !m.graphReady) {
+  m.tier = m.pickTier(m.position);
+  Impl::AttentionTier &A = m.tiers[m.tier];
+  if (m.opts.useGraph && !A.graphReady) {
     if (!(st = m.stream.beginCapture()))
       return st;
     Status fs = m.forward(m.decodeActs, 1, m.token);
-    Status es = m.stream.endCapture(m.decodeGraph);
+    Status es = m.stream.endCapture(A.graph);
     if (!fs)
       return fs;
     if (!es)
       return es;
-    m.graphReady = true;
+    A.graphReady = true;
   }
-  if (m.graphReady)
-    st = m.decodeGraph.replay(m.stream);
+  if (A.graphReady)
+    st = A.graph.replay(m.stream);
   else
     st = m.forward(m.decodeActs, 1, m.token);
   m.deviceToken = -1;
@@ -773,6 +846,7 @@ Status Engine::profileDecode(std::vector<KernelTime> &times) {
   if (!st || !(st = m.stream.synchronize()))
     return st;
   m.profile = &times;
+  m.tier = m.pickTier(m.position);
   st = m.forward(m.decodeActs, 1, m.token);
   m.profile = nullptr;
   if (!st)

@@ -40,11 +40,14 @@ std::vector<float> goldenLogits(const std::string &name, int64_t steps,
 }
 
 /// The fixture's engine on the test device, a cache of 128 positions.
-std::unique_ptr<Engine> openEngine(const std::string &name) {
+std::unique_ptr<Engine> openEngine(const std::string &name, int64_t attentionSplits = 0,
+                                   int64_t keysPerShare = 128) {
   EngineOptions opts;
   opts.device = test::testDevice();
   opts.kernelsDir = test::kernelsDir();
   opts.maxSeqLen = 128;
+  opts.attentionSplits = attentionSplits;
+  opts.attentionKeysPerShare = keysPerShare;
   std::unique_ptr<Engine> engine;
   Status st = Engine::create(fixture(name), opts, engine);
   EXPECT_TRUE(st.isOk()) << st.message();
@@ -86,12 +89,12 @@ TEST(Qwen3Engine, TinyTokenizerMatchesTransformers) {
 // golden outputs from transformers in that dtype).
 class Qwen3EngineDtype : public ::testing::TestWithParam<std::string> {};
 
-TEST_P(Qwen3EngineDtype, GreedyDecodeMatchesTransformers) {
-  const std::string name = GetParam();
+/// The prompt, then greedy decode steps; every step's logits and the tokens
+/// against transformers'.
+void expectGreedyDecodeMatches(const std::string &name, Engine *engine) {
   nlohmann::json g = golden(name);
   const int64_t steps = g["steps"], vocab = g["vocab_size"];
   std::vector<float> want = goldenLogits(name, steps, vocab);
-  std::unique_ptr<Engine> engine = openEngine(name);
   ASSERT_TRUE(engine);
   Status st = Status::ok();
   auto wantTokens = g["greedy_tokens"].get<std::vector<int32_t>>();
@@ -115,6 +118,25 @@ TEST_P(Qwen3EngineDtype, GreedyDecodeMatchesTransformers) {
     EXPECT_LE(agree.relError, 0.03) << "step " << s;
   }
   EXPECT_EQ(got, wantTokens);
+}
+
+TEST_P(Qwen3EngineDtype, GreedyDecodeMatchesTransformers) {
+  expectGreedyDecodeMatches(GetParam(), openEngine(GetParam()).get());
+}
+
+// Each KV split count of the kernel set (16, 32, 64) forced, then chosen per
+// step with one key per share, so the step switches tiers (and graphs) at
+// position 32 of the generation (22 prompt tokens, 33 steps).
+TEST_P(Qwen3EngineDtype, EveryAttentionSplitCountMatchesTransformers) {
+  for (int64_t splits : {16, 32, 64}) {
+    SCOPED_TRACE("S = " + std::to_string(splits));
+    expectGreedyDecodeMatches(GetParam(), openEngine(GetParam(), splits).get());
+  }
+  SCOPED_TRACE("S by position");
+  nlohmann::json g = golden(GetParam());
+  ASSERT_LT(g["prompt_ids"].size(), 32u);
+  ASSERT_GT(g["prompt_ids"].size() + g["steps"].get<size_t>(), 33u);
+  expectGreedyDecodeMatches(GetParam(), openEngine(GetParam(), 0, 1).get());
 }
 
 INSTANTIATE_TEST_SUITE_P(Tiny, Qwen3EngineDtype,
@@ -151,6 +173,21 @@ TEST_P(Qwen3EngineDtype, DecodeStepsAgreeWithPrefill) {
   EXPECT_GE(agree.cosine, 0.999);
   EXPECT_LE(agree.relError, 0.03);
   EXPECT_EQ(stepped, whole);
+}
+
+TEST(Qwen3Engine, RejectsAnAttentionSplitCountTheKernelsLack) {
+  EngineOptions opts;
+  opts.device = test::testDevice();
+  opts.kernelsDir = test::kernelsDir();
+  opts.maxSeqLen = 8;
+  opts.attentionSplits = 24;
+  std::unique_ptr<Engine> engine;
+  EXPECT_EQ(Engine::create(fixture(), opts, engine).message(),
+            "--attention-splits 24: the kernel set has 16, 32, 64");
+  opts.attentionSplits = 0;
+  opts.attentionKeysPerShare = 0;
+  EXPECT_EQ(Engine::create(fixture(), opts, engine).message(),
+            "--attention-keys-per-share must be >= 1, got 0");
 }
 
 TEST(Qwen3Engine, RejectsPromptsPastTheCache) {

@@ -72,6 +72,10 @@ Generates text with a Hugging Face Qwen3 checkpoint on tile kernels.
   --no-graph             launch the decode step's kernels one by one
   --no-pdl               no programmatic dependent launch (each kernel
                          starts only after the previous one ends)
+  --attention-splits N   the decode attention's KV split count, one the
+                         kernel set has (default: per step, the largest
+                         S whose shares get --attention-keys-per-share keys)
+  --attention-keys-per-share N   (default 128)
   --help                 this text
 )";
 
@@ -82,6 +86,7 @@ struct Options {
   bool ignoreEos = false, tokenizeOnly = false, json = false, profile = false;
   bool noGraph = false, noPdl = false;
   int64_t maxNew = 128, maxSeq = 0, topK = -1, repeat = 1, warmup = 0;
+  int64_t attentionSplits = 0, attentionKeysPerShare = 128;
   double temperature = -1, topP = -1;
   uint64_t seed = 0;
 };
@@ -183,6 +188,10 @@ Options parseArgs(int argc, char **argv) {
       o.noGraph = true;
     } else if (a == "--no-pdl") {
       o.noPdl = true;
+    } else if (a == "--attention-splits") {
+      o.attentionSplits = parseInt(a, value(), 1, 1 << 16);
+    } else if (a == "--attention-keys-per-share") {
+      o.attentionKeysPerShare = parseInt(a, value(), 1, 1 << 24);
     } else {
       fail("unknown flag '" + a + "' (see --help)");
     }
@@ -281,6 +290,8 @@ int main(int argc, char **argv) {
   eo.kernelsDir = o.kernels;
   eo.useGraph = !o.noGraph;
   eo.programmaticLaunch = !o.noPdl;
+  eo.attentionSplits = o.attentionSplits;
+  eo.attentionKeysPerShare = o.attentionKeysPerShare;
   eo.maxSeqLen = o.maxSeq; // 0: the model's
   std::unique_ptr<Engine> engine;
   auto tLoad = std::chrono::steady_clock::now();

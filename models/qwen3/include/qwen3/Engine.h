@@ -29,6 +29,11 @@ struct EngineOptions {
   /// Launch kernels as programmatic dependents (CUDA; see
   /// Device::setProgrammaticLaunch).
   bool programmaticLaunch = true;
+  /// The decode attention's KV split count (an S the kernel set has); 0:
+  /// chosen per step, the largest S whose shares get at least
+  /// attentionKeysPerShare keys of the context (else the smallest).
+  int64_t attentionSplits = 0;
+  int64_t attentionKeysPerShare = 128;
 };
 
 /// How the next token is picked, on the device: greedy (argmax, ties to the
