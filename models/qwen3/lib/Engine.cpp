@@ -134,23 +134,27 @@ struct Engine::Impl {
     bool graphReady = false;
   };
   /// Every S the kernel set has (`decode_attention<..., S = n>`), ascending.
-  /// More shares pay at long contexts (more programs reading the cache at
-  /// once) and cost at short ones (empty shares, a longer merge): on an
-  /// H200, S = 32 against 16 took 0.6B at tg 8192 from 608 to 729 tok/s
-  /// and tg 128 from 1079 to 1055 (bench/results/2026-11-22-decode-
-  /// prefetch-h200.md), so each step takes the tier its position asks for.
+  /// More shares pay at long contexts, where a few programs per SM each
+  /// walk a long share, and cost at short ones (empty shares, a longer
+  /// merge) and past about 4 programs per SM: on an H200, S = 32 took 0.6B
+  /// (16 heads) at tg 8192 from 614 to 730 tok/s, S = 64 to 657; at 8B (32
+  /// heads) tg 2048 S = 32 and 64 lost 4 and 11% against 16
+  /// (bench/results/2026-11-23-decode-attention-tiers-h200.md).
   std::vector<AttentionTier> tiers;
   size_t tier = 0; ///< the one decodeLayers launches
 
-  /// The largest S giving each share at least EngineOptions::
-  /// attentionKeysPerShare keys of a context of `position` rows, the
-  /// smallest S below that; the S of attentionSplits where one is forced.
+  /// The largest S whose grid (heads x S) stays within EngineOptions::
+  /// attentionPrograms and whose shares get at least attentionKeysPerShare
+  /// keys of a context of `position` rows, else the smallest S; the S of
+  /// attentionSplits where one is forced.
   size_t pickTier(int64_t position) const {
     size_t t = 0;
     for (size_t i = 0; i < tiers.size(); ++i) {
+      const int64_t s = tiers[i].splits;
       if (opts.attentionSplits > 0
-              ? tiers[i].splits == opts.attentionSplits
-              : position >= tiers[i].splits * opts.attentionKeysPerShare)
+              ? s == opts.attentionSplits
+              : cfg.heads * s <= opts.attentionPrograms &&
+                    position >= s * opts.attentionKeysPerShare)
         t = i;
     }
     return t;
@@ -430,6 +434,9 @@ Status Engine::create(const std::string &modelDir, const EngineOptions &opts,
   if (opts.attentionKeysPerShare < 1)
     return Status::error("--attention-keys-per-share must be >= 1, got " +
                          std::to_string(opts.attentionKeysPerShare));
+  if (opts.attentionPrograms < 1)
+    return Status::error("--attention-programs must be >= 1, got " +
+                         std::to_string(opts.attentionPrograms));
   if (opts.attentionSplits > 0 &&
       std::none_of(m.tiers.begin(), m.tiers.end(), [&](const Impl::AttentionTier &t) {
         return t.splits == opts.attentionSplits;

@@ -41,7 +41,7 @@ std::vector<float> goldenLogits(const std::string &name, int64_t steps,
 
 /// The fixture's engine on the test device, a cache of 128 positions.
 std::unique_ptr<Engine> openEngine(const std::string &name, int64_t attentionSplits = 0,
-                                   int64_t keysPerShare = 128) {
+                                   int64_t keysPerShare = 32) {
   EngineOptions opts;
   opts.device = test::testDevice();
   opts.kernelsDir = test::kernelsDir();
@@ -124,11 +124,12 @@ TEST_P(Qwen3EngineDtype, GreedyDecodeMatchesTransformers) {
   expectGreedyDecodeMatches(GetParam(), openEngine(GetParam()).get());
 }
 
-// Each KV split count of the kernel set (16, 32, 64) forced, then chosen per
+// Each KV split count of the kernel set (16, 32) forced, then chosen per
 // step with one key per share, so the step switches tiers (and graphs) at
-// position 32 of the generation (22 prompt tokens, 33 steps).
+// position 32 of the generation (22 prompt tokens, 33 steps; the tiny
+// model's 2 heads x 32 shares are within the default program budget).
 TEST_P(Qwen3EngineDtype, EveryAttentionSplitCountMatchesTransformers) {
-  for (int64_t splits : {16, 32, 64}) {
+  for (int64_t splits : {16, 32}) {
     SCOPED_TRACE("S = " + std::to_string(splits));
     expectGreedyDecodeMatches(GetParam(), openEngine(GetParam(), splits).get());
   }
@@ -183,7 +184,7 @@ TEST(Qwen3Engine, RejectsAnAttentionSplitCountTheKernelsLack) {
   opts.attentionSplits = 24;
   std::unique_ptr<Engine> engine;
   EXPECT_EQ(Engine::create(fixture(), opts, engine).message(),
-            "--attention-splits 24: the kernel set has 16, 32, 64");
+            "--attention-splits 24: the kernel set has 16, 32");
   opts.attentionSplits = 0;
   opts.attentionKeysPerShare = 0;
   EXPECT_EQ(Engine::create(fixture(), opts, engine).message(),

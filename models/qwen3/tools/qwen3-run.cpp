@@ -74,8 +74,10 @@ Generates text with a Hugging Face Qwen3 checkpoint on tile kernels.
                          starts only after the previous one ends)
   --attention-splits N   the decode attention's KV split count, one the
                          kernel set has (default: per step, the largest
-                         S whose shares get --attention-keys-per-share keys)
-  --attention-keys-per-share N   (default 128)
+                         S with heads x S <= --attention-programs whose
+                         shares get --attention-keys-per-share keys)
+  --attention-keys-per-share N   (default 32)
+  --attention-programs N         (default 512)
   --help                 this text
 )";
 
@@ -86,7 +88,7 @@ struct Options {
   bool ignoreEos = false, tokenizeOnly = false, json = false, profile = false;
   bool noGraph = false, noPdl = false;
   int64_t maxNew = 128, maxSeq = 0, topK = -1, repeat = 1, warmup = 0;
-  int64_t attentionSplits = 0, attentionKeysPerShare = 128;
+  int64_t attentionSplits = 0, attentionKeysPerShare = 32, attentionPrograms = 512;
   double temperature = -1, topP = -1;
   uint64_t seed = 0;
 };
@@ -192,6 +194,8 @@ Options parseArgs(int argc, char **argv) {
       o.attentionSplits = parseInt(a, value(), 1, 1 << 16);
     } else if (a == "--attention-keys-per-share") {
       o.attentionKeysPerShare = parseInt(a, value(), 1, 1 << 24);
+    } else if (a == "--attention-programs") {
+      o.attentionPrograms = parseInt(a, value(), 1, 1 << 24);
     } else {
       fail("unknown flag '" + a + "' (see --help)");
     }
@@ -292,6 +296,7 @@ int main(int argc, char **argv) {
   eo.programmaticLaunch = !o.noPdl;
   eo.attentionSplits = o.attentionSplits;
   eo.attentionKeysPerShare = o.attentionKeysPerShare;
+  eo.attentionPrograms = o.attentionPrograms;
   eo.maxSeqLen = o.maxSeq; // 0: the model's
   std::unique_ptr<Engine> engine;
   auto tLoad = std::chrono::steady_clock::now();

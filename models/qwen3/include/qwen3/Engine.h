@@ -30,10 +30,13 @@ struct EngineOptions {
   /// Device::setProgrammaticLaunch).
   bool programmaticLaunch = true;
   /// The decode attention's KV split count (an S the kernel set has); 0:
-  /// chosen per step, the largest S whose shares get at least
-  /// attentionKeysPerShare keys of the context (else the smallest).
+  /// chosen per step, the largest S with heads x S <= attentionPrograms
+  /// whose shares get at least attentionKeysPerShare keys of the context
+  /// (else the smallest). The defaults: about 4 programs per SM of an
+  /// H100/H200 (132 SMs), one 32-key block per share.
   int64_t attentionSplits = 0;
-  int64_t attentionKeysPerShare = 128;
+  int64_t attentionKeysPerShare = 32;
+  int64_t attentionPrograms = 512;
 };
 
 /// How the next token is picked, on the device: greedy (argmax, ties to the
