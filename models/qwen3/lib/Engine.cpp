@@ -139,7 +139,7 @@ struct Engine::Impl {
   /// merge) and past about 4 programs per SM: on an H200, S = 32 took 0.6B
   /// (16 heads) at tg 8192 from 614 to 730 tok/s, S = 64 to 657; at 8B (32
   /// heads) tg 2048 S = 32 and 64 lost 4 and 11% against 16
-  /// (bench/results/2026-11-23-decode-attention-tiers-h200.md).
+  /// (bench/results/2026-11-22-decode-attention-tiers-h200.md).
   std::vector<AttentionTier> tiers;
   size_t tier = 0; ///< the one decodeLayers launches
 
