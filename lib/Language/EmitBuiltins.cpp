@@ -192,6 +192,29 @@ std::optional<Val> EmitterImpl::builtin(const Expr &e, bool &handled) {
     currentKernel->setAttr(kNumWarpsAttrName, b.getI64IntegerAttr(v->intValue));
     return none();
   }
+  if (name == "min_programs_per_sm") {
+    // Occupancy for a kernel whose grid is about one wave: at a register
+    // count just past a multiple, its last programs would wait for a
+    // second wave (decode_attention in bf16: 146 registers, 3 programs per
+    // SM, 1.6x the time of f16's 128 and 4).
+    if (!args.arity(1, 1) || !args.noNamed())
+      return std::nullopt;
+    auto v = expr(args[0]);
+    if (!v)
+      return std::nullopt;
+    if (v->kind != Val::Kind::IntLit || v->intValue < 1 || v->intValue > 32 ||
+        !currentKernel || inlineDepth > 0) {
+      error(e.loc) << "min_programs_per_sm needs a compile-time integer in [1, 32], "
+                      "at the kernel's top level";
+      return std::nullopt;
+    }
+    if (currentKernel->hasAttr(kMinProgramsPerSMAttrName)) {
+      error(e.loc) << "min_programs_per_sm is already set";
+      return std::nullopt;
+    }
+    currentKernel->setAttr(kMinProgramsPerSMAttrName, b.getI64IntegerAttr(v->intValue));
+    return none();
+  }
   if (name == "assume") {
     if (!args.arity(2, 2) || !args.noNamed())
       return std::nullopt;

@@ -549,6 +549,14 @@ struct ConvertTileToGPUPass
                       b.getI64IntegerAttr(tensorMaps));
       func.setKnownBlockSizeAttr(b.getDenseI32ArrayAttr(
           {static_cast<int32_t>(threads), 1, 1}));
+      if (auto n = kernel->getAttrOfType<IntegerAttr>(kMinProgramsPerSMAttrName)) {
+        if (n.getInt() < 1 || n.getInt() > 32) {
+          kernel.emitError("convert-tile-to-gpu: tile.min_programs_per_sm must be in [1, 32]");
+          return signalPassFailure();
+        }
+        func->setAttr(NVVM::NVVMDialect::getMinctasmAttrName(),
+                      b.getI32IntegerAttr(static_cast<int32_t>(n.getInt())));
+      }
       // `in` views are never written by the kernel; with the ownership
       // proof (and the launch contract) nothing else writes them during the
       // launch either, which tile-mark-invariant-loads turns into
