@@ -509,14 +509,18 @@ int main(int argc, char **argv) {
   manifest["artifacts"] = std::move(artifacts);
   manifest["source"] = inputFile.getValue();
   manifest["kernels"] = std::move(manifestKernels);
-  llvm::SmallString<256> manifestPath(output);
-  llvm::sys::path::replace_extension(manifestPath, "json");
-  auto mf = openOutputFile(manifestPath, &errorMessage);
-  if (!mf)
-    return fail(errorMessage);
-  mf->os() << llvm::formatv("{0:2}", llvm::json::Value(std::move(manifest)))
-           << "\n";
-  mf->keep();
+  // An artifact written to stdout (-o -) has no file for a manifest to sit
+  // beside: none is written (it used to land in ./-.json).
+  if (output != "-") {
+    llvm::SmallString<256> manifestPath(output);
+    llvm::sys::path::replace_extension(manifestPath, "json");
+    auto mf = openOutputFile(manifestPath, &errorMessage);
+    if (!mf)
+      return fail(errorMessage);
+    mf->os() << llvm::formatv("{0:2}", llvm::json::Value(std::move(manifest)))
+             << "\n";
+    mf->keep();
+  }
   timer.mark("write outputs");
   if (timing) {
     llvm::errs() << "tilec: " << kernels.size() << " kernels -> " << output
