@@ -1,6 +1,6 @@
-//===- Engine.cpp - Qwen3 forward passes on tile kernels ------------------===//
+//===- Engine.cpp - the Qwen3 engine: loading, the step API, graphs -------===//
 
-#include "qwen3/Engine.h"
+#include "EngineImpl.h"
 
 #include "qwen3/Safetensors.h"
 #include "tile/runtime/Half.h"
@@ -53,166 +53,6 @@ Status convertInto(const TensorInfo &t, DType to, uint8_t *dst) {
 
 } // namespace
 
-struct Engine::Impl {
-  ModelConfig cfg;
-  EngineOptions opts;
-  std::unique_ptr<Device> device;
-  Stream stream;
-  Module module;
-  DType dt = DType::BF16;
-  int64_t maxSeq = 0;
-  int64_t nqkv = 0;
-
-  struct Layer {
-    Buffer inNorm, postNorm, qNorm, kNorm, qkv, o, gateUp, down;
-  };
-  std::vector<Layer> layers;
-  Buffer embed, finalNorm, lmHead, invFreq;
-  /// Cache rows per layer: maxSeq rounded up to whole 64-row key blocks,
-  /// which the prefill attention's contract requires (its K/V loads then
-  /// run without bounds checks); the rows past maxSeq are never written.
-  int64_t cacheRows = 0;
-  Buffer kcache, vcache; // [layers, cacheRows, kvHeads, headDim]
-
-  // Device-side step state: the position of the first input token and the
-  // token a decode step reads (the one the previous step picked).
-  Buffer pos, token;
-  // Activations for `cap` tokens.
-  struct Acts {
-    int64_t cap = 0;
-    Buffer ids, res, h, qkv, q, attn, ao, gu, act, mo, logits, po, plse, vals, idxs;
-  };
-  const Acts *last = nullptr; ///< whose logits are the latest
-  Acts decodeActs, prefillActs;
-  int64_t position = 0; ///< host mirror of pos
-  int32_t deviceToken = -1; ///< what `token` holds (the last pick read back)
-
-  // Kernels.
-  Kernel kEmbed, kRms, kAddRms, kQRope, kKvRope, kPreAttn, kGemm, kSwiglu, kSwigluRows, kFoldNorm, kArgmaxP, kArgmaxF, kSample, kAdvance;
-
-  /// One decode GEMV of linear.tile in its instances: the general one, and
-  /// those without bounds checks (WHOLE = 1) by U, the K steps of 512 per
-  /// unrolled group, for K and N multiples of the tile (`rows` outputs per
-  /// program, 512 columns: every Qwen3 size).
-  struct GemvFamily {
-    Kernel general;
-    std::map<int64_t, Kernel> whole;
-    int64_t rows = 2;
-
-    /// U for a K of `steps` tiles: the whole loop as one group where an
-    /// instance has that many steps, else groups of 4, else 2, else a
-    /// dynamic loop. On an H200 the whole-loop group took 4B's K = 2560
-    /// GEMVs 14% faster and 8B's K = 4096 ones 1-3%, while groups of 8 or
-    /// 12 at K = 12288 (several trips) were slower than 4
-    /// (bench/results/2026-11-22-decode-gemv-groups-h200.md).
-    const Kernel &pick(int64_t k, int64_t n) const {
-      if (k % 512 != 0 || n % rows != 0)
-        return general;
-      int64_t steps = k / 512;
-      for (int64_t u : {steps, int64_t(4), int64_t(2), int64_t(1)})
-        if (steps % u == 0 && whole.count(u))
-          return whole.at(u);
-      return general;
-    }
-  };
-  /// The LM head; the QKV GEMV with the input norm; the output and down
-  /// GEMVs with the residual add; the gate/up GEMV with SwiGLU. Their U
-  /// instances are those the kernel set has (models/qwen3/CMakeLists.txt).
-  GemvFamily gemv, gemvRms, gemvResidual, gemvSwiglu;
-  /// A [1, H] row of ones: the prompt's input norms scale by it, their
-  /// weights being folded into the QKV projections (foldNormWeights).
-  Buffer unitNorm;
-  Sampling sampling;
-
-  /// The decode attention at one KV split count S (its kernels' S: program
-  /// (head, share) over S shares of the context, then the merge that also
-  /// writes the token's K/V), and the decode step's graph launching it.
-  struct AttentionTier {
-    int64_t splits = 0;
-    Kernel attn, merge;
-    Graph graph;
-    bool graphReady = false;
-  };
-  /// Every S the kernel set has (`decode_attention<..., S = n>`), ascending.
-  /// More shares pay at long contexts, where a few programs per SM each
-  /// walk a long share, and cost at short ones (empty shares, a longer
-  /// merge) and past about 4 programs per SM: on an H200, S = 32 took 0.6B
-  /// (16 heads) at tg 8192 from 614 to 730 tok/s, S = 64 to 657; at 8B (32
-  /// heads) tg 2048 S = 32 and 64 lost 4 and 11% against 16
-  /// (bench/results/2026-11-22-decode-attention-tiers-h200.md).
-  std::vector<AttentionTier> tiers;
-  size_t tier = 0; ///< the one decodeLayers launches
-
-  /// The largest S whose grid (heads x S) stays within EngineOptions::
-  /// attentionPrograms and whose shares get at least attentionKeysPerShare
-  /// keys of a context of `position` rows, else the smallest S; the S of
-  /// attentionSplits where one is forced.
-  size_t pickTier(int64_t position) const {
-    size_t t = 0;
-    for (size_t i = 0; i < tiers.size(); ++i) {
-      const int64_t s = tiers[i].splits;
-      if (opts.attentionSplits > 0
-              ? s == opts.attentionSplits
-              : cfg.heads * s <= opts.attentionPrograms &&
-                    position >= s * opts.attentionKeysPerShare)
-        t = i;
-    }
-    return t;
-  }
-
-  // Profiling: when set, each launch is timed.
-  std::vector<KernelTime> *profile = nullptr;
-
-  double weightsMs = 0;
-  int64_t argmaxChunk = 4096;
-
-  Status kernel(const std::string &name, Kernel &k) {
-    if (Status st = module.kernel(name, k); !st)
-      return Status::error("the compiled Qwen3 kernel set has no '" + name +
-                           "' for this model's shapes (" + st.message() + ")");
-    return Status::ok();
-  }
-
-  /// `bytes`: the least global memory traffic the launch needs (weights,
-  /// activations, the KV rows it must read), for the profile's bandwidth.
-  Status launch(const Kernel &k, std::initializer_list<Arg> args,
-                double bytes = 0) {
-    if (!profile)
-      return stream.launch(k, args);
-    Event a, b;
-    if (Status st = stream.record(a); !st)
-      return st;
-    if (Status st = stream.launch(k, args); !st)
-      return st;
-    if (Status st = stream.record(b); !st)
-      return st;
-    if (Status st = b.wait(); !st)
-      return st;
-    float ms = 0;
-    if (Status st = b.elapsedMs(a, ms); !st)
-      return st;
-    auto it = std::find_if(profile->begin(), profile->end(),
-                           [&](const KernelTime &t) { return t.name == k.name(); });
-    if (it == profile->end()) {
-      profile->push_back({k.name(), 0, 0, 0});
-      it = profile->end() - 1;
-    }
-    it->launches++;
-    it->ms += ms;
-    it->bytes += bytes;
-    return Status::ok();
-  }
-
-  Status loadWeights(const Checkpoint &ck, const std::string &dir);
-  Status foldNormWeights();
-  Status allocActs(Acts &a, int64_t tokens);
-  Status linear(int64_t tokens, const Buffer &x, int64_t k,
-                const Buffer &w, int64_t n, const Buffer &y, int64_t xOffset = 0);
-  /// One forward pass over `tokens` tokens whose ids are in `ids`.
-  Status forward(Acts &a, int64_t tokens, const Buffer &ids);
-  Status decodeLayers(Acts &a, const Buffer &ids);
-  Status prefillLayers(Acts &a, int64_t tokens);
-};
 
 Engine::Engine() : impl(std::make_unique<Impl>()) {}
 Engine::~Engine() = default;
@@ -344,6 +184,12 @@ Status Engine::create(const std::string &modelDir, const EngineOptions &opts,
   std::unique_ptr<Engine> e(new Engine());
   Impl &m = *e->impl;
   m.opts = opts;
+  if (opts.attentionKeysPerShare < 1)
+    return Status::error("--attention-keys-per-share must be >= 1, got " +
+                         std::to_string(opts.attentionKeysPerShare));
+  if (opts.attentionPrograms < 1)
+    return Status::error("--attention-programs must be >= 1, got " +
+                         std::to_string(opts.attentionPrograms));
   if (Status st = ModelConfig::load(modelDir, m.cfg); !st)
     return st;
   ModelConfig &c = m.cfg;
@@ -422,7 +268,10 @@ Status Engine::create(const std::string &modelDir, const EngineOptions &opts,
         t.splits = p.shape[1];
     if (t.splits <= 0)
       return Status::error(manifest + ": '" + inst + "' has no static split count");
-    m.tiers.push_back(std::move(t));
+    // An explicit instance at the default S is the same tier.
+    if (std::none_of(m.tiers.begin(), m.tiers.end(),
+                     [&](const Impl::AttentionTier &o) { return o.splits == t.splits; }))
+      m.tiers.push_back(std::move(t));
   }
   if (m.tiers.empty())
     return Status::error("the compiled Qwen3 kernel set has no '" + attnName +
@@ -431,12 +280,6 @@ Status Engine::create(const std::string &modelDir, const EngineOptions &opts,
             [](const Impl::AttentionTier &a, const Impl::AttentionTier &b) {
               return a.splits < b.splits;
             });
-  if (opts.attentionKeysPerShare < 1)
-    return Status::error("--attention-keys-per-share must be >= 1, got " +
-                         std::to_string(opts.attentionKeysPerShare));
-  if (opts.attentionPrograms < 1)
-    return Status::error("--attention-programs must be >= 1, got " +
-                         std::to_string(opts.attentionPrograms));
   if (opts.attentionSplits > 0 &&
       std::none_of(m.tiers.begin(), m.tiers.end(), [&](const Impl::AttentionTier &t) {
         return t.splits == opts.attentionSplits;
@@ -573,175 +416,6 @@ Status Engine::Impl::allocActs(Acts &a, int64_t T) {
   return st;
 }
 
-Status Engine::Impl::linear(int64_t T, const Buffer &x, int64_t k,
-                            const Buffer &w, int64_t n, const Buffer &y,
-                            int64_t xOffset) {
-  if (T == 1)
-    return launch(gemv.pick(k, n), {Arg::in(x, {1, k}, {}, xOffset), Arg::in(w, {n, k}),
-                                    Arg::out(y, {1, n})});
-  return launch(kGemm, {Arg::in(x, {T, k}, {}, xOffset), Arg::in(w, {n, k}),
-                        Arg::out(y, {T, n})});
-}
-
-// The decode step: per layer, the QKV GEMV (the input norm inside it),
-// attention (the query's QK-norm and RoPE inside it, the token's own key
-// and value taken from the QKV row), its merge with the token's K/V cache
-// write, the output GEMV adding to the residual stream, the post-attention
-// norm, the gate/up GEMV with SwiGLU in its epilogue, the down GEMV adding
-// to the residual stream: 7 launches. `res` is the residual stream
-// throughout; the input norm's weight is folded into the QKV projection
-// (foldNormWeights). (Folding SwiGLU into the down GEMV's loop, or the
-// post-attention norm into the gate/up GEMV, measured slower: bench/results.)
-// `bytes` below is what each launch must move at least, for the profile.
-Status Engine::Impl::decodeLayers(Acts &a, const Buffer &ids) {
-  const ModelConfig &c = cfg;
-  const int64_t H = c.hidden, I = c.intermediate, HD = c.headDim;
-  const int64_t nq = c.heads * HD, kvw = c.kvHeads * HD;
-  const float eps = static_cast<float>(c.rmsEps);
-  const float scale = 1.0f / std::sqrt(static_cast<float>(HD));
-  const int64_t cacheLayer = cacheRows * c.kvHeads * HD;
-  const double len = static_cast<double>(position + 1);
-  const AttentionTier &A = tiers[tier];
-  const int64_t splits = A.splits;
-  // x W^T added to the residual stream.
-  auto gemvAdd = [&](const Buffer &x, int64_t k, const Buffer &w) {
-    return launch(gemvResidual.pick(k, H),
-                  {Arg::in(x, {1, k}), Arg::in(w, {H, k}), Arg::inout(a.res, {1, H})},
-                  2.0 * (H * k + k + 2 * H));
-  };
-  // h = rmsnorm(residual stream) * w.
-  auto norm = [&](const Buffer &w) {
-    return launch(kRms, {Arg::in(a.res, {1, H}), Arg::in(w, {H}), Arg::out(a.h, {1, H}),
-                         Arg::real(eps)},
-                  2.0 * 3 * H);
-  };
-  Status st = Status::ok();
-#define TRY(x)                                                                 \
-  if (!(st = (x)))                                                             \
-    return st;
-  TRY(launch(kEmbed, {Arg::in(ids, {1}), Arg::in(embed, {c.vocabSize, H}),
-                      Arg::out(a.res, {1, H})},
-             2.0 * H * 2));
-  for (int64_t l = 0; l < c.layers; ++l) {
-    const Layer &L = layers[l];
-    TRY(launch(gemvRms.pick(H, nqkv), {Arg::in(a.res, {1, H}), Arg::in(L.qkv, {nqkv, H}),
-                                       Arg::out(a.qkv, {1, nqkv}), Arg::real(eps)},
-               2.0 * (nqkv * H + H + nqkv)));
-    auto kin = Arg::in(kcache, {cacheRows, c.kvHeads, HD}, {}, l * cacheLayer);
-    auto vin = Arg::in(vcache, {cacheRows, c.kvHeads, HD}, {}, l * cacheLayer);
-    TRY(launch(A.attn, {Arg::in(a.qkv, {1, nqkv}), Arg::in(L.qNorm, {HD}),
-                          Arg::in(L.kNorm, {HD}), Arg::in(invFreq, {HD / 2}), kin, vin,
-                          Arg::in(pos, {1}), Arg::out(a.po, {c.heads, splits, HD}),
-                          Arg::out(a.plse, {c.heads, splits}), Arg::real(scale),
-                          Arg::real(eps)},
-               2.0 * (2 * (len - 1) * kvw + nqkv) + 4.0 * c.heads * splits * (HD + 1)));
-    auto kc = Arg::inout(kcache, {cacheRows, c.kvHeads, HD}, {}, l * cacheLayer);
-    auto vc = Arg::inout(vcache, {cacheRows, c.kvHeads, HD}, {}, l * cacheLayer);
-    TRY(launch(A.merge, {Arg::in(a.po, {c.heads, splits, HD}),
-                          Arg::in(a.plse, {c.heads, splits}), Arg::out(a.attn, {1, nq}),
-                          Arg::in(a.qkv, {1, nqkv}), Arg::in(L.kNorm, {HD}),
-                          Arg::in(invFreq, {HD / 2}), Arg::in(pos, {1}), kc, vc,
-                          Arg::real(eps)},
-               4.0 * c.heads * splits * (HD + 1) + 2.0 * nq + 2.0 * 4 * kvw));
-    TRY(gemvAdd(a.attn, nq, L.o));
-    TRY(norm(L.postNorm));
-    TRY(launch(gemvSwiglu.pick(H, I),
-               {Arg::in(a.h, {1, 1, H}), Arg::in(L.gateUp, {2, I, H}), Arg::out(a.act, {1, I})},
-               2.0 * (2 * I * H + H + I)));
-    TRY(gemvAdd(a.act, I, L.down));
-  }
-  TRY(norm(finalNorm));
-  TRY(launch(gemv.pick(H, c.vocabSize),
-             {Arg::in(a.h, {1, H}), Arg::in(lmHead, {c.vocabSize, H}),
-              Arg::out(a.logits, {1, c.vocabSize})},
-             2.0 * (c.vocabSize * H + H + c.vocabSize)));
-#undef TRY
-  return Status::ok();
-}
-
-// The prompt: GEMMs over all tokens, the norms (the input norms' weights
-// folded into the QKV projections) and element-wise steps as their own
-// kernels, and the LM head on the last position only.
-Status Engine::Impl::prefillLayers(Acts &a, int64_t T) {
-  const ModelConfig &c = cfg;
-  const int64_t H = c.hidden, I = c.intermediate, HD = c.headDim;
-  const int64_t nq = c.heads * HD;
-  const float eps = static_cast<float>(c.rmsEps);
-  const float scale = 1.0f / std::sqrt(static_cast<float>(HD));
-  Status st = Status::ok();
-#define TRY(x)                                                                 \
-  if (!(st = (x)))                                                             \
-    return st;
-  TRY(launch(kEmbed, {Arg::in(a.ids, {T}), Arg::in(embed, {c.vocabSize, H}),
-                      Arg::out(a.res, {T, H})}));
-  TRY(launch(kRms, {Arg::in(a.res, {T, H}), Arg::in(unitNorm, {H}),
-                    Arg::out(a.h, {T, H}), Arg::real(eps)}));
-  const int64_t cacheLayer = cacheRows * c.kvHeads * HD;
-  for (int64_t l = 0; l < c.layers; ++l) {
-    const Layer &L = layers[l];
-    TRY(linear(T, a.h, H, L.qkv, nqkv, a.qkv));
-    TRY(launch(kQRope, {Arg::in(a.qkv, {T, nqkv}), Arg::in(L.qNorm, {HD}),
-                        Arg::in(invFreq, {HD / 2}), Arg::in(pos, {1}),
-                        Arg::out(a.q, {T, nq}), Arg::real(eps)}));
-    auto kc = Arg::inout(kcache, {cacheRows, c.kvHeads, HD}, {}, l * cacheLayer);
-    auto vc = Arg::inout(vcache, {cacheRows, c.kvHeads, HD}, {}, l * cacheLayer);
-    TRY(launch(kKvRope, {Arg::in(a.qkv, {T, nqkv}), Arg::in(L.kNorm, {HD}),
-                         Arg::in(invFreq, {HD / 2}), Arg::in(pos, {1}), kc, vc,
-                         Arg::integer(T), Arg::integer(c.heads), Arg::real(eps)}));
-    auto kin = Arg::in(kcache, {cacheRows, c.kvHeads, HD}, {}, l * cacheLayer);
-    auto vin = Arg::in(vcache, {cacheRows, c.kvHeads, HD}, {}, l * cacheLayer);
-    TRY(launch(kPreAttn, {Arg::in(a.q, {T, nq}), kin, vin, Arg::in(pos, {1}),
-                          Arg::out(a.attn, {T, nq}), Arg::real(scale)}));
-    TRY(linear(T, a.attn, nq, L.o, H, a.ao));
-    TRY(launch(kAddRms, {Arg::in(a.ao, {T, H}), Arg::inout(a.res, {T, H}),
-                         Arg::in(L.postNorm, {H}), Arg::out(a.h, {T, H}),
-                         Arg::real(eps)}));
-    TRY(linear(T, a.h, H, L.gateUp, 2 * I, a.gu));
-    // 16 tokens x 256 per program where the intermediate size allows (every
-    // Qwen3 size and the test model), one token x 256 otherwise.
-    TRY(launch(I % 256 == 0 ? kSwigluRows : kSwiglu,
-               {Arg::in(a.gu, {T, 2 * I}), Arg::out(a.act, {T, I})}));
-    TRY(linear(T, a.act, I, L.down, H, a.mo));
-    // The next layer's input norm weight is in its QKV projection.
-    const Buffer &nextNorm = l + 1 < c.layers ? unitNorm : finalNorm;
-    TRY(launch(kAddRms, {Arg::in(a.mo, {T, H}), Arg::inout(a.res, {T, H}),
-                         Arg::in(nextNorm, {H}), Arg::out(a.h, {T, H}),
-                         Arg::real(eps)}));
-  }
-  TRY(linear(1, a.h, H, lmHead, c.vocabSize, a.logits, (T - 1) * H));
-#undef TRY
-  return Status::ok();
-}
-
-Status Engine::Impl::forward(Acts &a, int64_t T, const Buffer &ids) {
-  const ModelConfig &c = cfg;
-  last = &a;
-  Status st = T == 1 ? decodeLayers(a, ids) : prefillLayers(a, T);
-  if (!st)
-    return st;
-  const double logitBytes = 2.0 * c.vocabSize;
-  if (sampling.enabled) {
-    st = launch(kSample, {Arg::in(a.logits, {1, c.vocabSize}), Arg::in(pos, {1}),
-                          Arg::out(token, {1}), Arg::real(sampling.temperature),
-                          Arg::integer(sampling.topK), Arg::real(sampling.topP),
-                          // The seed's low 32 bits, as the kernel's i32.
-                          Arg::integer(static_cast<int32_t>(
-                              static_cast<uint32_t>(sampling.seed)))},
-                logitBytes);
-  } else {
-    int64_t nparts = a.vals.count();
-    st = launch(kArgmaxP, {Arg::in(a.logits, {1, c.vocabSize}),
-                           Arg::out(a.vals, {nparts}), Arg::out(a.idxs, {nparts})},
-                logitBytes);
-    if (st)
-      st = launch(kArgmaxF, {Arg::in(a.vals, {nparts}), Arg::in(a.idxs, {nparts}),
-                             Arg::out(token, {1})},
-                  8.0 * nparts);
-  }
-  if (!st)
-    return st;
-  return launch(kAdvance, {Arg::inout(pos, {1}), Arg::integer(T)}, 8);
-}
 
 Status Engine::setSampling(const Sampling &sampling) {
   Impl &m = *impl;

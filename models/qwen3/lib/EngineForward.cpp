@@ -1,0 +1,185 @@
+//===- EngineForward.cpp - Qwen3 forward passes on tile kernels -----------===//
+//
+// What one step launches: the prompt's prefill (GEMMs over all tokens) and
+// the decode step (GEMVs with the norms and residual adds inside, split-KV
+// attention), then the next token's pick.
+//
+//===----------------------------------------------------------------------===//
+
+#include "EngineImpl.h"
+
+#include <cmath>
+
+namespace qwen3 {
+
+Status Engine::Impl::linear(int64_t T, const Buffer &x, int64_t k,
+                            const Buffer &w, int64_t n, const Buffer &y,
+                            int64_t xOffset) {
+  if (T == 1)
+    return launch(gemv.pick(k, n), {Arg::in(x, {1, k}, {}, xOffset), Arg::in(w, {n, k}),
+                                    Arg::out(y, {1, n})});
+  return launch(kGemm, {Arg::in(x, {T, k}, {}, xOffset), Arg::in(w, {n, k}),
+                        Arg::out(y, {T, n})});
+}
+
+// The decode step: per layer, the QKV GEMV (the input norm inside it),
+// attention (the query's QK-norm and RoPE inside it, the token's own key
+// and value taken from the QKV row), its merge with the token's K/V cache
+// write, the output GEMV adding to the residual stream, the post-attention
+// norm, the gate/up GEMV with SwiGLU in its epilogue, the down GEMV adding
+// to the residual stream: 7 launches. `res` is the residual stream
+// throughout; the input norm's weight is folded into the QKV projection
+// (foldNormWeights). (Folding SwiGLU into the down GEMV's loop, or the
+// post-attention norm into the gate/up GEMV, measured slower: bench/results.)
+// `bytes` below is what each launch must move at least, for the profile.
+Status Engine::Impl::decodeLayers(Acts &a, const Buffer &ids) {
+  const ModelConfig &c = cfg;
+  const int64_t H = c.hidden, I = c.intermediate, HD = c.headDim;
+  const int64_t nq = c.heads * HD, kvw = c.kvHeads * HD;
+  const float eps = static_cast<float>(c.rmsEps);
+  const float scale = 1.0f / std::sqrt(static_cast<float>(HD));
+  const int64_t cacheLayer = cacheRows * c.kvHeads * HD;
+  const double len = static_cast<double>(position + 1);
+  const AttentionTier &A = tiers[tier];
+  const int64_t splits = A.splits;
+  // x W^T added to the residual stream.
+  auto gemvAdd = [&](const Buffer &x, int64_t k, const Buffer &w) {
+    return launch(gemvResidual.pick(k, H),
+                  {Arg::in(x, {1, k}), Arg::in(w, {H, k}), Arg::inout(a.res, {1, H})},
+                  2.0 * (H * k + k + 2 * H));
+  };
+  // h = rmsnorm(residual stream) * w.
+  auto norm = [&](const Buffer &w) {
+    return launch(kRms, {Arg::in(a.res, {1, H}), Arg::in(w, {H}), Arg::out(a.h, {1, H}),
+                         Arg::real(eps)},
+                  2.0 * 3 * H);
+  };
+  Status st = Status::ok();
+#define TRY(x)                                                                 \
+  if (!(st = (x)))                                                             \
+    return st;
+  TRY(launch(kEmbed, {Arg::in(ids, {1}), Arg::in(embed, {c.vocabSize, H}),
+                      Arg::out(a.res, {1, H})},
+             2.0 * H * 2));
+  for (int64_t l = 0; l < c.layers; ++l) {
+    const Layer &L = layers[l];
+    TRY(launch(gemvRms.pick(H, nqkv), {Arg::in(a.res, {1, H}), Arg::in(L.qkv, {nqkv, H}),
+                                       Arg::out(a.qkv, {1, nqkv}), Arg::real(eps)},
+               2.0 * (nqkv * H + H + nqkv)));
+    auto kin = Arg::in(kcache, {cacheRows, c.kvHeads, HD}, {}, l * cacheLayer);
+    auto vin = Arg::in(vcache, {cacheRows, c.kvHeads, HD}, {}, l * cacheLayer);
+    TRY(launch(A.attn, {Arg::in(a.qkv, {1, nqkv}), Arg::in(L.qNorm, {HD}),
+                          Arg::in(L.kNorm, {HD}), Arg::in(invFreq, {HD / 2}), kin, vin,
+                          Arg::in(pos, {1}), Arg::out(a.po, {c.heads, splits, HD}),
+                          Arg::out(a.plse, {c.heads, splits}), Arg::real(scale),
+                          Arg::real(eps)},
+               2.0 * (2 * (len - 1) * kvw + nqkv) + 4.0 * c.heads * splits * (HD + 1)));
+    auto kc = Arg::inout(kcache, {cacheRows, c.kvHeads, HD}, {}, l * cacheLayer);
+    auto vc = Arg::inout(vcache, {cacheRows, c.kvHeads, HD}, {}, l * cacheLayer);
+    TRY(launch(A.merge, {Arg::in(a.po, {c.heads, splits, HD}),
+                          Arg::in(a.plse, {c.heads, splits}), Arg::out(a.attn, {1, nq}),
+                          Arg::in(a.qkv, {1, nqkv}), Arg::in(L.kNorm, {HD}),
+                          Arg::in(invFreq, {HD / 2}), Arg::in(pos, {1}), kc, vc,
+                          Arg::real(eps)},
+               4.0 * c.heads * splits * (HD + 1) + 2.0 * nq + 2.0 * 4 * kvw));
+    TRY(gemvAdd(a.attn, nq, L.o));
+    TRY(norm(L.postNorm));
+    TRY(launch(gemvSwiglu.pick(H, I),
+               {Arg::in(a.h, {1, 1, H}), Arg::in(L.gateUp, {2, I, H}), Arg::out(a.act, {1, I})},
+               2.0 * (2 * I * H + H + I)));
+    TRY(gemvAdd(a.act, I, L.down));
+  }
+  TRY(norm(finalNorm));
+  TRY(launch(gemv.pick(H, c.vocabSize),
+             {Arg::in(a.h, {1, H}), Arg::in(lmHead, {c.vocabSize, H}),
+              Arg::out(a.logits, {1, c.vocabSize})},
+             2.0 * (c.vocabSize * H + H + c.vocabSize)));
+#undef TRY
+  return Status::ok();
+}
+
+// The prompt: GEMMs over all tokens, the norms (the input norms' weights
+// folded into the QKV projections) and element-wise steps as their own
+// kernels, and the LM head on the last position only.
+Status Engine::Impl::prefillLayers(Acts &a, int64_t T) {
+  const ModelConfig &c = cfg;
+  const int64_t H = c.hidden, I = c.intermediate, HD = c.headDim;
+  const int64_t nq = c.heads * HD;
+  const float eps = static_cast<float>(c.rmsEps);
+  const float scale = 1.0f / std::sqrt(static_cast<float>(HD));
+  Status st = Status::ok();
+#define TRY(x)                                                                 \
+  if (!(st = (x)))                                                             \
+    return st;
+  TRY(launch(kEmbed, {Arg::in(a.ids, {T}), Arg::in(embed, {c.vocabSize, H}),
+                      Arg::out(a.res, {T, H})}));
+  TRY(launch(kRms, {Arg::in(a.res, {T, H}), Arg::in(unitNorm, {H}),
+                    Arg::out(a.h, {T, H}), Arg::real(eps)}));
+  const int64_t cacheLayer = cacheRows * c.kvHeads * HD;
+  for (int64_t l = 0; l < c.layers; ++l) {
+    const Layer &L = layers[l];
+    TRY(linear(T, a.h, H, L.qkv, nqkv, a.qkv));
+    TRY(launch(kQRope, {Arg::in(a.qkv, {T, nqkv}), Arg::in(L.qNorm, {HD}),
+                        Arg::in(invFreq, {HD / 2}), Arg::in(pos, {1}),
+                        Arg::out(a.q, {T, nq}), Arg::real(eps)}));
+    auto kc = Arg::inout(kcache, {cacheRows, c.kvHeads, HD}, {}, l * cacheLayer);
+    auto vc = Arg::inout(vcache, {cacheRows, c.kvHeads, HD}, {}, l * cacheLayer);
+    TRY(launch(kKvRope, {Arg::in(a.qkv, {T, nqkv}), Arg::in(L.kNorm, {HD}),
+                         Arg::in(invFreq, {HD / 2}), Arg::in(pos, {1}), kc, vc,
+                         Arg::integer(T), Arg::integer(c.heads), Arg::real(eps)}));
+    auto kin = Arg::in(kcache, {cacheRows, c.kvHeads, HD}, {}, l * cacheLayer);
+    auto vin = Arg::in(vcache, {cacheRows, c.kvHeads, HD}, {}, l * cacheLayer);
+    TRY(launch(kPreAttn, {Arg::in(a.q, {T, nq}), kin, vin, Arg::in(pos, {1}),
+                          Arg::out(a.attn, {T, nq}), Arg::real(scale)}));
+    TRY(linear(T, a.attn, nq, L.o, H, a.ao));
+    TRY(launch(kAddRms, {Arg::in(a.ao, {T, H}), Arg::inout(a.res, {T, H}),
+                         Arg::in(L.postNorm, {H}), Arg::out(a.h, {T, H}),
+                         Arg::real(eps)}));
+    TRY(linear(T, a.h, H, L.gateUp, 2 * I, a.gu));
+    // 16 tokens x 256 per program where the intermediate size allows (every
+    // Qwen3 size and the test model), one token x 256 otherwise.
+    TRY(launch(I % 256 == 0 ? kSwigluRows : kSwiglu,
+               {Arg::in(a.gu, {T, 2 * I}), Arg::out(a.act, {T, I})}));
+    TRY(linear(T, a.act, I, L.down, H, a.mo));
+    // The next layer's input norm weight is in its QKV projection.
+    const Buffer &nextNorm = l + 1 < c.layers ? unitNorm : finalNorm;
+    TRY(launch(kAddRms, {Arg::in(a.mo, {T, H}), Arg::inout(a.res, {T, H}),
+                         Arg::in(nextNorm, {H}), Arg::out(a.h, {T, H}),
+                         Arg::real(eps)}));
+  }
+  TRY(linear(1, a.h, H, lmHead, c.vocabSize, a.logits, (T - 1) * H));
+#undef TRY
+  return Status::ok();
+}
+
+Status Engine::Impl::forward(Acts &a, int64_t T, const Buffer &ids) {
+  const ModelConfig &c = cfg;
+  last = &a;
+  Status st = T == 1 ? decodeLayers(a, ids) : prefillLayers(a, T);
+  if (!st)
+    return st;
+  const double logitBytes = 2.0 * c.vocabSize;
+  if (sampling.enabled) {
+    st = launch(kSample, {Arg::in(a.logits, {1, c.vocabSize}), Arg::in(pos, {1}),
+                          Arg::out(token, {1}), Arg::real(sampling.temperature),
+                          Arg::integer(sampling.topK), Arg::real(sampling.topP),
+                          // The seed's low 32 bits, as the kernel's i32.
+                          Arg::integer(static_cast<int32_t>(
+                              static_cast<uint32_t>(sampling.seed)))},
+                logitBytes);
+  } else {
+    int64_t nparts = a.vals.count();
+    st = launch(kArgmaxP, {Arg::in(a.logits, {1, c.vocabSize}),
+                           Arg::out(a.vals, {nparts}), Arg::out(a.idxs, {nparts})},
+                logitBytes);
+    if (st)
+      st = launch(kArgmaxF, {Arg::in(a.vals, {nparts}), Arg::in(a.idxs, {nparts}),
+                             Arg::out(token, {1})},
+                  8.0 * nparts);
+  }
+  if (!st)
+    return st;
+  return launch(kAdvance, {Arg::inout(pos, {1}), Arg::integer(T)}, 8);
+}
+
+} // namespace qwen3

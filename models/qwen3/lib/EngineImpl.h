@@ -1,0 +1,189 @@
+//===- EngineImpl.h - the Qwen3 engine's state (private) --------*- C++ -*-===//
+//
+// Engine::Impl, shared by Engine.cpp (loading the checkpoint and the kernel
+// set, the step API, the decode graphs) and EngineForward.cpp (the forward
+// passes: which kernels each step launches, with what).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef QWEN3_LIB_ENGINEIMPL_H
+#define QWEN3_LIB_ENGINEIMPL_H
+
+#include "qwen3/Engine.h"
+
+#include "qwen3/Safetensors.h"
+
+#include <algorithm>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace qwen3 {
+
+using namespace tile_runtime;
+
+struct Engine::Impl {
+  ModelConfig cfg;
+  EngineOptions opts;
+  std::unique_ptr<Device> device;
+  Stream stream;
+  Module module;
+  DType dt = DType::BF16;
+  int64_t maxSeq = 0;
+  int64_t nqkv = 0;
+
+  struct Layer {
+    Buffer inNorm, postNorm, qNorm, kNorm, qkv, o, gateUp, down;
+  };
+  std::vector<Layer> layers;
+  Buffer embed, finalNorm, lmHead, invFreq;
+  /// Cache rows per layer: maxSeq rounded up to whole 64-row key blocks,
+  /// which the prefill attention's contract requires (its K/V loads then
+  /// run without bounds checks); the rows past maxSeq are never written.
+  int64_t cacheRows = 0;
+  Buffer kcache, vcache; // [layers, cacheRows, kvHeads, headDim]
+
+  // Device-side step state: the position of the first input token and the
+  // token a decode step reads (the one the previous step picked).
+  Buffer pos, token;
+  // Activations for `cap` tokens.
+  struct Acts {
+    int64_t cap = 0;
+    Buffer ids, res, h, qkv, q, attn, ao, gu, act, mo, logits, po, plse, vals, idxs;
+  };
+  const Acts *last = nullptr; ///< whose logits are the latest
+  Acts decodeActs, prefillActs;
+  int64_t position = 0; ///< host mirror of pos
+  int32_t deviceToken = -1; ///< what `token` holds (the last pick read back)
+
+  // Kernels.
+  Kernel kEmbed, kRms, kAddRms, kQRope, kKvRope, kPreAttn, kGemm, kSwiglu, kSwigluRows,
+      kFoldNorm, kArgmaxP, kArgmaxF, kSample, kAdvance;
+
+  /// One decode GEMV of linear.tile in its instances: the general one, and
+  /// those without bounds checks (WHOLE = 1) by U, the K steps of 512 per
+  /// unrolled group, for K and N multiples of the tile (`rows` outputs per
+  /// program, 512 columns: every Qwen3 size).
+  struct GemvFamily {
+    Kernel general;
+    std::map<int64_t, Kernel> whole;
+    int64_t rows = 2;
+
+    /// U for a K of `steps` tiles: the whole loop as one group where an
+    /// instance has that many steps, else groups of 4, else 2, else a
+    /// dynamic loop. On an H200 the whole-loop group took 4B's K = 2560
+    /// GEMVs 14% faster and 8B's K = 4096 ones 1-3%, while groups of 8 or
+    /// 12 at K = 12288 (several trips) were slower than 4
+    /// (bench/results/2026-11-22-decode-gemv-groups-h200.md).
+    const Kernel &pick(int64_t k, int64_t n) const {
+      if (k % 512 != 0 || n % rows != 0)
+        return general;
+      int64_t steps = k / 512;
+      for (int64_t u : {steps, int64_t(4), int64_t(2), int64_t(1)})
+        if (steps % u == 0 && whole.count(u))
+          return whole.at(u);
+      return general;
+    }
+  };
+  /// The LM head; the QKV GEMV with the input norm; the output and down
+  /// GEMVs with the residual add; the gate/up GEMV with SwiGLU. Their U
+  /// instances are those the kernel set has (models/qwen3/CMakeLists.txt).
+  GemvFamily gemv, gemvRms, gemvResidual, gemvSwiglu;
+  /// A [1, H] row of ones: the prompt's input norms scale by it, their
+  /// weights being folded into the QKV projections (foldNormWeights).
+  Buffer unitNorm;
+  Sampling sampling;
+
+  /// The decode attention at one KV split count S (its kernels' S: program
+  /// (head, share) over S shares of the context, then the merge that also
+  /// writes the token's K/V), and the decode step's graph launching it.
+  struct AttentionTier {
+    int64_t splits = 0;
+    Kernel attn, merge;
+    Graph graph;
+    bool graphReady = false;
+  };
+  /// Every S the kernel set has (`decode_attention<..., S = n>`), ascending.
+  /// More shares pay at long contexts, where a few programs per SM each
+  /// walk a long share, and cost at short ones (empty shares, a longer
+  /// merge) and past about 4 programs per SM: on an H200, S = 32 took 0.6B
+  /// (16 heads) at tg 8192 from 614 to 730 tok/s, S = 64 to 657; at 8B (32
+  /// heads) tg 2048 S = 32 and 64 lost 4 and 11% against 16
+  /// (bench/results/2026-11-22-decode-attention-tiers-h200.md).
+  std::vector<AttentionTier> tiers;
+  size_t tier = 0; ///< the one decodeLayers launches
+
+  /// The largest S whose grid (heads x S) stays within EngineOptions::
+  /// attentionPrograms and whose shares get at least attentionKeysPerShare
+  /// keys of a context of `position` rows, else the smallest S; the S of
+  /// attentionSplits where one is forced.
+  size_t pickTier(int64_t position) const {
+    size_t t = 0;
+    for (size_t i = 0; i < tiers.size(); ++i) {
+      const int64_t s = tiers[i].splits;
+      if (opts.attentionSplits > 0
+              ? s == opts.attentionSplits
+              : cfg.heads * s <= opts.attentionPrograms &&
+                    position >= s * opts.attentionKeysPerShare)
+        t = i;
+    }
+    return t;
+  }
+
+  // Profiling: when set, each launch is timed.
+  std::vector<KernelTime> *profile = nullptr;
+
+  double weightsMs = 0;
+  int64_t argmaxChunk = 4096;
+
+  Status kernel(const std::string &name, Kernel &k) {
+    if (Status st = module.kernel(name, k); !st)
+      return Status::error("the compiled Qwen3 kernel set has no '" + name +
+                           "' for this model's shapes (" + st.message() + ")");
+    return Status::ok();
+  }
+
+  /// `bytes`: the least global memory traffic the launch needs (weights,
+  /// activations, the KV rows it must read), for the profile's bandwidth.
+  Status launch(const Kernel &k, std::initializer_list<Arg> args,
+                double bytes = 0) {
+    if (!profile)
+      return stream.launch(k, args);
+    Event a, b;
+    if (Status st = stream.record(a); !st)
+      return st;
+    if (Status st = stream.launch(k, args); !st)
+      return st;
+    if (Status st = stream.record(b); !st)
+      return st;
+    if (Status st = b.wait(); !st)
+      return st;
+    float ms = 0;
+    if (Status st = b.elapsedMs(a, ms); !st)
+      return st;
+    auto it = std::find_if(profile->begin(), profile->end(),
+                           [&](const KernelTime &t) { return t.name == k.name(); });
+    if (it == profile->end()) {
+      profile->push_back({k.name(), 0, 0, 0});
+      it = profile->end() - 1;
+    }
+    it->launches++;
+    it->ms += ms;
+    it->bytes += bytes;
+    return Status::ok();
+  }
+
+  Status loadWeights(const Checkpoint &ck, const std::string &dir);
+  Status foldNormWeights();
+  Status allocActs(Acts &a, int64_t tokens);
+  Status linear(int64_t tokens, const Buffer &x, int64_t k,
+                const Buffer &w, int64_t n, const Buffer &y, int64_t xOffset = 0);
+  /// One forward pass over `tokens` tokens whose ids are in `ids`.
+  Status forward(Acts &a, int64_t tokens, const Buffer &ids);
+  Status decodeLayers(Acts &a, const Buffer &ids);
+  Status prefillLayers(Acts &a, int64_t tokens);
+};
+
+} // namespace qwen3
+
+#endif // QWEN3_LIB_ENGINEIMPL_H
