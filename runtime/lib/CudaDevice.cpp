@@ -288,6 +288,9 @@ public:
         &major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, device);
     cu->cuDeviceGetAttribute(
         &minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, device);
+    if (cu->cuDeviceGetAttribute(&sms, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT,
+                                 device) != CUDA_SUCCESS)
+      sms = 0;
     if (Status s = cu->check(cu->cuDevicePrimaryCtxRetain(&context, device),
                              "cuDevicePrimaryCtxRetain");
         !s)
@@ -421,6 +424,8 @@ public:
   void freeHost(uint64_t address) override {
     cu->cuMemFreeHost(reinterpret_cast<void *>(address));
   }
+  int multiprocessors() const override { return sms; }
+
   Status memoryInfo(int64_t &freeBytes, int64_t &totalBytes) override {
     if (Status s = current(); !s)
       return s;
@@ -448,6 +453,7 @@ public:
   CUmemoryPool pool = nullptr;
   std::string deviceName;
   int major = 0, minor = 0;
+  int sms = 0;
 };
 
 } // namespace

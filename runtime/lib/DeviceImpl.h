@@ -101,6 +101,8 @@ public:
   virtual void freeHost(uint64_t address) = 0;
   virtual int64_t bytesReserved() const = 0;
   virtual Status memoryInfo(int64_t &freeBytes, int64_t &totalBytes) = 0;
+  /// Streaming multiprocessors; 0 where there are none (the CPU device).
+  virtual int multiprocessors() const { return 0; }
 
   std::mutex statsMutex;
   PoolStats stats;

@@ -329,6 +329,8 @@ Status Device::memoryInfo(int64_t &freeBytes, int64_t &totalBytes) const {
   return impl->memoryInfo(freeBytes, totalBytes);
 }
 
+int Device::multiprocessors() const { return impl->multiprocessors(); }
+
 void Device::setProgrammaticLaunch(bool enabled) {
   impl->programmaticLaunch = enabled;
 }

@@ -333,6 +333,16 @@ TEST_F(DeviceTest, MemoryInfoSeesAnAllocation) {
   EXPECT_LT(free1, free0 - n * 4 / 2);
 }
 
+TEST_F(DeviceTest, MultiprocessorsAreTheGPUs) {
+  if (!rt.device->isCuda()) {
+    EXPECT_EQ(rt.device->multiprocessors(), 0);
+    return;
+  }
+  // Every CUDA GPU has at least one; an H100 SXM or H200 has 132.
+  EXPECT_GT(rt.device->multiprocessors(), 0);
+  EXPECT_LE(rt.device->multiprocessors(), 1024);
+}
+
 TEST_F(DeviceTest, CopiesAreBoundsChecked) {
   Buffer a = rt.upload(std::vector<float>(16, 1.0f));
   Buffer b = rt.upload(std::vector<float>(8, 2.0f));

@@ -187,8 +187,8 @@ Status Engine::create(const std::string &modelDir, const EngineOptions &opts,
   if (opts.attentionKeysPerShare < 1)
     return Status::error("--attention-keys-per-share must be >= 1, got " +
                          std::to_string(opts.attentionKeysPerShare));
-  if (opts.attentionPrograms < 1)
-    return Status::error("--attention-programs must be >= 1, got " +
+  if (opts.attentionPrograms < 0)
+    return Status::error("--attention-programs must be >= 0, got " +
                          std::to_string(opts.attentionPrograms));
   if (Status st = ModelConfig::load(modelDir, m.cfg); !st)
     return st;
@@ -219,6 +219,10 @@ Status Engine::create(const std::string &modelDir, const EngineOptions &opts,
   if (Status st = Device::open(opts.device, m.device); !st)
     return st;
   m.device->setProgrammaticLaunch(opts.programmaticLaunch);
+  if (opts.attentionPrograms > 0)
+    m.attentionPrograms = opts.attentionPrograms;
+  else if (m.device->multiprocessors() > 0)
+    m.attentionPrograms = 4 * int64_t(m.device->multiprocessors());
   m.stream = m.device->defaultStream();
   std::string dtName = m.dt == DType::F16 ? "f16" : "bf16";
   std::string manifest = opts.kernelsDir + "/qwen3_" + dtName + ".json";

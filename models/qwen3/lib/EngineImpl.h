@@ -113,17 +113,21 @@ struct Engine::Impl {
   std::vector<AttentionTier> tiers;
   size_t tier = 0; ///< the one decodeLayers launches
 
-  /// The largest S whose grid (heads x S) stays within EngineOptions::
-  /// attentionPrograms and whose shares get at least attentionKeysPerShare
-  /// keys of a context of `position` rows, else the smallest S; the S of
-  /// attentionSplits where one is forced.
+  /// The most decode attention programs one wave holds (EngineOptions::
+  /// attentionPrograms, or 4 per SM of the device).
+  int64_t attentionPrograms = 512;
+
+  /// The largest S whose grid (heads x S) stays within attentionPrograms
+  /// and whose shares get at least attentionKeysPerShare keys of a context
+  /// of `position` rows, else the smallest S; the S of attentionSplits
+  /// where one is forced.
   size_t pickTier(int64_t position) const {
     size_t t = 0;
     for (size_t i = 0; i < tiers.size(); ++i) {
       const int64_t s = tiers[i].splits;
       if (opts.attentionSplits > 0
               ? s == opts.attentionSplits
-              : cfg.heads * s <= opts.attentionPrograms &&
+              : cfg.heads * s <= attentionPrograms &&
                     position >= s * opts.attentionKeysPerShare)
         t = i;
     }

@@ -77,7 +77,7 @@ Generates text with a Hugging Face Qwen3 checkpoint on tile kernels.
                          S with heads x S <= --attention-programs whose
                          shares get --attention-keys-per-share keys)
   --attention-keys-per-share N   (default 32)
-  --attention-programs N         (default 512)
+  --attention-programs N         (default 0: 4 per SM of the GPU)
   --help                 this text
 )";
 
@@ -88,7 +88,7 @@ struct Options {
   bool ignoreEos = false, tokenizeOnly = false, json = false, profile = false;
   bool noGraph = false, noPdl = false;
   int64_t maxNew = 128, maxSeq = 0, topK = -1, repeat = 1, warmup = 0;
-  int64_t attentionSplits = 0, attentionKeysPerShare = 32, attentionPrograms = 512;
+  int64_t attentionSplits = 0, attentionKeysPerShare = 32, attentionPrograms = 0;
   double temperature = -1, topP = -1;
   uint64_t seed = 0;
 };
@@ -195,7 +195,7 @@ Options parseArgs(int argc, char **argv) {
     } else if (a == "--attention-keys-per-share") {
       o.attentionKeysPerShare = parseInt(a, value(), 1, 1 << 24);
     } else if (a == "--attention-programs") {
-      o.attentionPrograms = parseInt(a, value(), 1, 1 << 24);
+      o.attentionPrograms = parseInt(a, value(), 0, 1 << 24);
     } else {
       fail("unknown flag '" + a + "' (see --help)");
     }

@@ -32,11 +32,12 @@ struct EngineOptions {
   /// The decode attention's KV split count (an S the kernel set has); 0:
   /// chosen per step, the largest S with heads x S <= attentionPrograms
   /// whose shares get at least attentionKeysPerShare keys of the context
-  /// (else the smallest). The defaults: about 4 programs per SM of an
-  /// H100/H200 (132 SMs), one 32-key block per share.
+  /// (else the smallest). attentionPrograms 0: one wave, 4 programs per SM
+  /// of the device (every decode_attention is compiled to fit 4), 512 where
+  /// the device has no SMs to count (the CPU); one 32-key block per share.
   int64_t attentionSplits = 0;
   int64_t attentionKeysPerShare = 32;
-  int64_t attentionPrograms = 512;
+  int64_t attentionPrograms = 0;
 };
 
 /// How the next token is picked, on the device: greedy (argmax, ties to the

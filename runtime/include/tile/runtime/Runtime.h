@@ -258,6 +258,9 @@ public:
   /// Memory free for new buffers and the device's total, in bytes (the
   /// host's available memory on the CPU device).
   Status memoryInfo(int64_t &freeBytes, int64_t &totalBytes) const;
+  /// The GPU's streaming multiprocessors (to size grids in waves); 0 on the
+  /// CPU device.
+  int multiprocessors() const;
 
 private:
   Device() = default;
