@@ -1,0 +1,65 @@
+#!/usr/bin/env python3
+"""Decode A/B on one lease: variants (a kernel set and qwen3-run flags each)
+measured on the same random-weight checkpoint, in interleaved rounds, so a
+comparison does not ride on lease-to-lease noise and each checkpoint is
+made once (decode.py makes it again per invocation). Protocol as decode.py:
+prompt of 18 tokens, greedy, a warm-up generation then `--reps` runs,
+decode-phase tok/s median, the roofline and copy bandwidth beside each.
+
+    python3 bench/qwen3/ab.py --configs DIR --tokenizer DIR \\
+        --qwen3-run build/bin/qwen3-run --models qwen3-0.6b,qwen3-8b \\
+        --tg 128,8192 --rounds 2 \\
+        --variant base=OLD_KERNELS_DIR \\
+        --variant s32=build/models/qwen3/kernels:--attention-splits,32 \\
+        --out ab.jsonl
+
+A variant is NAME=KERNELS_DIR[:FLAG,FLAG,...] (its flags go to qwen3-run).
+One line per figure on stdout and in --out (JSON lines).
+"""
+import argparse
+import json
+import shutil
+
+import common
+
+ap = argparse.ArgumentParser()
+ap.add_argument("--configs", required=True, help="directory of Qwen3 config.json files")
+ap.add_argument("--tokenizer", required=True)
+ap.add_argument("--qwen3-run", required=True)
+ap.add_argument("--variant", action="append", required=True,
+                help="NAME=KERNELS_DIR[:FLAG,FLAG,...]")
+ap.add_argument("--models", default="qwen3-0.6b,qwen3-4b,qwen3-8b")
+ap.add_argument("--dtype", default="f16", choices=["f16", "bf16"])
+ap.add_argument("--pp", type=int, default=18)
+ap.add_argument("--tg", default="128")
+ap.add_argument("--reps", type=int, default=2)
+ap.add_argument("--rounds", type=int, default=2)
+ap.add_argument("--work", default="/tmp/qwen3-ab")
+ap.add_argument("--out", default="")
+args = ap.parse_args()
+
+variants = []
+for v in args.variant:
+    name, sep, rest = v.partition("=")
+    kernels, _, flags = rest.partition(":")
+    if not name or not sep or not kernels:
+        ap.error(f"--variant {v!r}: expected NAME=KERNELS_DIR[:FLAG,FLAG,...]")
+    variants.append((name, kernels, [f for f in flags.split(",") if f]))
+
+common.emit(args.out, kind="env", bench="decode_ab", **common.environment())
+bw = common.copy_bandwidth()
+common.emit(args.out, kind="copy", bytes_per_s=bw)
+ids = common.prompt_ids(args.pp)
+for model in args.models.split(","):
+    d, cfg, nparam, streamed, kvpp = common.checkpoint(
+        f"{args.configs}/{model}.json", args.dtype, args.tokenizer, args.work)
+    for rnd in range(args.rounds):
+        for tg in [int(t) for t in args.tg.split(",")]:
+            for name, kernels, flags in variants:
+                j = common.run(args.qwen3_run, kernels, d, ids, tg, args.reps, extra=flags)
+                common.emit(args.out, kind="decode_ab", variant=name, round=rnd,
+                            model=model, dtype=args.dtype, pp=args.pp, tg=tg, flags=flags,
+                            decode_tok_s=common.stats([r["decode_tok_s"] for r in j["runs"]]),
+                            roofline_tok_s=bw / (streamed + kvpp * (args.pp + tg / 2)),
+                            copy_bytes_per_s=bw)
+    shutil.rmtree(d, ignore_errors=True)
