@@ -171,9 +171,16 @@ std::optional<Val> EmitterImpl::builtin(const Expr &e, bool &handled) {
     sawGrid = true;
     return none();
   }
-  if (name == "num_warps") {
-    // Threads per program on the GPU for this kernel, instead of tilec's
-    // --num-warps: a one-program kernel (sampling) wants all 32 warps.
+  // Kernel settings for the GPU, each a compile-time integer in [1, 32]
+  // given once at the kernel's top level and kept as a kernel attribute.
+  // num_warps: threads per program, instead of tilec's --num-warps (a
+  // one-program kernel, sampling, wants all 32 warps). min_programs_per_sm:
+  // occupancy for a grid of about one wave, where a register count just
+  // past a multiple sends the last programs to a second wave
+  // (decode_attention in bf16: 146 registers, 3 programs per SM, 1.6x the
+  // time of f16's 128 and 4).
+  if (name == "num_warps" || name == "min_programs_per_sm") {
+    StringRef attr = name == "num_warps" ? kNumWarpsAttrName : kMinProgramsPerSMAttrName;
     if (!args.arity(1, 1) || !args.noNamed())
       return std::nullopt;
     auto v = expr(args[0]);
@@ -181,38 +188,15 @@ std::optional<Val> EmitterImpl::builtin(const Expr &e, bool &handled) {
       return std::nullopt;
     if (v->kind != Val::Kind::IntLit || v->intValue < 1 || v->intValue > 32 ||
         !currentKernel || inlineDepth > 0) {
-      error(e.loc) << "num_warps needs a compile-time integer in [1, 32], at "
-                      "the kernel's top level";
+      error(e.loc) << name << " needs a compile-time integer in [1, 32], at "
+                              "the kernel's top level";
       return std::nullopt;
     }
-    if (currentKernel->hasAttr(kNumWarpsAttrName)) {
-      error(e.loc) << "num_warps is already set";
+    if (currentKernel->hasAttr(attr)) {
+      error(e.loc) << name << " is already set";
       return std::nullopt;
     }
-    currentKernel->setAttr(kNumWarpsAttrName, b.getI64IntegerAttr(v->intValue));
-    return none();
-  }
-  if (name == "min_programs_per_sm") {
-    // Occupancy for a kernel whose grid is about one wave: at a register
-    // count just past a multiple, its last programs would wait for a
-    // second wave (decode_attention in bf16: 146 registers, 3 programs per
-    // SM, 1.6x the time of f16's 128 and 4).
-    if (!args.arity(1, 1) || !args.noNamed())
-      return std::nullopt;
-    auto v = expr(args[0]);
-    if (!v)
-      return std::nullopt;
-    if (v->kind != Val::Kind::IntLit || v->intValue < 1 || v->intValue > 32 ||
-        !currentKernel || inlineDepth > 0) {
-      error(e.loc) << "min_programs_per_sm needs a compile-time integer in [1, 32], "
-                      "at the kernel's top level";
-      return std::nullopt;
-    }
-    if (currentKernel->hasAttr(kMinProgramsPerSMAttrName)) {
-      error(e.loc) << "min_programs_per_sm is already set";
-      return std::nullopt;
-    }
-    currentKernel->setAttr(kMinProgramsPerSMAttrName, b.getI64IntegerAttr(v->intValue));
+    currentKernel->setAttr(attr, b.getI64IntegerAttr(v->intValue));
     return none();
   }
   if (name == "assume") {

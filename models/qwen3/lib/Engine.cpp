@@ -10,6 +10,7 @@
 #include <cmath>
 #include <cstring>
 #include <map>
+#include <optional>
 
 namespace qwen3 {
 
@@ -49,6 +50,21 @@ Status convertInto(const TensorInfo &t, DType to, uint8_t *dst) {
                        dtypeName(t.dtype) + " but the model runs in " +
                        std::string(toString(to)) +
                        " (no lossy conversion between bf16 and f16)");
+}
+
+/// The suffix of `inst` after `base` where `inst` is `base` itself ("") or
+/// `base` with one more integer parameter `param` specialized
+/// (`base__<param>_<n>`, tilec's instance naming); nullopt otherwise.
+std::optional<std::string> instanceSuffix(const std::string &inst, const std::string &base,
+                                          const std::string &param) {
+  if (inst.rfind(base, 0) != 0)
+    return std::nullopt;
+  std::string rest = inst.substr(base.size());
+  const std::string tag = "__" + param + "_";
+  if (!rest.empty() && (rest.rfind(tag, 0) != 0 || rest.size() == tag.size() ||
+                        rest.find_first_not_of("0123456789", tag.size()) != std::string::npos))
+    return std::nullopt;
+  return rest;
 }
 
 } // namespace
@@ -257,15 +273,12 @@ Status Engine::create(const std::string &modelDir, const EngineOptions &opts,
   // ([heads, S, HD]); the merge's launch contract refuses any other.
   const std::string attnName = "decode_attention" + g;
   for (const std::string &inst : names) {
-    if (inst.rfind(attnName, 0) != 0)
-      continue;
-    std::string rest = inst.substr(attnName.size());
-    if (!rest.empty() && (rest.rfind("__S_", 0) != 0 || rest.size() == 4 ||
-                          rest.find_first_not_of("0123456789", 4) != std::string::npos))
+    std::optional<std::string> rest = instanceSuffix(inst, attnName, "S");
+    if (!rest)
       continue;
     Impl::AttentionTier t;
     if (!(st = m.kernel(inst, t.attn)) ||
-        !(st = m.kernel("attention_merge_kv_write" + hd + rest, t.merge)))
+        !(st = m.kernel("attention_merge_kv_write" + hd + *rest, t.merge)))
       return st;
     for (const ContractParam &p : t.attn.contract().params)
       if (p.name == "po" && p.shape.size() == 3 && p.shape[1] > 0)
@@ -311,16 +324,10 @@ Status Engine::create(const std::string &modelDir, const EngineOptions &opts,
     all.push_back(&family->general);
     const std::string whole = std::string(name) + "__WHOLE_1";
     for (const std::string &inst : names) {
-      if (inst.rfind(whole, 0) != 0)
+      std::optional<std::string> rest = instanceSuffix(inst, whole, "U");
+      if (!rest)
         continue;
-      std::string rest = inst.substr(whole.size());
-      int64_t u = 1;
-      if (!rest.empty()) {
-        if (rest.rfind("__U_", 0) != 0 || rest.size() == 4 ||
-            rest.find_first_not_of("0123456789", 4) != std::string::npos)
-          continue;
-        u = std::stoll(rest.substr(4));
-      }
+      const int64_t u = rest->empty() ? 1 : std::stoll(rest->substr(4));
       if (!(st = m.kernel(inst, family->whole[u])))
         return st;
       all.push_back(&family->whole[u]);
@@ -481,8 +488,7 @@ Status Engine::decode(int32_t token, int32_t &next) {
       return st;
     m.deviceToken = token;
   }
-  m.tier = m.pickTier(m.position);
-  Impl::AttentionTier &A = m.tiers[m.tier];
+  Impl::AttentionTier &A = m.tiers[m.pickTier(m.position)];
   if (m.opts.useGraph && !A.graphReady) {
     if (!(st = m.stream.beginCapture()))
       return st;
@@ -531,7 +537,6 @@ Status Engine::profileDecode(std::vector<KernelTime> &times) {
   if (!st || !(st = m.stream.synchronize()))
     return st;
   m.profile = &times;
-  m.tier = m.pickTier(m.position);
   st = m.forward(m.decodeActs, 1, m.token);
   m.profile = nullptr;
   if (!st)

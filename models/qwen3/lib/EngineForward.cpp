@@ -40,7 +40,9 @@ Status Engine::Impl::decodeLayers(Acts &a, const Buffer &ids) {
   const float scale = 1.0f / std::sqrt(static_cast<float>(HD));
   const int64_t cacheLayer = cacheRows * c.kvHeads * HD;
   const double len = static_cast<double>(position + 1);
-  const AttentionTier &A = tiers[tier];
+  // The step's tier, from the position it runs at (the graph captured for
+  // a tier was captured at a position that picks it).
+  const AttentionTier &A = tiers[pickTier(position)];
   const int64_t splits = A.splits;
   // x W^T added to the residual stream.
   auto gemvAdd = [&](const Buffer &x, int64_t k, const Buffer &w) {

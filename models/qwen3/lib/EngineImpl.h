@@ -111,7 +111,6 @@ struct Engine::Impl {
   /// heads) tg 2048 S = 32 and 64 lost 4 and 11% against 16
   /// (bench/results/2026-11-22-decode-attention-tiers-h200.md).
   std::vector<AttentionTier> tiers;
-  size_t tier = 0; ///< the one decodeLayers launches
 
   /// The most decode attention programs one wave holds (EngineOptions::
   /// attentionPrograms, or 4 per SM of the device).
