@@ -100,7 +100,10 @@ Status ModelConfig::parse(const std::string &json, const std::string &name,
                          std::to_string(c.heads) +
                          ") is not a multiple of num_key_value_heads (" +
                          std::to_string(c.kvHeads) + ")");
-  c.tiedEmbeddings = j.value("tie_word_embeddings", false);
+  // (value(key, default) would throw on a field of another type.)
+  if (j.contains("tie_word_embeddings") && !j["tie_word_embeddings"].is_boolean())
+    return Status::error(name + ": \"tie_word_embeddings\" must be true or false");
+  c.tiedEmbeddings = j.contains("tie_word_embeddings") && j["tie_word_embeddings"].get<bool>();
   auto unsupported = [&](const char *key) {
     return j.contains(key) && !j[key].is_null() && j[key] != false;
   };

@@ -202,6 +202,28 @@ Status Tokenizer::load(const std::string &path, Tokenizer &tokenizer) {
 
 namespace {
 
+// nlohmann's value(key, default) throws when the key holds another type
+// ({"type": false} aborted the fuzzer); these read a field without throwing.
+
+/// obj[key] where it is a string; "" where absent or of another type, so a
+/// comparison with the expected name fails with the field's error.
+std::string stringField(const nlohmann::json &obj, const char *key) {
+  auto it = obj.find(key);
+  return it != obj.end() && it->is_string() ? it->get<std::string>() : "";
+}
+
+/// Whether obj[key] is present and the boolean false.
+bool isFalse(const nlohmann::json &obj, const char *key) {
+  auto it = obj.find(key);
+  return it != obj.end() && it->is_boolean() && !it->get<bool>();
+}
+
+/// Whether obj[key] is present and anything but false (a flag that is set,
+/// or a value that is not a flag at all).
+bool flagSet(const nlohmann::json &obj, const char *key) {
+  return obj.contains(key) && !isFalse(obj, key);
+}
+
 /// The fields of the small JSON values, checked; errors name the field.
 Status checkPipeline(const nlohmann::json &normalizer,
                      const nlohmann::json &preTokenizer,
@@ -212,7 +234,7 @@ Status checkPipeline(const nlohmann::json &normalizer,
   };
   if (normalizer.is_null()) {
     nfc = false;
-  } else if (normalizer.is_object() && normalizer.value("type", "") == "NFC") {
+  } else if (normalizer.is_object() && stringField(normalizer, "type") == "NFC") {
     nfc = true;
   } else {
     return err("unsupported normalizer " + normalizer.dump() +
@@ -222,25 +244,24 @@ Status checkPipeline(const nlohmann::json &normalizer,
   const char *want = "pre_tokenizer: expected Sequence[Split(Regex, "
                      "Isolated), ByteLevel(use_regex=false)]";
   if (!preTokenizer.is_object() ||
-      preTokenizer.value("type", "") != "Sequence" ||
+      stringField(preTokenizer, "type") != "Sequence" ||
       !preTokenizer.contains("pretokenizers") ||
       !preTokenizer["pretokenizers"].is_array() ||
       preTokenizer["pretokenizers"].size() != 2)
     return err(want);
   const auto &split = preTokenizer["pretokenizers"][0];
   const auto &bytes = preTokenizer["pretokenizers"][1];
-  if (!split.is_object() || split.value("type", "") != "Split" ||
-      split.value("behavior", "") != "Isolated" ||
-      split.value("invert", true) != false || !split.contains("pattern") ||
+  if (!split.is_object() || stringField(split, "type") != "Split" ||
+      stringField(split, "behavior") != "Isolated" ||
+      !isFalse(split, "invert") || !split.contains("pattern") ||
       !split["pattern"].is_object() || !split["pattern"].contains("Regex") ||
       !split["pattern"]["Regex"].is_string())
     return err(want);
-  if (!bytes.is_object() || bytes.value("type", "") != "ByteLevel" ||
-      bytes.value("use_regex", true) != false ||
-      bytes.value("add_prefix_space", true) != false)
+  if (!bytes.is_object() || stringField(bytes, "type") != "ByteLevel" ||
+      !isFalse(bytes, "use_regex") || !isFalse(bytes, "add_prefix_space"))
     return err(want);
   pattern = split["pattern"]["Regex"].get<std::string>();
-  if (!decoder.is_object() || decoder.value("type", "") != "ByteLevel")
+  if (!decoder.is_object() || stringField(decoder, "type") != "ByteLevel")
     return err("decoder: expected ByteLevel");
   return Status::ok();
 }
@@ -457,8 +478,8 @@ Status Tokenizer::parse(std::string_view json, const std::string &name,
       std::string content = t["content"].get<std::string>();
       if (id < 0 || id >= (1 << 24) || content.empty())
         return err(where + ": bad id or empty content");
-      if (t.value("lstrip", false) || t.value("rstrip", false) ||
-          t.value("single_word", false) || t.value("normalized", false))
+      if (flagSet(t, "lstrip") || flagSet(t, "rstrip") ||
+          flagSet(t, "single_word") || flagSet(t, "normalized"))
         return err(where + ": lstrip/rstrip/single_word/normalized are not "
                            "supported");
       if (id >= static_cast<int64_t>(impl->idBytes.size()))

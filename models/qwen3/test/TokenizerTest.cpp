@@ -150,6 +150,20 @@ TEST(Tokenizer, RejectsMalformedFiles) {
   j = good;
   j["normalizer"] = {{"type", "NFKC"}};
   expectError(j.dump(), "unsupported normalizer");
+  // Fields of another type are errors naming the field, not a throw (the
+  // tokenizer fuzzer found {"type": false}).
+  j["normalizer"] = {{"type", false}};
+  expectError(j.dump(), "unsupported normalizer");
+  j = good;
+  j["pre_tokenizer"]["pretokenizers"][0]["invert"] = "no";
+  expectError(j.dump(), "pre_tokenizer: expected");
+  j = good;
+  j["decoder"]["type"] = 7;
+  expectError(j.dump(), "decoder: expected ByteLevel");
+  j = good;
+  j["added_tokens"][0]["normalized"] = "no";
+  expectError(j.dump(), "added_tokens[0]");
+  j = good;
   j = good;
   j["pre_tokenizer"]["pretokenizers"][0]["pattern"]["Regex"] = "(unclosed";
   expectError(j.dump(), "pre_tokenizer regex");

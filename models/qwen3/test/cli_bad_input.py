@@ -127,6 +127,8 @@ case("negative hidden size", ["config.json", "hidden_size"],
      edit_json("config.json", lambda j: j.update(hidden_size=-128)))
 case("hidden size of the wrong type", ["config.json", "hidden_size"],
      edit_json("config.json", lambda j: j.update(hidden_size="128")))
+case("tie_word_embeddings of the wrong type", ["config.json", "tie_word_embeddings"],
+     edit_json("config.json", lambda j: j.update(tie_word_embeddings="yes")))
 case("malformed generation_config.json", ["generation_config.json"],
      write_file("generation_config.json", "{"))
 
