@@ -117,6 +117,13 @@ TEST_F(MatmulTest, LongKWrapsTheStageRing) {
   check("matmul_f16", kF16, 130, 260, 1024 + 64, 260);
 }
 
+// More tiles than one program per SM (18 x 16 = 288 on a 132-SM GPU):
+// each persistent program loops over several, the stage ring and the
+// epilogue buffers running on from one tile to the next.
+TEST_F(MatmulTest, ProgramsLoopOverMoreTilesThanSMs) {
+  check("matmul_bf16", kBF16, 1100, 2000, 136, 2000);
+}
+
 // TMA needs rows 16 bytes apart: K = 36 (72-byte rows) is refused on the
 // GPU with the argument named, before anything is launched; the CPU device
 // runs it.

@@ -239,6 +239,7 @@ Status Engine::create(const std::string &modelDir, const EngineOptions &opts,
     m.attentionPrograms = opts.attentionPrograms;
   else if (m.device->multiprocessors() > 0)
     m.attentionPrograms = 4 * int64_t(m.device->multiprocessors());
+  m.multiprocessors = m.device->multiprocessors();
   m.stream = m.device->defaultStream();
   std::string dtName = m.dt == DType::F16 ? "f16" : "bf16";
   std::string manifest = opts.kernelsDir + "/qwen3_" + dtName + ".json";
@@ -255,6 +256,7 @@ Status Engine::create(const std::string &modelDir, const EngineOptions &opts,
       !(st = m.kernel("prefill_attention" + g, m.kPreAttn)) ||
       !(st = m.kernel("fold_norm_weight", m.kFoldNorm)) ||
       !(st = m.kernel("gemm", m.kGemm)) ||
+      !(st = m.kernel("gemm__BN_128", m.kGemmNarrow)) ||
       !(st = m.kernel("swiglu", m.kSwiglu)) ||
       !(st = m.kernel("swiglu__BT_16__BI_256", m.kSwigluRows)) ||
       !(st = m.kernel("argmax_partial", m.kArgmaxP)) ||
@@ -264,7 +266,7 @@ Status Engine::create(const std::string &modelDir, const EngineOptions &opts,
     return st;
   std::vector<const Kernel *> all = {&m.kEmbed, &m.kRms, &m.kAddRms, &m.kQRope, &m.kKvRope,
                                      &m.kPreAttn, &m.kFoldNorm,
-                                     &m.kGemm, &m.kSwiglu, &m.kSwigluRows,
+                                     &m.kGemm, &m.kGemmNarrow, &m.kSwiglu, &m.kSwigluRows,
                                      &m.kArgmaxP, &m.kArgmaxF, &m.kSample, &m.kAdvance};
   const std::vector<std::string> names = m.module.kernelNames();
   // The decode attention's tiers: `decode_attention<G, HD>` at the kernel

@@ -18,8 +18,18 @@ Status Engine::Impl::linear(int64_t T, const Buffer &x, int64_t k,
   if (T == 1)
     return launch(gemv.pick(k, n), {Arg::in(x, {1, k}, {}, xOffset), Arg::in(w, {n, k}),
                                     Arg::out(y, {1, n})});
-  return launch(kGemm, {Arg::in(x, {T, k}, {}, xOffset), Arg::in(w, {n, k}),
-                        Arg::out(y, {T, n})});
+  return launch(pickGemm(T, n), {Arg::in(x, {T, k}, {}, xOffset), Arg::in(w, {n, k}),
+                                 Arg::out(y, {T, n})});
+}
+
+const Kernel &Engine::Impl::pickGemm(int64_t T, int64_t n) const {
+  if (multiprocessors <= 0)
+    return kGemm;
+  auto rounds = [&](int64_t bn) {
+    int64_t tiles = ((T + 127) / 128) * ((n + bn - 1) / bn);
+    return (tiles + multiprocessors - 1) / multiprocessors;
+  };
+  return rounds(128) < 2 * rounds(256) ? kGemmNarrow : kGemm;
 }
 
 // The decode step: per layer, the QKV GEMV (the input norm inside it),

@@ -57,7 +57,7 @@ struct Engine::Impl {
   int32_t deviceToken = -1; ///< what `token` holds (the last pick read back)
 
   // Kernels.
-  Kernel kEmbed, kRms, kAddRms, kQRope, kKvRope, kPreAttn, kGemm, kSwiglu, kSwigluRows,
+  Kernel kEmbed, kRms, kAddRms, kQRope, kKvRope, kPreAttn, kGemm, kGemmNarrow, kSwiglu, kSwigluRows,
       kFoldNorm, kArgmaxP, kArgmaxF, kSample, kAdvance;
 
   /// One decode GEMV of linear.tile in its instances: the general one, and
@@ -115,6 +115,14 @@ struct Engine::Impl {
   /// The most decode attention programs one wave holds (EngineOptions::
   /// attentionPrograms, or 4 per SM of the device).
   int64_t attentionPrograms = 512;
+  /// The device's SMs (0 on the CPU): the prompt GEMMs' programs are
+  /// persistent, one per SM, so a GEMM takes ceil(tiles / SMs) rounds.
+  int64_t multiprocessors = 0;
+  /// The prompt GEMM for T tokens by n outputs: 128 x 256 tiles, or
+  /// 128 x 128 (half the work per tile) where that takes fewer than twice
+  /// the rounds: a grid short of one wave (Qwen3-8B's down and o
+  /// projections at 512 tokens are 64 wide tiles on 132 SMs).
+  const Kernel &pickGemm(int64_t tokens, int64_t n) const;
 
   /// The largest S whose grid (heads x S) stays within attentionPrograms
   /// and whose shares get at least attentionKeysPerShare keys of a context
