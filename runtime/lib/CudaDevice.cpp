@@ -121,18 +121,6 @@ public:
     config.gridDimX = static_cast<unsigned>(g[0]);
     config.gridDimY = static_cast<unsigned>(g[1]);
     config.gridDimZ = static_cast<unsigned>(g[2]);
-    if (int per = meta.persistentProgramsPerSM; per > 0) {
-      // Persistent programs cover the logical grid themselves: one wave.
-      int64_t programs = g[0] * g[1] * g[2];
-      int64_t resident = int64_t{device->multiprocessors()} * per;
-      if (resident > 0 && resident < programs)
-        programs = resident;
-      if (programs > std::numeric_limits<int32_t>::max())
-        programs = std::numeric_limits<int32_t>::max();
-      config.gridDimX = static_cast<unsigned>(programs);
-      config.gridDimY = 1;
-      config.gridDimZ = 1;
-    }
     config.blockDimX = static_cast<unsigned>(l.kernel->meta.numWarps) * 32;
     config.blockDimY = 1;
     config.blockDimZ = 1;

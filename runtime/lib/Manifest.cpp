@@ -142,11 +142,6 @@ Status Manifest::parse(std::string_view text, const std::string &path,
                                mk.dynamicSharedBytes, where);
           !s)
         return s;
-    if (k.contains("persistent_programs_per_sm"))
-      if (Status s = r.integer(k, "persistent_programs_per_sm", 0, 32,
-                               mk.persistentProgramsPerSM, where);
-          !s)
-        return s;
     if (Status s = r.integer(k, "unchecked_regions", 0, 1 << 30,
                              mk.uncheckedRegions, where);
         !s)

@@ -98,16 +98,11 @@ TEST_F(ManifestCopy, ReadsTensorMapsAndSharedMemory) {
   EXPECT_EQ(k.tensorMaps[0].box, (std::array<int, 2>{64, 128}));
   EXPECT_EQ(k.tensorMaps[1].argument, 1);
   EXPECT_EQ(k.tensorMaps[1].box, (std::array<int, 2>{64, 256}));
-  // Four stages, two consumers' epilogue buffers (2 x 64 rows x 128
-  // bytes each), two mbarriers per stage.
-  EXPECT_EQ(k.dynamicSharedBytes,
-            4 * (128 + 256) * 64 * 2 + 2 * 2 * 64 * 128 + 4 * 16);
+  EXPECT_EQ(k.dynamicSharedBytes, 4 * (128 + 256) * 64 * 2 + 4 * 16);
   EXPECT_EQ(k.numWarps, 12);
-  EXPECT_EQ(k.persistentProgramsPerSM, 1);
   const ManifestKernel &plain = m.kernels[kernelIndex(doc, "scale_rows")];
   EXPECT_TRUE(plain.tensorMaps.empty());
   EXPECT_EQ(plain.dynamicSharedBytes, 0);
-  EXPECT_EQ(plain.persistentProgramsPerSM, 0);
 }
 
 TEST_F(ManifestCopy, RejectsBadTensorMaps) {
@@ -130,10 +125,6 @@ TEST_F(ManifestCopy, RejectsBadTensorMaps) {
               "extents must be integers in [1, 256]");
   expectField([](auto &k) { k["tensor_maps"][1]["box"] = {4, 64}; },
               "a box row of 4 elements is not a multiple of 16 bytes");
-  expectField([](auto &k) { k["persistent_programs_per_sm"] = -1; },
-              "'persistent_programs_per_sm' = -1 is outside");
-  expectField([](auto &k) { k["persistent_programs_per_sm"] = "one"; },
-              "'persistent_programs_per_sm'");
   expectField([](auto &k) { k["dynamic_shared_bytes"] = 1 << 20; },
               "'dynamic_shared_bytes' = 1048576 is outside");
 }

@@ -117,10 +117,9 @@ TEST_F(MatmulTest, LongKWrapsTheStageRing) {
   check("matmul_f16", kF16, 130, 260, 1024 + 64, 260);
 }
 
-// More tiles than one program per SM (18 x 16 = 288 on a 132-SM GPU):
-// each persistent program loops over several, the stage ring and the
-// epilogue buffers running on from one tile to the next.
-TEST_F(MatmulTest, ProgramsLoopOverMoreTilesThanSMs) {
+// More tiles than a wave holds (18 x 16 = 288 programs, one per SM at a
+// time on a 132-SM GPU): programs start on SMs another one left.
+TEST_F(MatmulTest, MoreTilesThanAWave) {
   check("matmul_bf16", kBF16, 1100, 2000, 136, 2000);
 }
 

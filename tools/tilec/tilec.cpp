@@ -362,7 +362,6 @@ int main(int argc, char **argv) {
     warps.back() = plan->numWarps();
     llvm::json::Object *desc = manifestKernels.back().getAsObject();
     (*desc)["dynamic_shared_bytes"] = plan->sharedBytes();
-    (*desc)["persistent_programs_per_sm"] = HopperMatmulPlan::kProgramsPerSM;
     llvm::json::Array maps;
     for (TensorMapParam m : plan->tensorMaps())
       maps.push_back(llvm::json::Object{

@@ -107,28 +107,17 @@ def ConvertTileToGPU : Pass<"convert-tile-to-gpu", "::mlir::ModuleOp"> {
     `acc = dot(load(x[m, k]), permute(load(w[n, k]), [1, 0]), acc)` over
     `[bm, 64]` and `[bn, 64]` tiles of f16 or bf16 `in` views, the result
     converted to their type and stored to the owned tile `y[m, n]`, bm 64
-    or 128, bn a multiple of 64 up to 256, m and n `program_id` 0 and 1 of
-    a declared 2-D grid, no `num_programs` -- runs as a warp-specialized,
-    persistent kernel instead (`tile::planHopperMatmul`): 128 * (1 + bm /
-    64) threads; each program loops over the logical grid's tiles (from its
-    linear block id, in steps of the launched block count, m fastest), so
-    the runtime launches one per SM (`persistent_programs_per_sm` in the
-    manifest) and any launch grid still covers each tile once. Warpgroup 0
-    lowers its registers (`setmaxnreg`) and its first thread issues TMA
-    loads (`cp.async.bulk.tensor`, 128-byte swizzle) of both tiles into a
-    ring of shared-memory stages, each with a full and an empty
-    `mbarrier`, the ring running on from one tile into the next; each other
-    warpgroup takes 64 rows of the output tile, waits for a stage's full
-    barrier, issues four `wgmma.mma_async` m64n{bn}k16 from it (f32
-    accumulators in registers, one group kept in flight) and releases the
-    previous stage, and the tile's last one before its epilogue. The
-    epilogue goes through shared memory: converted pairs into two
-    alternating 64 x 64 buffers per consumer (16-byte pieces XOR-swizzled
-    by row), a named barrier per consumer, then 16-byte pieces read back
-    and stored, eight threads per 128-byte row segment, with the usual
-    bounds masking (element by element at the edges or where y's rows are
-    not 16-byte aligned). TMA reads outside a view as zeros, the padding
-    `tile.load` specifies. The TMA descriptors
+    or 128, bn a multiple of 8 up to 256 -- runs as a warp-specialized
+    kernel instead (`tile::planHopperMatmul`): 128 * (1 + bm / 64)
+    threads; warpgroup 0 lowers its registers (`setmaxnreg`) and its first
+    thread issues TMA loads (`cp.async.bulk.tensor`, 128-byte swizzle) of
+    both tiles into a ring of shared-memory stages, each with a full and an
+    empty `mbarrier`; each other warpgroup takes 64 rows of the output tile,
+    waits for a stage's full barrier, issues four `wgmma.mma_async`
+    m64n{bn}k16 from it (f32 accumulators in registers, one group kept in
+    flight) and releases the previous stage. The epilogue stores pairs of
+    converted values with the usual bounds masking. TMA reads outside a
+    view as zeros, the padding `tile.load` specifies. The TMA descriptors
     of x and w are two extra trailing parameters (`!llvm.ptr`, marked by
     `tile.tensor_map_params` for `tile-grid-constant-params`), which the
     runtime encodes at launch; the dynamic shared memory

@@ -4,8 +4,7 @@
 // RUN: tile-opt %s --split-input-file --tile-to-nvvm=chip=sm_80 | FileCheck %s --check-prefix=SM80
 
 // A tiled matmul (64 x 128 tiles, K steps of 64): one producer warpgroup
-// issuing TMA loads, one consumer warpgroup issuing wgmma m64n128k16, both
-// looping over the logical grid's tiles (persistent programs).
+// issuing TMA loads, one consumer warpgroup issuing wgmma m64n128k16.
 // CHECK: llvm.mlir.global external @__tile_dynamic_shared() {addr_space = 3 : i32, alignment = 1024 : i64}
 // CHECK-LABEL: gpu.func @matmul
 // CHECK-SAME: %{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr) kernel
@@ -16,22 +15,15 @@
 // CHECK: nvvm.mbarrier.init %{{.*}}, %c4_i32
 // CHECK: nvvm.fence.mbarrier.init
 // CHECK: gpu.barrier
-// Producer: fewer registers, one thread issues both loads per stage, the
-// K-step count running on across its tiles.
+// Producer: fewer registers, one thread issues both loads per stage.
 // CHECK: nvvm.setmaxregister decrease 40
-// CHECK: gpu.block_id x
-// CHECK: gpu.grid_dim x
-// CHECK: scf.for {{.*}} iter_args(%[[PK:.*]] = %c0_i32) -> (i32)
-// CHECK: scf.for {{.*}} iter_args(%{{.*}} = %[[PK]]) -> (i32)
+// CHECK: scf.for
 // CHECK: nvvm.mbarrier.try_wait.parity
 // CHECK: nvvm.mbarrier.arrive.expect_tx %{{.*}}, %c24576_i32
 // CHECK: nvvm.cp.async.bulk.tensor.shared.cluster.global
 // CHECK: nvvm.cp.async.bulk.tensor.shared.cluster.global
-// Consumer: more registers, per tile a zero accumulator, wait for a stage,
-// four wgmma over its 64 K.
+// Consumer: more registers, wait for a stage, four wgmma over its 64 K.
 // CHECK: nvvm.setmaxregister increase 240
-// CHECK: scf.for {{.*}} iter_args(%{{.*}} = %c0_i32) -> (i32)
-// CHECK: llvm.mlir.zero
 // CHECK: scf.for {{.*}} iter_args
 // CHECK: nvvm.mbarrier.try_wait.parity
 // CHECK: nvvm.wgmma.fence.aligned
@@ -40,23 +32,10 @@
 // CHECK: nvvm.wgmma.wait.group.sync.aligned 1
 // CHECK: nvvm.mbarrier.arrive
 // CHECK: nvvm.wgmma.wait.group.sync.aligned 0
-// The tile's last stage is released before the epilogue.
-// CHECK: nvvm.mbarrier.arrive
-// The epilogue: 16-byte pieces where y's rows are 16-byte aligned; pairs
-// into a swizzled shared buffer, the consumer's named barrier, pieces read
-// back and stored (or element by element at the edges).
+// The epilogue: pairs of converted values, 4-byte stores where aligned.
 // CHECK: memref.extract_strided_metadata
-// CHECK: memref.extract_aligned_pointer_as_index
 // CHECK: arith.truncf {{.*}} : f32 to bf16
-// CHECK: llvm.store {{.*}} {alignment = 4 : i64} : vector<2xbf16>, !llvm.ptr<3>
-// CHECK: nvvm.barrier id = %{{.*}} number_of_threads = %c128_i32
-// CHECK: llvm.load {{.*}} {alignment = 16 : i64} : !llvm.ptr<3> -> vector<8xbf16>
-// CHECK: vector.store {{.*}} {alignment = 16 : i64} : memref<?x?xbf16, strided<[?, 1], offset: ?>>, vector<8xbf16>
-// CHECK: memref.store
-// Two chunks of 64 columns, two buffers: no barrier after the last.
-// CHECK: nvvm.barrier id
-// CHECK-NOT: nvvm.barrier
-// CHECK: gpu.return
+// CHECK: vector.store {{.*}} {alignment = 4 : i64} : memref<?x?xbf16, strided<[?, 1], offset: ?>>, vector<2xbf16>
 // OFF-LABEL: gpu.func @matmul
 // OFF-NOT: tile.tensor_map_params
 // OFF-NOT: wgmma
@@ -164,108 +143,5 @@ tile.kernel @scaled(%x: !tile.view<in, ?x?xf16>, %w: !tile.view<in, ?x?xf16>, %y
   %blk = tile.own %py[%m, %n] : !tile.partition<out, ?x?xf16, tile = [64, 64]>
   %r = tile.convert %scaled : tensor<64x64xf32> -> tensor<64x64xf16>
   tile.store %r, %blk : tensor<64x64xf16>, !tile.owned<out, 64x64xf16>
-  tile.return
-}
-
-// -----
-
-// Not planned: the program ids swapped (m from program_id y), so a
-// persistent program could not cover the grid in its declared order.
-// CHECK-LABEL: gpu.func @swapped
-// CHECK-NOT: wgmma
-// CHECK: gpu.return
-tile.kernel @swapped(%x: !tile.view<in, ?x?xf16>, %w: !tile.view<in, ?x?xf16>, %y: !tile.view<out, ?x?xf16>) {
-  %py = tile.partition %y : !tile.partition<out, ?x?xf16, tile = [64, 64]>
-  %m = tile.program_id y
-  %n = tile.program_id x
-  %gm = tile.num_tiles %py, 0 : !tile.partition<out, ?x?xf16, tile = [64, 64]>
-  %gn = tile.num_tiles %py, 1 : !tile.partition<out, ?x?xf16, tile = [64, 64]>
-  tile.grid %gn, %gm
-  %px = tile.partition %x : !tile.partition<in, ?x?xf16, tile = [64, 64]>
-  %pw = tile.partition %w : !tile.partition<in, ?x?xf16, tile = [64, 64]>
-  %zero = arith.constant 0.0 : f32
-  %init = tile.splat %zero : tensor<64x64xf32>
-  %c0 = arith.constant 0 : index
-  %c1 = arith.constant 1 : index
-  %nk = tile.num_tiles %px, 1 : !tile.partition<in, ?x?xf16, tile = [64, 64]>
-  %acc = scf.for %k = %c0 to %nk step %c1 iter_args(%a = %init) -> (tensor<64x64xf32>) {
-    %xt = tile.load %px[%m, %k] : !tile.partition<in, ?x?xf16, tile = [64, 64]> -> tensor<64x64xf16>
-    %wt = tile.load %pw[%n, %k] : !tile.partition<in, ?x?xf16, tile = [64, 64]> -> tensor<64x64xf16>
-    %wT = tile.permute %wt [1, 0] : tensor<64x64xf16> -> tensor<64x64xf16>
-    %d = tile.dot %xt, %wT, %a : tensor<64x64xf16>, tensor<64x64xf16> -> tensor<64x64xf32>
-    scf.yield %d : tensor<64x64xf32>
-  }
-  %blk = tile.own %py[%m, %n] : !tile.partition<out, ?x?xf16, tile = [64, 64]>
-  %r = tile.convert %acc : tensor<64x64xf32> -> tensor<64x64xf16>
-  tile.store %r, %blk : tensor<64x64xf16>, !tile.owned<out, 64x64xf16>
-  tile.return
-}
-
-// -----
-
-// Not planned: the kernel reads num_programs, which persistent programs
-// would change.
-// CHECK-LABEL: gpu.func @counts
-// CHECK-NOT: wgmma
-// CHECK: gpu.return
-tile.kernel @counts(%x: !tile.view<in, ?x?xf16>, %w: !tile.view<in, ?x?xf16>, %y: !tile.view<out, ?x?xf16>) {
-  %py = tile.partition %y : !tile.partition<out, ?x?xf16, tile = [64, 64]>
-  %m = tile.program_id x
-  %n = tile.program_id y
-  %gm = tile.num_tiles %py, 0 : !tile.partition<out, ?x?xf16, tile = [64, 64]>
-  %gn = tile.num_tiles %py, 1 : !tile.partition<out, ?x?xf16, tile = [64, 64]>
-  tile.grid %gm, %gn
-  %np = tile.num_programs x
-  %px = tile.partition %x : !tile.partition<in, ?x?xf16, tile = [64, 64]>
-  %pw = tile.partition %w : !tile.partition<in, ?x?xf16, tile = [64, 64]>
-  %zero = arith.constant 0.0 : f32
-  %init = tile.splat %zero : tensor<64x64xf32>
-  %c0 = arith.constant 0 : index
-  %c1 = arith.constant 1 : index
-  %nk = tile.num_tiles %px, 1 : !tile.partition<in, ?x?xf16, tile = [64, 64]>
-  %nk2 = arith.minui %nk, %np : index
-  %acc = scf.for %k = %c0 to %nk2 step %c1 iter_args(%a = %init) -> (tensor<64x64xf32>) {
-    %xt = tile.load %px[%m, %k] : !tile.partition<in, ?x?xf16, tile = [64, 64]> -> tensor<64x64xf16>
-    %wt = tile.load %pw[%n, %k] : !tile.partition<in, ?x?xf16, tile = [64, 64]> -> tensor<64x64xf16>
-    %wT = tile.permute %wt [1, 0] : tensor<64x64xf16> -> tensor<64x64xf16>
-    %d = tile.dot %xt, %wT, %a : tensor<64x64xf16>, tensor<64x64xf16> -> tensor<64x64xf32>
-    scf.yield %d : tensor<64x64xf32>
-  }
-  %blk = tile.own %py[%m, %n] : !tile.partition<out, ?x?xf16, tile = [64, 64]>
-  %r = tile.convert %acc : tensor<64x64xf32> -> tensor<64x64xf16>
-  tile.store %r, %blk : tensor<64x64xf16>, !tile.owned<out, 64x64xf16>
-  tile.return
-}
-
-// -----
-
-// Not planned: 64 x 96 tiles (the epilogue goes out in 64-column chunks).
-// CHECK-LABEL: gpu.func @bn96
-// CHECK-NOT: wgmma
-// CHECK: gpu.return
-tile.kernel @bn96(%x: !tile.view<in, ?x?xf16>, %w: !tile.view<in, ?x?xf16>, %y: !tile.view<out, ?x?xf16>) {
-  %py = tile.partition %y : !tile.partition<out, ?x?xf16, tile = [64, 96]>
-  %m = tile.program_id x
-  %n = tile.program_id y
-  %gm = tile.num_tiles %py, 0 : !tile.partition<out, ?x?xf16, tile = [64, 96]>
-  %gn = tile.num_tiles %py, 1 : !tile.partition<out, ?x?xf16, tile = [64, 96]>
-  tile.grid %gm, %gn
-  %px = tile.partition %x : !tile.partition<in, ?x?xf16, tile = [64, 64]>
-  %pw = tile.partition %w : !tile.partition<in, ?x?xf16, tile = [96, 64]>
-  %zero = arith.constant 0.0 : f32
-  %init = tile.splat %zero : tensor<64x96xf32>
-  %c0 = arith.constant 0 : index
-  %c1 = arith.constant 1 : index
-  %nk = tile.num_tiles %px, 1 : !tile.partition<in, ?x?xf16, tile = [64, 64]>
-  %acc = scf.for %k = %c0 to %nk step %c1 iter_args(%a = %init) -> (tensor<64x96xf32>) {
-    %xt = tile.load %px[%m, %k] : !tile.partition<in, ?x?xf16, tile = [64, 64]> -> tensor<64x64xf16>
-    %wt = tile.load %pw[%n, %k] : !tile.partition<in, ?x?xf16, tile = [96, 64]> -> tensor<96x64xf16>
-    %wT = tile.permute %wt [1, 0] : tensor<96x64xf16> -> tensor<64x96xf16>
-    %d = tile.dot %xt, %wT, %a : tensor<64x64xf16>, tensor<64x96xf16> -> tensor<64x96xf32>
-    scf.yield %d : tensor<64x96xf32>
-  }
-  %blk = tile.own %py[%m, %n] : !tile.partition<out, ?x?xf16, tile = [64, 96]>
-  %r = tile.convert %acc : tensor<64x96xf32> -> tensor<64x96xf16>
-  tile.store %r, %blk : tensor<64x96xf16>, !tile.owned<out, 64x96xf16>
   tile.return
 }

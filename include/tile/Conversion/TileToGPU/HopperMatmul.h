@@ -3,14 +3,11 @@
 // A tile kernel whose body is a tiled matmul (a K loop of
 // `acc = dot(load(x[m, k]), permute(load(w[n, k])), acc)` from zero, the
 // accumulator converted and stored to the owned tile y[m, n]) is lowered on
-// sm_90a as a warp-specialized, persistent kernel: each program loops over
-// output tiles of the logical grid; one producer warpgroup issues TMA loads
-// into a ring of shared-memory stages guarded by mbarriers (running ahead
-// into the next tile while the consumers store the last), BM/64 consumer
-// warpgroups issue wgmma on them and store the result through shared memory
-// in 16-byte pieces. The plan is decided here, once, so that tilec's
-// manifest (block size, shared memory, the TMA descriptors the runtime
-// builds, programs per SM) and the lowering agree.
+// sm_90a as a warp-specialized kernel: one producer warpgroup issues TMA
+// loads into a ring of shared-memory stages guarded by mbarriers, BM/64
+// consumer warpgroups issue wgmma on them and store the result. The plan is
+// decided here, once, so that tilec's manifest (block size, shared memory,
+// the TMA descriptors the runtime builds) and the lowering agree.
 //
 //===----------------------------------------------------------------------===//
 
@@ -43,26 +40,16 @@ struct HopperMatmulPlan {
   int64_t stages;            ///< shared-memory ring depth
   int64_t consumers;         ///< consumer warpgroups (bm / 64)
   mlir::Type element;        ///< f16 or bf16: x, w and y
-  mlir::Value m, n;          ///< the tile indices: program_id(0) and (1)
-  mlir::Value gridM, gridN;  ///< the logical grid the kernel declares
+  mlir::Value m, n;          ///< the tile indices of x and w (and y)
   mlir::Operation *loop;     ///< the K loop (scf.for)
   mlir::Operation *convert;  ///< the accumulator's tile.convert
   mlir::Operation *store;    ///< the tile.store of the result
 
   int64_t numWarps() const { return 4 * (1 + consumers); }
   int64_t stageBytes() const { return (bm + bn) * bk * 2; }
-  /// The epilogue's staging: per consumer, two buffers of 64 rows x
-  /// kEpilogueColumns (one 128-byte row each).
-  static constexpr int64_t kEpilogueColumns = 64;
-  int64_t epilogueBytes() const { return consumers * 2 * 64 * 128; }
-  /// Dynamic shared memory: the stages, the epilogue buffers, then a full
-  /// and an empty mbarrier per stage.
-  int64_t sharedBytes() const {
-    return stages * stageBytes() + epilogueBytes() + 16 * stages;
-  }
-  /// Programs resident per SM: the shared memory allows one, so the
-  /// runtime launches at most one per SM and each loops over tiles.
-  static constexpr int64_t kProgramsPerSM = 1;
+  /// Dynamic shared memory: the stages, then a full and an empty mbarrier
+  /// per stage.
+  int64_t sharedBytes() const { return stages * stageBytes() + 16 * stages; }
   /// The TMA descriptors the kernel takes last, in order: x's, then w's.
   std::array<TensorMapParam, 2> tensorMaps() const {
     return {TensorMapParam{x, {bk, bm}}, TensorMapParam{w, {bk, bn}}};
@@ -71,8 +58,7 @@ struct HopperMatmulPlan {
 
 /// The plan for `kernel`, or nothing when its body is not a tiled matmul
 /// this lowering supports (f16/bf16 operands, bk = 64, bm in {64, 128},
-/// bn a multiple of 64 up to 256, m and n the program ids 0 and 1 of a 2-D
-/// grid, no num_programs).
+/// bn a multiple of 8 up to 256).
 std::optional<HopperMatmulPlan> planHopperMatmul(KernelOp kernel);
 
 /// The chips that run planned kernels as Hopper GEMMs.

@@ -41,11 +41,6 @@ struct ManifestKernel {
   int uncheckedRegions = 0;
   /// Dynamic shared memory per program (CUDA), bytes.
   int dynamicSharedBytes = 0;
-  /// When > 0, the CUDA kernel's programs each loop over the logical grid
-  /// (from their linear block id, in steps of the launched block count):
-  /// the stream launches at most this many per SM, not one per program.
-  /// The contract is checked on the logical grid.
-  int persistentProgramsPerSM = 0;
   /// TMA descriptors of the CUDA artifact's trailing parameters, in order
   /// (the host artifact takes none).
   std::vector<ManifestTensorMap> tensorMaps;
