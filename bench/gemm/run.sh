@@ -9,7 +9,7 @@ python="${PYTHON:-/opt/torch/.venv/bin/python3}"
 mkdir -p "$out"
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | tee "$out/gpu.txt"
 for dtype in f16; do
-  "$build/runtime/tile-gemm-bench" "$build/models/qwen3/kernels/qwen3_$dtype.json" gemm "$tokens" \
+  "$build/runtime/tile-gemm-bench" "$build/models/qwen3/kernels/qwen3_$dtype.json" gemm,gemm__BN_128 "$tokens" \
     | tee -a "$out/gemm.jsonl"
 done
 "$python" "$peers/cublas_kernels.py" | tee -a "$out/gemm.jsonl"
