@@ -56,12 +56,14 @@ protected:
   }
 
   /// y[M, N] (row stride ldy) = x[M, K] w[N, K]^T through `kernel`, checked
-  /// element by element against fp64 on the rounded inputs.
+  /// element by element against fp64 on the rounded inputs. The buffer has
+  /// `extraRows` poisoned rows after the view's M, which must stay so.
   void check(const char *kernel, const Dtype &d, int64_t M, int64_t N,
-             int64_t K, int64_t ldy) {
+             int64_t K, int64_t ldy, int64_t extraRows = 0) {
     auto x = random16(d, M * K, 1), w = random16(d, N * K, 2);
     Buffer bx = upload16(d.type, x), bw = upload16(d.type, w);
-    Buffer by = upload16(d.type, std::vector<uint16_t>(M * ldy, kPoison));
+    Buffer by =
+        upload16(d.type, std::vector<uint16_t>((M + extraRows) * ldy, kPoison));
     ASSERT_OK(rt.stream().launch(
         rt.kernel(kernel), {Arg::in(bx, {M, K}), Arg::in(bw, {N, K}),
                             Arg::out(by, {M, N}, {ldy, 1})}));
@@ -87,9 +89,10 @@ protected:
         refSq += ref * ref;
       }
     EXPECT_LE(std::sqrt(errSq / refSq), d.tolerance / 2) << kernel;
-    // Nothing past the row's N columns was touched.
-    for (int64_t i = 0; i < M; ++i)
-      for (int64_t j = N; j < ldy; ++j)
+    // Nothing past the row's N columns, or past the view's rows, was
+    // touched.
+    for (int64_t i = 0; i < M + extraRows; ++i)
+      for (int64_t j = i < M ? N : 0; j < ldy; ++j)
         ASSERT_EQ(y[i * ldy + j], kPoison) << kernel << ": wrote y[" << i
                                            << ", " << j << "] past the view";
   }
@@ -115,6 +118,13 @@ TEST_F(MatmulTest, OddOutputRowStride) {
 // Many K tiles: every stage of the shared-memory ring is reused.
 TEST_F(MatmulTest, LongKWrapsTheStageRing) {
   check("matmul_f16", kF16, 130, 260, 1024 + 64, 260);
+}
+
+// Programs run in clusters of two along m: 3 tile rows launch 4, and the
+// fourth (past the grid) loads its half of the shared w tiles for its
+// partner but stores nothing (the poisoned rows after the view stay so).
+TEST_F(MatmulTest, OddTileRowsRunInWholeClusters) {
+  check("matmul_f16", kF16, 300, 520, 200, 520, /*extraRows=*/256);
 }
 
 // More tiles than a wave holds (18 x 16 = 288 programs, one per SM at a
