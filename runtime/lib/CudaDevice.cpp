@@ -110,11 +110,7 @@ public:
         return s;
       params[n++] = &maps[t];
     }
-    // Whole clusters: the kernel makes the programs past the logical grid
-    // (checked against the contract) store nothing.
-    std::array<int64_t, 3> g = l.grid;
-    for (int d = 0; d < 3; ++d)
-      g[d] = (g[d] + meta.cluster[d] - 1) / meta.cluster[d] * meta.cluster[d];
+    const std::array<int64_t, 3> &g = l.grid;
     if (g[0] > std::numeric_limits<int32_t>::max() || g[1] > 65535 ||
         g[2] > 65535)
       return Status::error("kernel " + l.kernel->meta.name + ": grid (" +

@@ -142,17 +142,6 @@ Status Manifest::parse(std::string_view text, const std::string &path,
                                mk.dynamicSharedBytes, where);
           !s)
         return s;
-    if (auto it = k.find("cluster"); it != k.end()) {
-      if (!it->is_array() || it->size() != 3)
-        return r.fail(where + ": 'cluster' must be [x, y, z]");
-      for (int d = 0; d < 3; ++d) {
-        const json &v = (*it)[d];
-        if (!v.is_number_integer() || v.get<int64_t>() < 1 ||
-            v.get<int64_t>() > 8)
-          return r.fail(where + ": 'cluster' extents must be integers in [1, 8]");
-        mk.cluster[d] = v.get<int>();
-      }
-    }
     if (Status s = r.integer(k, "unchecked_regions", 0, 1 << 30,
                              mk.uncheckedRegions, where);
         !s)

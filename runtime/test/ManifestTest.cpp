@@ -97,15 +97,12 @@ TEST_F(ManifestCopy, ReadsTensorMapsAndSharedMemory) {
   EXPECT_EQ(k.tensorMaps[0].argument, 0);
   EXPECT_EQ(k.tensorMaps[0].box, (std::array<int, 2>{64, 128}));
   EXPECT_EQ(k.tensorMaps[1].argument, 1);
-  // Half a w tile: the two programs of a cluster load one half each.
-  EXPECT_EQ(k.tensorMaps[1].box, (std::array<int, 2>{64, 128}));
-  EXPECT_EQ(k.cluster, (std::array<int, 3>{2, 1, 1}));
+  EXPECT_EQ(k.tensorMaps[1].box, (std::array<int, 2>{64, 256}));
   EXPECT_EQ(k.dynamicSharedBytes, 4 * (128 + 256) * 64 * 2 + 4 * 16);
   EXPECT_EQ(k.numWarps, 12);
   const ManifestKernel &plain = m.kernels[kernelIndex(doc, "scale_rows")];
   EXPECT_TRUE(plain.tensorMaps.empty());
   EXPECT_EQ(plain.dynamicSharedBytes, 0);
-  EXPECT_EQ(plain.cluster, (std::array<int, 3>{1, 1, 1}));
 }
 
 TEST_F(ManifestCopy, RejectsBadTensorMaps) {
@@ -128,10 +125,6 @@ TEST_F(ManifestCopy, RejectsBadTensorMaps) {
               "extents must be integers in [1, 256]");
   expectField([](auto &k) { k["tensor_maps"][1]["box"] = {4, 64}; },
               "a box row of 4 elements is not a multiple of 16 bytes");
-  expectField([](auto &k) { k["cluster"] = {2, 1}; },
-              "'cluster' must be [x, y, z]");
-  expectField([](auto &k) { k["cluster"] = {2, 0, 1}; },
-              "'cluster' extents must be integers in [1, 8]");
   expectField([](auto &k) { k["dynamic_shared_bytes"] = 1 << 20; },
               "'dynamic_shared_bytes' = 1048576 is outside");
 }

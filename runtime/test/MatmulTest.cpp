@@ -120,10 +120,9 @@ TEST_F(MatmulTest, LongKWrapsTheStageRing) {
   check("matmul_f16", kF16, 130, 260, 1024 + 64, 260);
 }
 
-// Programs run in clusters of two along m: 3 tile rows launch 4, and the
-// fourth (past the grid) loads its half of the shared w tiles for its
-// partner but stores nothing (the poisoned rows after the view stay so).
-TEST_F(MatmulTest, OddTileRowsRunInWholeClusters) {
+// A partial last tile row (300 = 2 x 128 + 44) and column (520 = 2 x 256
+// + 8): the rows after the view in the same buffer stay poisoned.
+TEST_F(MatmulTest, PartialTilesStoreNothingPastTheView) {
   check("matmul_f16", kF16, 300, 520, 200, 520, /*extraRows=*/256);
 }
 

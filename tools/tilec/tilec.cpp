@@ -362,8 +362,6 @@ int main(int argc, char **argv) {
     warps.back() = plan->numWarps();
     llvm::json::Object *desc = manifestKernels.back().getAsObject();
     (*desc)["dynamic_shared_bytes"] = plan->sharedBytes();
-    (*desc)["cluster"] =
-        llvm::json::Array{HopperMatmulPlan::kCluster, int64_t{1}, int64_t{1}};
     llvm::json::Array maps;
     for (TensorMapParam m : plan->tensorMaps())
       maps.push_back(llvm::json::Object{

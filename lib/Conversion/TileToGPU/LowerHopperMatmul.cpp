@@ -5,12 +5,9 @@
 // TMA loads of the x and w tiles into a ring of shared-memory stages, and
 // consumer warpgroups (64 rows of the output tile each) that wait for a
 // stage's full barrier, issue wgmma from it and release it through its
-// empty barrier. Programs run in clusters of two along m that share the w
-// tile: each loads one half and multicasts it into both programs' stages,
-// so the stage is free only when both programs' consumers released it.
-// TMA reads outside the tensor as zeros, which is the padding the tile
-// semantics ask for; the result is stored with the per-element masking of
-// every other store.
+// empty barrier. TMA reads outside the tensor as zeros, which is the
+// padding the tile semantics ask for; the result is stored with the
+// per-element masking of every other store.
 //
 //===----------------------------------------------------------------------===//
 
@@ -82,24 +79,15 @@ bool tile::hasHopperMatmul(StringRef chip) { return chip == "sm_90a"; }
 std::optional<HopperMatmulPlan> tile::planHopperMatmul(KernelOp kernel) {
   Block &body = kernel.getBody().front();
   scf::ForOp loop;
-  GridOp grid;
   for (Operation &op : body) {
     if (auto f = dyn_cast<scf::ForOp>(op)) {
       if (loop)
         return std::nullopt;
       loop = f;
-    } else if (auto g = dyn_cast<GridOp>(op)) {
-      grid = g;
     } else if (isa<scf::IfOp, UncheckedOp, LoadOp, GatherOp>(op)) {
       return std::nullopt;
     }
   }
-  // Programs run in clusters of two along m: the grid must be declared and
-  // 2-D, m and n the program ids along it (the runtime rounds the launch up
-  // to whole clusters; a program past the grid's m loads no x and stores
-  // nothing).
-  if (!grid || grid.getExtents().size() != 2)
-    return std::nullopt;
   if (!loop || loop.getInitArgs().size() != 1 ||
       !isConstantIndex(loop.getLowerBound(), 0) ||
       !isConstantIndex(loop.getStep(), 1) || !isZeroSplat(loop.getInitArgs()[0]))
@@ -142,13 +130,6 @@ std::optional<HopperMatmulPlan> tile::planHopperMatmul(KernelOp kernel) {
     }
   }
   Value m = xLoad.getIndices()[0], n = wLoad.getIndices()[0];
-  auto isProgramId = [&](Value v, int64_t dim) {
-    auto pid = v.getDefiningOp<ProgramIdOp>();
-    return pid && pid->getBlock() == &body &&
-           static_cast<int64_t>(pid.getDim()) == dim;
-  };
-  if (!isProgramId(m, 0) || !isProgramId(n, 1))
-    return std::nullopt;
   auto x = partitionArgument(kernel, xLoad.getSource(), {bm, kBK},
                              OwnershipMode::In);
   auto w = partitionArgument(kernel, wLoad.getSource(), {bn, kBK},
@@ -181,13 +162,10 @@ std::optional<HopperMatmulPlan> tile::planHopperMatmul(KernelOp kernel) {
                 element)
     return std::nullopt;
 
-  // Each half of the w tile starts on a 1024-byte swizzle period.
-  if ((bm != 64 && bm != 128) || bn % 16 != 0 || bn < 16 || bn > 256)
+  if ((bm != 64 && bm != 128) || bn % 8 != 0 || bn < 8 || bn > 256)
     return std::nullopt;
-  HopperMatmulPlan plan{*x,   *w,      *y,   bm,
-                        bn,   kBK,     /*stages=*/0, bm / 64,
-                        element, m,    n,    grid.getExtents()[0],
-                        loop, convert, store};
+  HopperMatmulPlan plan{*x, *w, *y, bm, bn, kBK, /*stages=*/0, bm / 64,
+                        element, m, n, loop, convert, store};
   plan.stages = std::min<int64_t>(
       8, (kMaxSharedBytes - 1024) / (plan.stageBytes() + 16));
   if (plan.stages < 2)
@@ -237,30 +215,6 @@ struct HopperMatmulEmitter {
   void wait(Value barrier, Value parity) {
     NVVM::MBarrierTryWaitParityOp::create(b, loc, barrier, parity,
                                           c32(10000000));
-  }
-  /// Releases `stage` to the producer of program `rank` (i32) of the
-  /// cluster (each multicasts into both programs' stages): lane r of each
-  /// consumer warp releases to program r, side by side.
-  void release(Value stage, Value rank) {
-    auto cluster = LLVM::LLVMPointerType::get(b.getContext(), 7);
-    Value remote =
-        NVVM::MapaOp::create(b, loc, cluster, barrier(stage, true), rank);
-    // .release.cta, as CUTLASS's cluster barrier: the stage's reads are the
-    // wgmma's, complete at the wait_group before.
-    NVVM::MBarrierArriveOp::create(b, loc, Type(), remote, Value(),
-                                   NVVM::MemScopeKind::CTA);
-  }
-  /// Every thread of both programs (not aligned: the producer's issuing
-  /// thread arrives apart from the rest of its warp).
-  void syncCluster() {
-    NVVM::ClusterArriveOp::create(b, loc, UnitAttr());
-    NVVM::ClusterWaitOp::create(b, loc, UnitAttr());
-  }
-  /// Whether this program's m is inside the declared grid (the launch is
-  /// rounded up to whole clusters).
-  Value inGrid() {
-    return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
-                                 l.lookup(plan.m), l.lookup(plan.gridM));
   }
 
   /// The wgmma shared-memory matrix descriptor of a K-major tile at shared
@@ -315,15 +269,12 @@ LogicalResult HopperMatmulEmitter::emit() {
     for (int64_t s = 0; s < plan.stages; ++s) {
       NVVM::MBarrierInitOp::create(b, loc, barrier(c32(s), false), c32(1),
                                    Value());
-      NVVM::MBarrierInitOp::create(
-          b, loc, barrier(c32(s), true),
-          c32(4 * plan.consumers * HopperMatmulPlan::kCluster), Value());
+      NVVM::MBarrierInitOp::create(b, loc, barrier(c32(s), true),
+                                   c32(4 * plan.consumers), Value());
     }
     NVVM::FenceMbarrierInitOp::create(b, loc);
   }
-  // The other program multicasts into these stages and arrives on these
-  // barriers: both must be initialized first.
-  syncCluster();
+  gpu::BarrierOp::create(b, loc);
 
   Value warpgroup = arith::DivUIOp::create(b, loc, tid, l.index(128));
   Value isProducer = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
@@ -336,9 +287,6 @@ LogicalResult HopperMatmulEmitter::emit() {
     b.setInsertionPointToStart(&roles.getElseRegion().front());
     consume(numK, arith::SubIOp::create(b, loc, warpgroup, l.index(1)));
   }
-  // Neither program exits while the other may still arrive on its
-  // barriers.
-  syncCluster();
   return success();
 }
 
@@ -351,20 +299,10 @@ void HopperMatmulEmitter::produce(Value numK, Value xMap, Value wMap) {
   auto issuer = scf::IfOp::create(b, loc, isIssuer, /*withElse=*/false);
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToStart(&issuer.getThenRegion().front());
-  // This program's half of the shared w tile, and whether it has an x
-  // tile at all (past the grid, its stages take only the w halves).
-  int64_t half = plan.bn / HopperMatmulPlan::kCluster;
-  Value rank = NVVM::ClusterId::create(b, loc, i32());
-  Value hasX = inGrid();
   Value rowX =
       toI32(arith::MulIOp::create(b, loc, l.lookup(plan.m), l.index(plan.bm)));
-  Value rowW = arith::AddIOp::create(
-      b, loc,
-      toI32(arith::MulIOp::create(b, loc, l.lookup(plan.n), l.index(plan.bn))),
-      arith::MulIOp::create(b, loc, rank, c32(half)));
-  int64_t xBytes = plan.bm * plan.bk * 2;
-  Value stageBytes = arith::SelectOp::create(
-      b, loc, hasX, c32(plan.stageBytes()), c32(plan.stageBytes() - xBytes));
+  Value rowW =
+      toI32(arith::MulIOp::create(b, loc, l.lookup(plan.n), l.index(plan.bn)));
   auto loop = scf::ForOp::create(b, loc, l.index(0), numK, l.index(1));
   b.setInsertionPointToStart(loop.getBody());
   Value k = toI32(loop.getInductionVar());
@@ -373,31 +311,22 @@ void HopperMatmulEmitter::produce(Value numK, Value xMap, Value wMap) {
   // first round passes: parity 1 of a fresh barrier counts as complete).
   wait(barrier(stage, true), arith::XOrIOp::create(b, loc, parity, c32(1)));
   Value full = barrier(stage, false);
-  NVVM::MBarrierArriveExpectTxOp::create(b, loc, Type(), full, stageBytes,
+  NVVM::MBarrierArriveExpectTxOp::create(b, loc, Type(), full,
+                                         c32(plan.stageBytes()),
                                          NVVM::MemScopeKind::CTA, false,
                                          Value());
   Value base = arith::MulIOp::create(b, loc, stage, c32(plan.stageBytes()));
   Value col = arith::MulIOp::create(b, loc, k, c32(plan.bk));
   auto cluster = LLVM::LLVMPointerType::get(b.getContext(), 7);
-  auto load = [&](Value map, Value offset, Value row, Value multicast) {
+  auto load = [&](Value map, Value offset, Value row) {
     Value dst = LLVM::AddrSpaceCastOp::create(b, loc, cluster, sharedAt(offset));
     NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp::create(
-        b, loc, dst, map, ValueRange{col, row}, full, ValueRange{}, multicast,
+        b, loc, dst, map, ValueRange{col, row}, full, ValueRange{}, Value(),
         Value(), NVVM::TMALoadMode::TILE, false, nullptr, Value());
   };
-  auto xIf = scf::IfOp::create(b, loc, hasX, /*withElse=*/false);
-  {
-    OpBuilder::InsertionGuard inner(b);
-    b.setInsertionPointToStart(&xIf.getThenRegion().front());
-    load(xMap, base, rowX, Value());
-  }
-  // The half lands at the same offset in both programs (multicast), on
-  // a 1024-byte swizzle period (bn / 2 rows of 128 bytes, bn % 16 == 0).
-  Value halfOffset = arith::AddIOp::create(
-      b, loc, c32(xBytes), arith::MulIOp::create(b, loc, rank, c32(half * 128)));
-  load(wMap, arith::AddIOp::create(b, loc, base, halfOffset), rowW,
-       arith::ConstantIntOp::create(b, loc, (1 << HopperMatmulPlan::kCluster) - 1,
-                                    16));
+  load(xMap, base, rowX);
+  load(wMap,
+       arith::AddIOp::create(b, loc, base, c32(plan.bm * plan.bk * 2)), rowW);
 }
 
 void HopperMatmulEmitter::consume(Value numK, Value consumer) {
@@ -450,20 +379,21 @@ void HopperMatmulEmitter::consume(Value numK, Value consumer) {
     // One group stays in flight: when it is down to that, the previous
     // iteration's wgmma are done and their stage can be refilled.
     NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 1);
-    Value releases = arith::AndIOp::create(
+    Value release = arith::AndIOp::create(
         b, loc,
         arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ugt,
                               loop.getInductionVar(), l.index(0)),
-        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, lane,
-                              l.index(HopperMatmulPlan::kCluster)));
-    auto arrive = scf::IfOp::create(b, loc, releases, /*withElse=*/false);
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, lane,
+                              l.index(0)));
+    auto arrive = scf::IfOp::create(b, loc, release, /*withElse=*/false);
     {
       OpBuilder::InsertionGuard inner(b);
       b.setInsertionPointToStart(&arrive.getThenRegion().front());
       Value previous = arith::RemUIOp::create(
           b, loc, arith::AddIOp::create(b, loc, k, c32(plan.stages - 1)),
           c32(plan.stages));
-      release(previous, toI32(lane));
+      NVVM::MBarrierArriveOp::create(b, loc, Type(), barrier(previous, true),
+                                     Value());
     }
     scf::YieldOp::create(b, loc, acc);
   }
@@ -500,14 +430,10 @@ void HopperMatmulEmitter::consume(Value numK, Value consumer) {
           b, loc, arith::RemUIOp::create(b, loc, lane, l.index(4)),
           l.index(2)));
   auto pairType = VectorType::get({2}, element);
-  // A program past the declared grid (the launch rounded up to whole
-  // clusters) stores nothing.
-  Value owns = inGrid();
   for (int64_t half = 0; half < 2; ++half) {
     Value row = arith::AddIOp::create(b, loc, row0, l.index(8 * half));
-    Value rowIn = arith::AndIOp::create(
-        b, loc, owns,
-        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, row, rows));
+    Value rowIn = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, row,
+                                        rows);
     auto inRows = scf::IfOp::create(b, loc, rowIn, /*withElse=*/false);
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(&inRows.getThenRegion().front());

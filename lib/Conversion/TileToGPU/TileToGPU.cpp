@@ -547,11 +547,6 @@ struct ConvertTileToGPUPass
       if (tensorMaps)
         func->setAttr(kTensorMapParamsAttrName,
                       b.getI64IntegerAttr(tensorMaps));
-      // Its programs run in clusters along m (.reqnctapercluster).
-      if (plan)
-        func->setAttr(NVVM::NVVMDialect::getClusterDimAttrName(),
-                      b.getDenseI32ArrayAttr(
-                          {static_cast<int32_t>(HopperMatmulPlan::kCluster), 1, 1}));
       func.setKnownBlockSizeAttr(b.getDenseI32ArrayAttr(
           {static_cast<int32_t>(threads), 1, 1}));
       if (auto n = kernel->getAttrOfType<IntegerAttr>(kMinProgramsPerSMAttrName)) {

@@ -4,33 +4,24 @@
 // RUN: tile-opt %s --split-input-file --tile-to-nvvm=chip=sm_80 | FileCheck %s --check-prefix=SM80
 
 // A tiled matmul (64 x 128 tiles, K steps of 64): one producer warpgroup
-// issuing TMA loads, one consumer warpgroup issuing wgmma m64n128k16, in
-// clusters of two programs along m that share the w tile.
+// issuing TMA loads, one consumer warpgroup issuing wgmma m64n128k16.
 // CHECK: llvm.mlir.global external @__tile_dynamic_shared() {addr_space = 3 : i32, alignment = 1024 : i64}
 // CHECK-LABEL: gpu.func @matmul
 // CHECK-SAME: %{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr) kernel
 // CHECK-SAME: known_block_size = array<i32: 256, 1, 1>
-// CHECK-SAME: nvvm.cluster_dim = array<i32: 2, 1, 1>
 // CHECK-SAME: tile.tensor_map_params = 2
-// The barriers: full (one arrival + bytes), empty (one per consumer warp
-// of both programs); initialized before either program touches the other.
+// The barriers: full (one arrival + bytes), empty (one per consumer warp).
 // CHECK: nvvm.mbarrier.init %{{.*}}, %c1_i32
-// CHECK: nvvm.mbarrier.init %{{.*}}, %c8_i32
+// CHECK: nvvm.mbarrier.init %{{.*}}, %c4_i32
 // CHECK: nvvm.fence.mbarrier.init
-// CHECK: nvvm.cluster.arrive
-// CHECK-NEXT: nvvm.cluster.wait
-// Producer: fewer registers; one thread issues the x load (only inside the
-// grid: otherwise the stage expects the w halves alone) and its half of
-// the w tile, multicast to both programs.
+// CHECK: gpu.barrier
+// Producer: fewer registers, one thread issues both loads per stage.
 // CHECK: nvvm.setmaxregister decrease 40
-// CHECK: nvvm.read.ptx.sreg.cluster.ctarank
-// CHECK: arith.select %{{.*}}, %c24576_i32, %c16384_i32
 // CHECK: scf.for
 // CHECK: nvvm.mbarrier.try_wait.parity
-// CHECK: nvvm.mbarrier.arrive.expect_tx
-// CHECK: scf.if
+// CHECK: nvvm.mbarrier.arrive.expect_tx %{{.*}}, %c24576_i32
 // CHECK: nvvm.cp.async.bulk.tensor.shared.cluster.global
-// CHECK: nvvm.cp.async.bulk.tensor.shared.cluster.global {{.*}} multicast_mask = %c3_i16
+// CHECK: nvvm.cp.async.bulk.tensor.shared.cluster.global
 // Consumer: more registers, wait for a stage, four wgmma over its 64 K.
 // CHECK: nvvm.setmaxregister increase 240
 // CHECK: scf.for {{.*}} iter_args
@@ -39,21 +30,12 @@
 // CHECK-COUNT-4: nvvm.wgmma.mma_async {{.*}} <m = 64, n = 128, k = 16>, D[<f32>, <one>], A[<bf16>, <one>, <row>], B[<bf16>, <one>, <col>]
 // CHECK: nvvm.wgmma.commit.group.sync.aligned
 // CHECK: nvvm.wgmma.wait.group.sync.aligned 1
-// The stage goes back to both programs' producers: lane r of each
-// consumer warp arrives on program r's barrier.
-// CHECK: arith.cmpi ult, %{{.*}}, %c2
-// CHECK: scf.if
-// CHECK: nvvm.mapa
-// CHECK: nvvm.mbarrier.arrive {{.*}} : !llvm.ptr<7>
+// CHECK: nvvm.mbarrier.arrive
 // CHECK: nvvm.wgmma.wait.group.sync.aligned 0
 // The epilogue: pairs of converted values, 4-byte stores where aligned.
 // CHECK: memref.extract_strided_metadata
 // CHECK: arith.truncf {{.*}} : f32 to bf16
 // CHECK: vector.store {{.*}} {alignment = 4 : i64} : memref<?x?xbf16, strided<[?, 1], offset: ?>>, vector<2xbf16>
-// Neither program exits while the other may still arrive on its barriers.
-// CHECK: nvvm.cluster.arrive
-// CHECK-NEXT: nvvm.cluster.wait
-// CHECK: gpu.return
 // OFF-LABEL: gpu.func @matmul
 // OFF-NOT: tile.tensor_map_params
 // OFF-NOT: wgmma
@@ -161,73 +143,5 @@ tile.kernel @scaled(%x: !tile.view<in, ?x?xf16>, %w: !tile.view<in, ?x?xf16>, %y
   %blk = tile.own %py[%m, %n] : !tile.partition<out, ?x?xf16, tile = [64, 64]>
   %r = tile.convert %scaled : tensor<64x64xf32> -> tensor<64x64xf16>
   tile.store %r, %blk : tensor<64x64xf16>, !tile.owned<out, 64x64xf16>
-  tile.return
-}
-
-// -----
-
-// Not planned: the program ids swapped (m from program_id y), so the
-// clusters along x would not share a w tile.
-// CHECK-LABEL: gpu.func @swapped
-// CHECK-NOT: wgmma
-// CHECK: gpu.return
-tile.kernel @swapped(%x: !tile.view<in, ?x?xf16>, %w: !tile.view<in, ?x?xf16>, %y: !tile.view<out, ?x?xf16>) {
-  %py = tile.partition %y : !tile.partition<out, ?x?xf16, tile = [64, 64]>
-  %m = tile.program_id y
-  %n = tile.program_id x
-  %gm = tile.num_tiles %py, 0 : !tile.partition<out, ?x?xf16, tile = [64, 64]>
-  %gn = tile.num_tiles %py, 1 : !tile.partition<out, ?x?xf16, tile = [64, 64]>
-  tile.grid %gn, %gm
-  %px = tile.partition %x : !tile.partition<in, ?x?xf16, tile = [64, 64]>
-  %pw = tile.partition %w : !tile.partition<in, ?x?xf16, tile = [64, 64]>
-  %zero = arith.constant 0.0 : f32
-  %init = tile.splat %zero : tensor<64x64xf32>
-  %c0 = arith.constant 0 : index
-  %c1 = arith.constant 1 : index
-  %nk = tile.num_tiles %px, 1 : !tile.partition<in, ?x?xf16, tile = [64, 64]>
-  %acc = scf.for %k = %c0 to %nk step %c1 iter_args(%a = %init) -> (tensor<64x64xf32>) {
-    %xt = tile.load %px[%m, %k] : !tile.partition<in, ?x?xf16, tile = [64, 64]> -> tensor<64x64xf16>
-    %wt = tile.load %pw[%n, %k] : !tile.partition<in, ?x?xf16, tile = [64, 64]> -> tensor<64x64xf16>
-    %wT = tile.permute %wt [1, 0] : tensor<64x64xf16> -> tensor<64x64xf16>
-    %d = tile.dot %xt, %wT, %a : tensor<64x64xf16>, tensor<64x64xf16> -> tensor<64x64xf32>
-    scf.yield %d : tensor<64x64xf32>
-  }
-  %blk = tile.own %py[%m, %n] : !tile.partition<out, ?x?xf16, tile = [64, 64]>
-  %r = tile.convert %acc : tensor<64x64xf32> -> tensor<64x64xf16>
-  tile.store %r, %blk : tensor<64x64xf16>, !tile.owned<out, 64x64xf16>
-  tile.return
-}
-
-// -----
-
-// Not planned: 64 x 8 tiles (a w half must start on the 1024-byte swizzle
-// period: bn a multiple of 16).
-// CHECK-LABEL: gpu.func @bn8
-// CHECK-NOT: wgmma
-// CHECK: gpu.return
-tile.kernel @bn8(%x: !tile.view<in, ?x?xf16>, %w: !tile.view<in, ?x?xf16>, %y: !tile.view<out, ?x?xf16>) {
-  %py = tile.partition %y : !tile.partition<out, ?x?xf16, tile = [64, 8]>
-  %m = tile.program_id x
-  %n = tile.program_id y
-  %gm = tile.num_tiles %py, 0 : !tile.partition<out, ?x?xf16, tile = [64, 8]>
-  %gn = tile.num_tiles %py, 1 : !tile.partition<out, ?x?xf16, tile = [64, 8]>
-  tile.grid %gm, %gn
-  %px = tile.partition %x : !tile.partition<in, ?x?xf16, tile = [64, 64]>
-  %pw = tile.partition %w : !tile.partition<in, ?x?xf16, tile = [8, 64]>
-  %zero = arith.constant 0.0 : f32
-  %init = tile.splat %zero : tensor<64x8xf32>
-  %c0 = arith.constant 0 : index
-  %c1 = arith.constant 1 : index
-  %nk = tile.num_tiles %px, 1 : !tile.partition<in, ?x?xf16, tile = [64, 64]>
-  %acc = scf.for %k = %c0 to %nk step %c1 iter_args(%a = %init) -> (tensor<64x8xf32>) {
-    %xt = tile.load %px[%m, %k] : !tile.partition<in, ?x?xf16, tile = [64, 64]> -> tensor<64x64xf16>
-    %wt = tile.load %pw[%n, %k] : !tile.partition<in, ?x?xf16, tile = [8, 64]> -> tensor<8x64xf16>
-    %wT = tile.permute %wt [1, 0] : tensor<8x64xf16> -> tensor<64x8xf16>
-    %d = tile.dot %xt, %wT, %a : tensor<64x64xf16>, tensor<64x8xf16> -> tensor<64x8xf32>
-    scf.yield %d : tensor<64x8xf32>
-  }
-  %blk = tile.own %py[%m, %n] : !tile.partition<out, ?x?xf16, tile = [64, 8]>
-  %r = tile.convert %acc : tensor<64x8xf32> -> tensor<64x8xf16>
-  tile.store %r, %blk : tensor<64x8xf16>, !tile.owned<out, 64x8xf16>
   tile.return
 }

@@ -5,11 +5,9 @@
 // accumulator converted and stored to the owned tile y[m, n]) is lowered on
 // sm_90a as a warp-specialized kernel: one producer warpgroup issues TMA
 // loads into a ring of shared-memory stages guarded by mbarriers, BM/64
-// consumer warpgroups issue wgmma on them and store the result. Programs
-// run in clusters of two along m that share the w tile: each loads half of
-// it and multicasts it to both. The plan is decided here, once, so that
-// tilec's manifest (block size, cluster, shared memory, the TMA descriptors
-// the runtime builds) and the lowering agree.
+// consumer warpgroups issue wgmma on them and store the result. The plan is
+// decided here, once, so that tilec's manifest (block size, shared memory,
+// the TMA descriptors the runtime builds) and the lowering agree.
 //
 //===----------------------------------------------------------------------===//
 
@@ -42,31 +40,25 @@ struct HopperMatmulPlan {
   int64_t stages;            ///< shared-memory ring depth
   int64_t consumers;         ///< consumer warpgroups (bm / 64)
   mlir::Type element;        ///< f16 or bf16: x, w and y
-  mlir::Value m, n;          ///< the tile indices: program_id(0) and (1)
-  mlir::Value gridM;         ///< the grid's extent along m (the declared one)
+  mlir::Value m, n;          ///< the tile indices of x and w (and y)
   mlir::Operation *loop;     ///< the K loop (scf.for)
   mlir::Operation *convert;  ///< the accumulator's tile.convert
   mlir::Operation *store;    ///< the tile.store of the result
-
-  /// Programs per cluster along m (sharing one w tile, each loading half).
-  static constexpr int64_t kCluster = 2;
 
   int64_t numWarps() const { return 4 * (1 + consumers); }
   int64_t stageBytes() const { return (bm + bn) * bk * 2; }
   /// Dynamic shared memory: the stages, then a full and an empty mbarrier
   /// per stage.
   int64_t sharedBytes() const { return stages * stageBytes() + 16 * stages; }
-  /// The TMA descriptors the kernel takes last, in order: x's, then w's
-  /// (half a w tile: each program of a cluster loads one half).
+  /// The TMA descriptors the kernel takes last, in order: x's, then w's.
   std::array<TensorMapParam, 2> tensorMaps() const {
-    return {TensorMapParam{x, {bk, bm}}, TensorMapParam{w, {bk, bn / kCluster}}};
+    return {TensorMapParam{x, {bk, bm}}, TensorMapParam{w, {bk, bn}}};
   }
 };
 
 /// The plan for `kernel`, or nothing when its body is not a tiled matmul
 /// this lowering supports (f16/bf16 operands, bk = 64, bm in {64, 128},
-/// bn a multiple of 16 up to 256, m and n program_id 0 and 1 of a declared
-/// 2-D grid).
+/// bn a multiple of 8 up to 256).
 std::optional<HopperMatmulPlan> planHopperMatmul(KernelOp kernel);
 
 /// The chips that run planned kernels as Hopper GEMMs.

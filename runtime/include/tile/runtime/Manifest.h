@@ -41,11 +41,6 @@ struct ManifestKernel {
   int uncheckedRegions = 0;
   /// Dynamic shared memory per program (CUDA), bytes.
   int dynamicSharedBytes = 0;
-  /// Programs per cluster (CUDA, the kernel's .reqnctapercluster): the
-  /// stream rounds each grid dimension up to a multiple; the kernel makes
-  /// the programs past its logical grid store nothing. The contract is
-  /// checked on the logical grid.
-  std::array<int, 3> cluster{1, 1, 1};
   /// TMA descriptors of the CUDA artifact's trailing parameters, in order
   /// (the host artifact takes none).
   std::vector<ManifestTensorMap> tensorMaps;
