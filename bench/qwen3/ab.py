@@ -36,6 +36,9 @@ ap.add_argument("--reps", type=int, default=2)
 ap.add_argument("--rounds", type=int, default=2)
 ap.add_argument("--work", default="/tmp/qwen3-ab")
 ap.add_argument("--out", default="")
+ap.add_argument("--keep-checkpoints", action="store_true",
+                help="leave each random checkpoint under --work, where the next "
+                     "bench script with the same --work reuses it")
 args = ap.parse_args()
 
 variants = []
@@ -62,4 +65,5 @@ for model in args.models.split(","):
                             decode_tok_s=common.stats([r["decode_tok_s"] for r in j["runs"]]),
                             roofline_tok_s=bw / (streamed + kvpp * (args.pp + tg / 2)),
                             copy_bytes_per_s=bw)
-    shutil.rmtree(d, ignore_errors=True)
+    if not args.keep_checkpoints:
+        shutil.rmtree(d, ignore_errors=True)

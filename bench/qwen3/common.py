@@ -2,6 +2,7 @@
 prefill.py): the copy bandwidth, random-weight checkpoints at the real
 shapes, qwen3-run invocations with --repeat, and median/IQR statistics.
 Runs on the GPU machine (PyTorch for the checkpoint and the copy)."""
+import hashlib
 import json
 import os
 import subprocess
@@ -35,10 +36,32 @@ def checkpoint(config_path, dtype, tokenizer, work):
     """A random-weight checkpoint at the config's shapes; returns its
     directory, the config, and the bytes a decode step streams besides the
     KV cache (every weight once, the embedding table as one row, plus the
-    LM head: the tied table or its own matrix)."""
+    LM head: the tied table or its own matrix). A checkpoint the same
+    scripts already wrote under `work` from the same config, dtype and
+    tokenizer is reused (writing an 8B one takes most of a minute of the
+    GPU machine's time); its shapes then come from a model on the meta
+    device."""
     torch_dtype = torch.bfloat16 if dtype == "bf16" else torch.float16
     d = os.path.join(work, os.path.basename(config_path) + "-" + dtype)
-    model, config, d = random_checkpoint.make(config_path, torch_dtype, d, tokenizer)
+    h = hashlib.sha256()
+    for path in [config_path] + [os.path.join(tokenizer, f)
+                                 for f in ("tokenizer.json", "tokenizer_config.json")]:
+        with open(path, "rb") as f:
+            h.update(f.read())
+    h.update(dtype.encode())
+    key = h.hexdigest()
+    marker = os.path.join(d, "bench-checkpoint.key")
+    if os.path.exists(marker) and open(marker).read() == key:
+        cfg = json.load(open(config_path))
+        cfg.pop("torch_dtype", None)
+        cfg.pop("dtype", None)
+        config = random_checkpoint.Qwen3Config(**cfg)
+        with torch.device("meta"):
+            model = random_checkpoint.Qwen3ForCausalLM(config)
+    else:
+        model, config, d = random_checkpoint.make(config_path, torch_dtype, d, tokenizer)
+        with open(marker, "w") as f:
+            f.write(key)
     nparam = sum(p.numel() for p in model.parameters())
     emb = model.model.embed_tokens.weight.numel()
     streamed = (nparam - emb) * 2 + (emb * 2 if config.tie_word_embeddings else 0)

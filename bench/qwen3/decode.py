@@ -27,6 +27,9 @@ ap.add_argument("--tg", default="128,512,2048,8192")
 ap.add_argument("--reps", type=int, default=3)
 ap.add_argument("--work", default="/tmp/qwen3-bench")
 ap.add_argument("--out", default="")
+ap.add_argument("--keep-checkpoints", action="store_true",
+                help="leave each random checkpoint under --work, where the next "
+                     "bench script with the same --work reuses it")
 args = ap.parse_args()
 
 common.emit(args.out, kind="env", bench="decode", **common.environment())
@@ -59,4 +62,5 @@ for name in args.models.split(","):
                 launch_to_first_token_ms=j["launch_to_first_token_ms"],
                 weights_ms=j["weights_ms"], load_ms=j["load_ms"],
                 tokenizer_load_ms=j["tokenizer_load_ms"])
-    shutil.rmtree(d, ignore_errors=True)
+    if not args.keep_checkpoints:
+        shutil.rmtree(d, ignore_errors=True)

@@ -24,6 +24,9 @@ ap.add_argument("--tg", type=int, default=36)
 ap.add_argument("--reps", type=int, default=3)
 ap.add_argument("--work", default="/tmp/qwen3-bench")
 ap.add_argument("--out", default="")
+ap.add_argument("--keep-checkpoints", action="store_true",
+                help="leave each random checkpoint under --work, where the next "
+                     "bench script with the same --work reuses it")
 args = ap.parse_args()
 
 common.emit(args.out, kind="env", bench="prefill", **common.environment())
@@ -39,4 +42,5 @@ for name in args.models.split(","):
                     prefill_tok_s=common.stats([pp * 1000.0 / r["prefill_ms"] for r in runs]),
                     decode_tok_s=common.stats([r["decode_tok_s"] for r in runs]),
                     request_tok_s=common.stats([r["request_tok_s"] for r in runs]))
-    shutil.rmtree(d, ignore_errors=True)
+    if not args.keep_checkpoints:
+        shutil.rmtree(d, ignore_errors=True)

@@ -18,7 +18,10 @@ common=(--configs "$data/configs" --tokenizer "$data/tokenizer" --qwen3-run "$ro
         --kernels "$root/build/models/qwen3/kernels" --models "$models" --dtype "$dtype" --reps "$reps")
 cd "$root/bench/qwen3"
 if [ "$phase" = decode ] || [ "$phase" = all ]; then
-  "$py" decode.py "${common[@]}" --out "$out/decode.jsonl"
+  # With the prefill phase next, its checkpoints are reused (not written
+  # again); prefill.py removes them.
+  keep=(); [ "$phase" = all ] && keep=(--keep-checkpoints)
+  "$py" decode.py "${common[@]}" "${keep[@]}" --out "$out/decode.jsonl"
 fi
 if [ "$phase" = prefill ] || [ "$phase" = all ]; then
   "$py" prefill.py "${common[@]}" --out "$out/prefill.jsonl"
