@@ -17,28 +17,17 @@ A variant is NAME=KERNELS_DIR[:FLAG,FLAG,...] (its flags go to qwen3-run).
 One line per figure on stdout and in --out (JSON lines).
 """
 import argparse
-import json
-import shutil
 
 import common
 
 ap = argparse.ArgumentParser()
-ap.add_argument("--configs", required=True, help="directory of Qwen3 config.json files")
-ap.add_argument("--tokenizer", required=True)
-ap.add_argument("--qwen3-run", required=True)
+common.add_checkpoint_args(ap, work="/tmp/qwen3-ab")
 ap.add_argument("--variant", action="append", required=True,
                 help="NAME=KERNELS_DIR[:FLAG,FLAG,...]")
-ap.add_argument("--models", default="qwen3-0.6b,qwen3-4b,qwen3-8b")
-ap.add_argument("--dtype", default="f16", choices=["f16", "bf16"])
 ap.add_argument("--pp", type=int, default=18)
 ap.add_argument("--tg", default="128")
 ap.add_argument("--reps", type=int, default=2)
 ap.add_argument("--rounds", type=int, default=2)
-ap.add_argument("--work", default="/tmp/qwen3-ab")
-ap.add_argument("--out", default="")
-ap.add_argument("--keep-checkpoints", action="store_true",
-                help="leave each random checkpoint under --work, where the next "
-                     "bench script with the same --work reuses it")
 args = ap.parse_args()
 
 variants = []
@@ -53,9 +42,7 @@ common.emit(args.out, kind="env", bench="decode_ab", **common.environment())
 bw = common.copy_bandwidth()
 common.emit(args.out, kind="copy", bytes_per_s=bw)
 ids = common.prompt_ids(args.pp)
-for model in args.models.split(","):
-    d, cfg, nparam, streamed, kvpp = common.checkpoint(
-        f"{args.configs}/{model}.json", args.dtype, args.tokenizer, args.work)
+for model, d, cfg, nparam, streamed, kvpp in common.checkpoints(args):
     for rnd in range(args.rounds):
         for tg in [int(t) for t in args.tg.split(",")]:
             for name, kernels, flags in variants:
@@ -65,5 +52,3 @@ for model in args.models.split(","):
                             decode_tok_s=common.stats([r["decode_tok_s"] for r in j["runs"]]),
                             roofline_tok_s=bw / (streamed + kvpp * (args.pp + tg / 2)),
                             copy_bytes_per_s=bw)
-    if not args.keep_checkpoints:
-        shutil.rmtree(d, ignore_errors=True)

@@ -5,6 +5,7 @@ Runs on the GPU machine (PyTorch for the checkpoint and the copy)."""
 import hashlib
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -51,11 +52,12 @@ def checkpoint(config_path, dtype, tokenizer, work):
     h.update(dtype.encode())
     key = h.hexdigest()
     marker = os.path.join(d, "bench-checkpoint.key")
-    if os.path.exists(marker) and open(marker).read() == key:
-        cfg = json.load(open(config_path))
-        cfg.pop("torch_dtype", None)
-        cfg.pop("dtype", None)
-        config = random_checkpoint.Qwen3Config(**cfg)
+    reuse = False
+    if os.path.exists(marker):
+        with open(marker) as f:
+            reuse = f.read() == key
+    if reuse:
+        config = random_checkpoint.load_config(config_path)
         with torch.device("meta"):
             model = random_checkpoint.Qwen3ForCausalLM(config)
     else:
@@ -69,6 +71,33 @@ def checkpoint(config_path, dtype, tokenizer, work):
     del model
     torch.cuda.empty_cache()
     return d, config, nparam, streamed, kv_per_position
+
+
+def add_checkpoint_args(ap, work):
+    """The arguments of every script that runs qwen3-run on random
+    checkpoints (decode.py, prefill.py, ab.py); `work` is --work's default."""
+    ap.add_argument("--configs", required=True, help="directory of Qwen3 config.json files")
+    ap.add_argument("--tokenizer", required=True)
+    ap.add_argument("--qwen3-run", required=True)
+    ap.add_argument("--models", default="qwen3-0.6b,qwen3-4b,qwen3-8b")
+    ap.add_argument("--dtype", default="f16", choices=["f16", "bf16"])
+    ap.add_argument("--work", default=work)
+    ap.add_argument("--out", default="")
+    ap.add_argument("--keep-checkpoints", action="store_true",
+                    help="leave each random checkpoint under --work, where the next "
+                         "bench script with the same --work reuses it")
+
+
+def checkpoints(args):
+    """Per model of --models: (name, directory, config, parameters, streamed
+    bytes, KV bytes per position) of its checkpoint (`checkpoint`), which
+    is removed once the caller moves on unless --keep-checkpoints."""
+    for name in args.models.split(","):
+        d, cfg, nparam, streamed, kvpp = checkpoint(
+            f"{args.configs}/{name}.json", args.dtype, args.tokenizer, args.work)
+        yield name, d, cfg, nparam, streamed, kvpp
+        if not args.keep_checkpoints:
+            shutil.rmtree(d, ignore_errors=True)
 
 
 def prompt_ids(n, seed=0, vocab=151643):

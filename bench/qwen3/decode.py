@@ -11,34 +11,22 @@ per-kernel profile. Random weights at the real shapes, made here.
         --models qwen3-0.6b,qwen3-8b --out results.jsonl
 """
 import argparse
-import shutil
 
 import common
 
 ap = argparse.ArgumentParser()
-ap.add_argument("--configs", required=True, help="directory of Qwen3 config.json files")
-ap.add_argument("--tokenizer", required=True)
-ap.add_argument("--qwen3-run", required=True)
+common.add_checkpoint_args(ap, work="/tmp/qwen3-bench")
 ap.add_argument("--kernels", required=True)
-ap.add_argument("--models", default="qwen3-0.6b,qwen3-4b,qwen3-8b")
-ap.add_argument("--dtype", default="f16", choices=["f16", "bf16"])
 ap.add_argument("--pp", type=int, default=18)
 ap.add_argument("--tg", default="128,512,2048,8192")
 ap.add_argument("--reps", type=int, default=3)
-ap.add_argument("--work", default="/tmp/qwen3-bench")
-ap.add_argument("--out", default="")
-ap.add_argument("--keep-checkpoints", action="store_true",
-                help="leave each random checkpoint under --work, where the next "
-                     "bench script with the same --work reuses it")
 args = ap.parse_args()
 
 common.emit(args.out, kind="env", bench="decode", **common.environment())
 bw = common.copy_bandwidth()
 common.emit(args.out, kind="copy", bytes_per_s=bw)
 ids = common.prompt_ids(args.pp)
-for name in args.models.split(","):
-    d, cfg, nparam, streamed, kvpp = common.checkpoint(
-        f"{args.configs}/{name}.json", args.dtype, args.tokenizer, args.work)
+for name, d, cfg, nparam, streamed, kvpp in common.checkpoints(args):
     common.emit(args.out, kind="model", model=name, dtype=args.dtype, params=nparam,
                 streamed_bytes=streamed, kv_bytes_per_position=kvpp,
                 roofline_tok_s_short=bw / streamed)
@@ -62,5 +50,3 @@ for name in args.models.split(","):
                 launch_to_first_token_ms=j["launch_to_first_token_ms"],
                 weights_ms=j["weights_ms"], load_ms=j["load_ms"],
                 tokenizer_load_ms=j["tokenizer_load_ms"])
-    if not args.keep_checkpoints:
-        shutil.rmtree(d, ignore_errors=True)

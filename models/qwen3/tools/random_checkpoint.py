@@ -10,12 +10,18 @@ import torch
 from transformers import Qwen3Config, Qwen3ForCausalLM
 
 
-def make(config_path, dtype, out_dir, tokenizer_dir, seed=0):
-    """Returns (model on the GPU in `dtype`, its config, the directory)."""
-    cfg = json.load(open(config_path))
+def load_config(config_path):
+    """The Qwen3Config of a config.json, its dtype left out (the caller's)."""
+    with open(config_path) as f:
+        cfg = json.load(f)
     cfg.pop("torch_dtype", None)
     cfg.pop("dtype", None)
-    config = Qwen3Config(**cfg)
+    return Qwen3Config(**cfg)
+
+
+def make(config_path, dtype, out_dir, tokenizer_dir, seed=0):
+    """Returns (model on the GPU in `dtype`, its config, the directory)."""
+    config = load_config(config_path)
     torch.manual_seed(seed)
     # Initialise directly in the target dtype: an 8B model in f32 first would
     # need 32 GB and twice the time.
