@@ -13,7 +13,10 @@ decode-phase tok/s median, the roofline and copy bandwidth beside each.
         --variant s32=build/models/qwen3/kernels:--attention-splits,32 \\
         --out ab.jsonl
 
-A variant is NAME=KERNELS_DIR[:FLAG,FLAG,...] (its flags go to qwen3-run).
+A variant is NAME=KERNELS_DIR[:FLAG,FLAG,...][@QWEN3_RUN] (its flags go to
+qwen3-run; @QWEN3_RUN runs that variant on its own binary instead of
+--qwen3-run, for an engine change: e.g. the base commit's binary beside its
+kernel set).
 One line per figure on stdout and in --out (JSON lines).
 """
 import argparse
@@ -23,7 +26,7 @@ import common
 ap = argparse.ArgumentParser()
 common.add_checkpoint_args(ap, work="/tmp/qwen3-ab")
 ap.add_argument("--variant", action="append", required=True,
-                help="NAME=KERNELS_DIR[:FLAG,FLAG,...]")
+                help="NAME=KERNELS_DIR[:FLAG,FLAG,...][@QWEN3_RUN]")
 ap.add_argument("--pp", type=int, default=18)
 ap.add_argument("--tg", default="128")
 ap.add_argument("--reps", type=int, default=2)
@@ -33,10 +36,12 @@ args = ap.parse_args()
 variants = []
 for v in args.variant:
     name, sep, rest = v.partition("=")
+    rest, at, binary = rest.partition("@")
     kernels, _, flags = rest.partition(":")
-    if not name or not sep or not kernels:
-        ap.error(f"--variant {v!r}: expected NAME=KERNELS_DIR[:FLAG,FLAG,...]")
-    variants.append((name, kernels, [f for f in flags.split(",") if f]))
+    if not name or not sep or not kernels or (at and not binary):
+        ap.error(f"--variant {v!r}: expected NAME=KERNELS_DIR[:FLAG,FLAG,...][@QWEN3_RUN]")
+    variants.append((name, kernels, [f for f in flags.split(",") if f],
+                     binary or args.qwen3_run))
 
 common.emit(args.out, kind="env", bench="decode_ab", **common.environment())
 bw = common.copy_bandwidth()
@@ -45,8 +50,8 @@ ids = common.prompt_ids(args.pp)
 for model, d, cfg, nparam, streamed, kvpp in common.checkpoints(args):
     for rnd in range(args.rounds):
         for tg in [int(t) for t in args.tg.split(",")]:
-            for name, kernels, flags in variants:
-                j = common.run(args.qwen3_run, kernels, d, ids, tg, args.reps, extra=flags)
+            for name, kernels, flags, binary in variants:
+                j = common.run(binary, kernels, d, ids, tg, args.reps, extra=flags)
                 common.emit(args.out, kind="decode_ab", variant=name, round=rnd,
                             model=model, dtype=args.dtype, pp=args.pp, tg=tg, flags=flags,
                             decode_tok_s=common.stats([r["decode_tok_s"] for r in j["runs"]]),
