@@ -176,20 +176,17 @@ Status Engine::Impl::loadWeights(const Checkpoint &ck, const std::string &dir) {
   return foldNormWeights();
 }
 
-// The input norm's weight g moves into the QKV projection and the
-// post-attention norm's into the gate/up projection: W' = W diag(g),
-// rounded to the model dtype, so the decode step's QKV and gate/up GEMVs
-// normalize the residual stream on the fly (gemv_rms, gemv_swiglu) with no
-// norm launch, and the prompt's norms before those projections scale by
-// ones. The final norm keeps its weight (the LM head may be the
-// embedding's).
+// The input norm's weight g moves into the QKV projection: W' = W diag(g),
+// rounded to the model dtype, so the decode step's QKV GEMV normalizes the
+// residual stream on the fly (gemv_rms) with no norm launch, and the
+// prompt's input norms scale by ones. The post-attention norm keeps its
+// weight (folding it into the gate/up GEMV measured slower) and so does the
+// final one (the LM head may be the embedding's).
 Status Engine::Impl::foldNormWeights() {
-  const int64_t H = cfg.hidden, I = cfg.intermediate;
+  const int64_t H = cfg.hidden;
   Status st = Status::ok();
   for (const Layer &L : layers)
-    if (!(st = stream.launch(kFoldNorm, {Arg::inout(L.qkv, {nqkv, H}), Arg::in(L.inNorm, {H})})) ||
-        !(st = stream.launch(kFoldNorm,
-                             {Arg::inout(L.gateUp, {2 * I, H}), Arg::in(L.postNorm, {H})})))
+    if (!(st = stream.launch(kFoldNorm, {Arg::inout(L.qkv, {nqkv, H}), Arg::in(L.inNorm, {H})})))
       return st;
   std::vector<uint16_t> ones(H, dt == DType::BF16 ? toBF16(1.0f) : toHalf(1.0f));
   if (!(st = device->allocate(dt, H, stream, unitNorm)) ||
@@ -427,7 +424,6 @@ Status Engine::Impl::allocActs(Acts &a, int64_t T) {
   alloc(DType::F32, c.heads * splits * c.headDim, a.po);
   alloc(DType::F32, c.heads * splits, a.plse);
   alloc(DType::F32, nparts, a.vals);
-  alloc(DType::F32, (c.hidden + gemvResidual.rows - 1) / gemvResidual.rows, a.ss);
   alloc(DType::I32, nparts, a.idxs);
   alloc(DType::I32, T, a.ids);
   return st;

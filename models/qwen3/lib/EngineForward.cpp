@@ -35,14 +35,12 @@ const Kernel &Engine::Impl::pickGemm(int64_t T, int64_t n) const {
 // The decode step: per layer, the QKV GEMV (the input norm inside it),
 // attention (the query's QK-norm and RoPE inside it, the token's own key
 // and value taken from the QKV row), its merge with the token's K/V cache
-// write, the output GEMV adding to the residual stream, the gate/up GEMV
-// with the post-attention norm and SwiGLU inside, the down GEMV adding to
-// the residual stream: 6 launches. `res` is the residual stream
-// throughout; both norms' weights are folded into the projections after
-// them (foldNormWeights). The QKV GEMV squares the stream in its loop; the
-// gate/up GEMV adds up the partial sums of squares the output GEMV wrote
-// (`ss`), since squaring in its loop cost more than a norm launch.
-// (Folding SwiGLU into the down GEMV's loop measured slower: bench/results.)
+// write, the output GEMV adding to the residual stream, the post-attention
+// norm, the gate/up GEMV with SwiGLU in its epilogue, the down GEMV adding
+// to the residual stream: 7 launches. `res` is the residual stream
+// throughout; the input norm's weight is folded into the QKV projection
+// (foldNormWeights). (Folding SwiGLU into the down GEMV's loop, or the
+// post-attention norm into the gate/up GEMV, measured slower: bench/results.)
 // `bytes` below is what each launch must move at least, for the profile.
 Status Engine::Impl::decodeLayers(Acts &a, const Buffer &ids) {
   const ModelConfig &c = cfg;
@@ -52,17 +50,15 @@ Status Engine::Impl::decodeLayers(Acts &a, const Buffer &ids) {
   const float scale = 1.0f / std::sqrt(static_cast<float>(HD));
   const int64_t cacheLayer = cacheRows * c.kvHeads * HD;
   const double len = static_cast<double>(position + 1);
-  const int64_t nss = a.ss.count();
   // The step's tier, from the position it runs at (the graph captured for
   // a tier was captured at a position that picks it).
   const AttentionTier &A = tiers[pickTier(position)];
   const int64_t splits = A.splits;
-  // x W^T added to the residual stream, its partial sums of squares to ss.
+  // x W^T added to the residual stream.
   auto gemvAdd = [&](const Buffer &x, int64_t k, const Buffer &w) {
     return launch(gemvResidual.pick(k, H),
-                  {Arg::in(x, {1, k}), Arg::in(w, {H, k}), Arg::inout(a.res, {1, H}),
-                   Arg::out(a.ss, {1, nss})},
-                  2.0 * (H * k + k + 2 * H) + 4.0 * nss);
+                  {Arg::in(x, {1, k}), Arg::in(w, {H, k}), Arg::inout(a.res, {1, H})},
+                  2.0 * (H * k + k + 2 * H));
   };
   // h = rmsnorm(residual stream) * w.
   auto norm = [&](const Buffer &w) {
@@ -99,10 +95,10 @@ Status Engine::Impl::decodeLayers(Acts &a, const Buffer &ids) {
                           Arg::real(eps)},
                4.0 * c.heads * splits * (HD + 1) + 2.0 * nq + 2.0 * 4 * kvw));
     TRY(gemvAdd(a.attn, nq, L.o));
+    TRY(norm(L.postNorm));
     TRY(launch(gemvSwiglu.pick(H, I),
-               {Arg::in(a.res, {1, 1, H}), Arg::in(a.ss, {1, nss}),
-                Arg::in(L.gateUp, {2, I, H}), Arg::out(a.act, {1, I}), Arg::real(eps)},
-               2.0 * (2 * I * H + H + I) + 4.0 * nss));
+               {Arg::in(a.h, {1, 1, H}), Arg::in(L.gateUp, {2, I, H}), Arg::out(a.act, {1, I})},
+               2.0 * (2 * I * H + H + I)));
     TRY(gemvAdd(a.act, I, L.down));
   }
   TRY(norm(finalNorm));
@@ -114,8 +110,8 @@ Status Engine::Impl::decodeLayers(Acts &a, const Buffer &ids) {
   return Status::ok();
 }
 
-// The prompt: GEMMs over all tokens, the norms (the input and post-attention
-// norms' weights folded into the QKV and gate/up projections) and element-wise steps as their own
+// The prompt: GEMMs over all tokens, the norms (the input norms' weights
+// folded into the QKV projections) and element-wise steps as their own
 // kernels, and the LM head on the last position only.
 Status Engine::Impl::prefillLayers(Acts &a, int64_t T) {
   const ModelConfig &c = cfg;
@@ -149,7 +145,7 @@ Status Engine::Impl::prefillLayers(Acts &a, int64_t T) {
                           Arg::out(a.attn, {T, nq}), Arg::real(scale)}));
     TRY(linear(T, a.attn, nq, L.o, H, a.ao));
     TRY(launch(kAddRms, {Arg::in(a.ao, {T, H}), Arg::inout(a.res, {T, H}),
-                         Arg::in(unitNorm, {H}), Arg::out(a.h, {T, H}),
+                         Arg::in(L.postNorm, {H}), Arg::out(a.h, {T, H}),
                          Arg::real(eps)}));
     TRY(linear(T, a.h, H, L.gateUp, 2 * I, a.gu));
     // 16 tokens x 256 per program where the intermediate size allows (every

@@ -50,9 +50,6 @@ struct Engine::Impl {
   struct Acts {
     int64_t cap = 0;
     Buffer ids, res, h, qkv, q, attn, ao, gu, act, mo, logits, po, plse, vals, idxs;
-    /// Decode: the residual GEMVs' partial sums of squares of the residual
-    /// stream, one per program (f32), for the next GEMV's RMSNorm.
-    Buffer ss;
   };
   const Acts *last = nullptr; ///< whose logits are the latest
   Acts decodeActs, prefillActs;
@@ -92,9 +89,8 @@ struct Engine::Impl {
   /// GEMVs with the residual add; the gate/up GEMV with SwiGLU. Their U
   /// instances are those the kernel set has (models/qwen3/CMakeLists.txt).
   GemvFamily gemv, gemvRms, gemvResidual, gemvSwiglu;
-  /// A [1, H] row of ones: the prompt's input and post-attention norms
-  /// scale by it, their weights being folded into the QKV and gate/up
-  /// projections (foldNormWeights).
+  /// A [1, H] row of ones: the prompt's input norms scale by it, their
+  /// weights being folded into the QKV projections (foldNormWeights).
   Buffer unitNorm;
   Sampling sampling;
 
