@@ -5,7 +5,7 @@
 // query's QK-norm and RoPE inside, the token's own key and value taken from
 // the QKV row) and attention_merge_kv_write (the shares combined, the
 // token's key and value written to the caches). Contexts long enough that
-// every share walks several key blocks (the loop's software pipeline) and
+// every share walks several key blocks and
 // a last block that is partial; cache rows from the token's position on
 // hold large values that must not count. The output must agree with fp64
 // softmax(q k^T * scale) v on the rounded, normalized and rotated inputs,
