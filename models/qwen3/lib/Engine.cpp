@@ -238,7 +238,7 @@ Status Engine::create(const std::string &modelDir, const EngineOptions &opts,
   if (opts.attentionPrograms > 0)
     m.attentionPrograms = opts.attentionPrograms;
   else if (m.device->multiprocessors() > 0)
-    m.attentionPrograms = 4 * int64_t(m.device->multiprocessors());
+    m.attentionPrograms = Impl::kAttentionProgramsPerSM * int64_t(m.device->multiprocessors());
   m.multiprocessors = m.device->multiprocessors();
   m.stream = m.device->defaultStream();
   std::string dtName = m.dt == DType::F16 ? "f16" : "bf16";

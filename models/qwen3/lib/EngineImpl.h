@@ -95,8 +95,9 @@ struct Engine::Impl {
   Sampling sampling;
 
   /// The decode attention at one KV split count S (its kernels' S: program
-  /// (head, share) over S shares of the context, then the merge that also
-  /// writes the token's K/V), and the decode step's graph launching it.
+  /// (KV head, share) over S shares of the context, then the merge that
+  /// adds the token's own K/V and writes them), and the decode step's graph
+  /// launching it.
   struct AttentionTier {
     int64_t splits = 0;
     Kernel attn, merge;
@@ -112,9 +113,11 @@ struct Engine::Impl {
   /// (bench/results/2026-11-22-decode-attention-tiers-h200.md).
   std::vector<AttentionTier> tiers;
 
-  /// The most decode attention programs one wave holds (EngineOptions::
-  /// attentionPrograms, or 4 per SM of the device).
-  int64_t attentionPrograms = 512;
+  /// The most decode attention programs (one warp each) a step launches
+  /// (EngineOptions::attentionPrograms, or kAttentionProgramsPerSM per SM
+  /// of the device).
+  static constexpr int64_t kAttentionProgramsPerSM = 8;
+  int64_t attentionPrograms = 1024;
   /// The device's SMs (0 on the CPU): the prompt GEMMs' programs are
   /// persistent, one per SM, so a GEMM takes ceil(tiles / SMs) rounds.
   int64_t multiprocessors = 0;
@@ -124,7 +127,7 @@ struct Engine::Impl {
   /// projections at 512 tokens are 64 wide tiles on 132 SMs).
   const Kernel &pickGemm(int64_t tokens, int64_t n) const;
 
-  /// The largest S whose grid (heads x S) stays within attentionPrograms
+  /// The largest S whose grid (KV heads x S) stays within attentionPrograms
   /// and whose shares get at least attentionKeysPerShare keys of a context
   /// of `position` rows, else the smallest S; the S of attentionSplits
   /// where one is forced.
@@ -134,7 +137,7 @@ struct Engine::Impl {
       const int64_t s = tiers[i].splits;
       if (opts.attentionSplits > 0
               ? s == opts.attentionSplits
-              : cfg.heads * s <= attentionPrograms &&
+              : cfg.kvHeads * s <= attentionPrograms &&
                     position >= s * opts.attentionKeysPerShare)
         t = i;
     }

@@ -184,7 +184,7 @@ TEST(Qwen3Engine, RejectsAnAttentionSplitCountTheKernelsLack) {
   opts.attentionSplits = 24;
   std::unique_ptr<Engine> engine;
   EXPECT_EQ(Engine::create(fixture(), opts, engine).message(),
-            "--attention-splits 24: the kernel set has 16, 32");
+            "--attention-splits 24: the kernel set has 16, 32, 64");
   opts.attentionSplits = 0;
   opts.attentionKeysPerShare = 0;
   EXPECT_EQ(Engine::create(fixture(), opts, engine).message(),
