@@ -33,9 +33,9 @@ const Kernel &Engine::Impl::pickGemm(int64_t T, int64_t n) const {
 }
 
 // The decode step: per layer, the QKV GEMV (the input norm inside it),
-// attention over the cache (the query's QK-norm and RoPE inside it), its
-// merge with the token's own key and value (taken from the QKV row) and
-// their cache write, the output GEMV adding to the residual stream, the post-attention
+// attention (the query's QK-norm and RoPE inside it, the token's own key
+// and value taken from the QKV row as its last share), its merge with the
+// token's K/V cache write, the output GEMV adding to the residual stream, the post-attention
 // norm, the gate/up GEMV with SwiGLU in its epilogue, the down GEMV adding
 // to the residual stream: 7 launches. `res` is the residual stream
 // throughout; the input norm's weight is folded into the QKV projection
@@ -81,19 +81,19 @@ Status Engine::Impl::decodeLayers(Acts &a, const Buffer &ids) {
     auto kin = Arg::in(kcache, {cacheRows, c.kvHeads, HD}, {}, l * cacheLayer);
     auto vin = Arg::in(vcache, {cacheRows, c.kvHeads, HD}, {}, l * cacheLayer);
     TRY(launch(A.attn, {Arg::in(a.qkv, {1, nqkv}), Arg::in(L.qNorm, {HD}),
-                          Arg::in(invFreq, {HD / 2}), kin, vin, Arg::in(pos, {1}),
-                          Arg::out(a.po, {c.heads, splits, HD}),
+                          Arg::in(L.kNorm, {HD}), Arg::in(invFreq, {HD / 2}), kin, vin,
+                          Arg::in(pos, {1}), Arg::out(a.po, {c.heads, splits, HD}),
                           Arg::out(a.plse, {c.heads, splits}), Arg::real(scale),
                           Arg::real(eps)},
-               2.0 * (2 * (len - 1) * kvw + nq) + 4.0 * c.heads * splits * (HD + 1)));
+               2.0 * (2 * (len - 1) * kvw + nqkv) + 4.0 * c.heads * splits * (HD + 1)));
     auto kc = Arg::inout(kcache, {cacheRows, c.kvHeads, HD}, {}, l * cacheLayer);
     auto vc = Arg::inout(vcache, {cacheRows, c.kvHeads, HD}, {}, l * cacheLayer);
     TRY(launch(A.merge, {Arg::in(a.po, {c.heads, splits, HD}),
                           Arg::in(a.plse, {c.heads, splits}), Arg::out(a.attn, {1, nq}),
-                          Arg::in(a.qkv, {1, nqkv}), Arg::in(L.qNorm, {HD}),
-                          Arg::in(L.kNorm, {HD}), Arg::in(invFreq, {HD / 2}),
-                          Arg::in(pos, {1}), kc, vc, Arg::real(scale), Arg::real(eps)},
-               4.0 * c.heads * splits * (HD + 1) + 2.0 * nqkv + 2.0 * nq + 2.0 * 2 * kvw));
+                          Arg::in(a.qkv, {1, nqkv}), Arg::in(L.kNorm, {HD}),
+                          Arg::in(invFreq, {HD / 2}), Arg::in(pos, {1}), kc, vc,
+                          Arg::real(eps)},
+               4.0 * c.heads * splits * (HD + 1) + 2.0 * nq + 2.0 * 4 * kvw));
     TRY(gemvAdd(a.attn, nq, L.o));
     TRY(norm(L.postNorm));
     TRY(launch(gemvSwiglu.pick(H, I),

@@ -113,11 +113,11 @@ struct Engine::Impl {
   /// (bench/results/2026-11-22-decode-attention-tiers-h200.md).
   std::vector<AttentionTier> tiers;
 
-  /// The most decode attention programs (one warp each) a step launches
-  /// (EngineOptions::attentionPrograms, or kAttentionProgramsPerSM per SM
-  /// of the device).
-  static constexpr int64_t kAttentionProgramsPerSM = 8;
-  int64_t attentionPrograms = 1024;
+  /// The most decode attention programs a step launches (EngineOptions::
+  /// attentionPrograms, or kAttentionProgramsPerSM per SM of the device:
+  /// one wave, at the registers decode_attention is compiled to).
+  static constexpr int64_t kAttentionProgramsPerSM = 3;
+  int64_t attentionPrograms = 396;
   /// The device's SMs (0 on the CPU): the prompt GEMMs' programs are
   /// persistent, one per SM, so a GEMM takes ceil(tiles / SMs) rounds.
   int64_t multiprocessors = 0;

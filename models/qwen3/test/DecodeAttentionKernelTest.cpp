@@ -2,9 +2,10 @@
 //
 // The decode step's attention, launched directly as the engine launches it:
 // decode_attention (program per KV head and share of the cache, its query
-// heads' QK-norm and RoPE inside, scores and P V on tensor cores) and
-// attention_merge_kv_write (the shares combined with the token's own key
-// and value, taken from the QKV row, and those written to the caches).
+// heads' QK-norm and RoPE inside, scores and P V on tensor cores, the last
+// share the token's own key and value from the QKV row) and
+// attention_merge_kv_write (the shares combined, the token's key and value
+// written to the caches).
 // Contexts long enough that
 // every share walks several key blocks and
 // a last block that is partial; cache rows from the token's position on
@@ -89,18 +90,17 @@ TEST_P(DecodeAttentionKernel, MatchesFp64ReferenceAndWritesTheToken) {
   ASSERT_TRUE(attn.device->allocate(DType::F32, heads * S * HD, stream, bpo).isOk());
   ASSERT_TRUE(attn.device->allocate(DType::F32, heads * S, stream, bplse).isOk());
   st = stream.launch(
-      attn.kernel, {Arg::in(bqkv, {1, nqkv}), Arg::in(bqw, {HD}), Arg::in(bf, {HD / 2}),
-                    Arg::in(bk, {maxSeq, c.kvHeads, HD}), Arg::in(bv, {maxSeq, c.kvHeads, HD}),
-                    Arg::in(bpos, {1}), Arg::out(bpo, {heads, S, HD}),
+      attn.kernel, {Arg::in(bqkv, {1, nqkv}), Arg::in(bqw, {HD}), Arg::in(bkw, {HD}),
+                    Arg::in(bf, {HD / 2}), Arg::in(bk, {maxSeq, c.kvHeads, HD}),
+                    Arg::in(bv, {maxSeq, c.kvHeads, HD}), Arg::in(bpos, {1}), Arg::out(bpo, {heads, S, HD}),
                     Arg::out(bplse, {heads, S}), Arg::real(scale), Arg::real(normEps)});
   ASSERT_TRUE(st.isOk()) << st.message();
   st = stream.launch(merge,
                      {Arg::in(bpo, {heads, S, HD}), Arg::in(bplse, {heads, S}),
-                      Arg::out(bo, {1, nq}), Arg::in(bqkv, {1, nqkv}), Arg::in(bqw, {HD}),
-                      Arg::in(bkw, {HD}), Arg::in(bf, {HD / 2}), Arg::in(bpos, {1}),
+                      Arg::out(bo, {1, nq}), Arg::in(bqkv, {1, nqkv}), Arg::in(bkw, {HD}),
+                      Arg::in(bf, {HD / 2}), Arg::in(bpos, {1}),
                       Arg::inout(bk, {maxSeq, c.kvHeads, HD}),
-                      Arg::inout(bv, {maxSeq, c.kvHeads, HD}), Arg::real(scale),
-                      Arg::real(normEps)});
+                      Arg::inout(bv, {maxSeq, c.kvHeads, HD}), Arg::real(normEps)});
   ASSERT_TRUE(st.isOk()) << st.message();
   std::vector<uint16_t> kAfter(kc.size()), vAfter(vc.size());
   ASSERT_TRUE(stream.copyToHost(o.data(), bo, nq * 2).isOk());
