@@ -11,6 +11,7 @@
 #include <cstring>
 #include <map>
 #include <optional>
+#include <set>
 
 namespace qwen3 {
 
@@ -203,6 +204,9 @@ Status Engine::create(const std::string &modelDir, const EngineOptions &opts,
   if (opts.attentionKeysPerShare < 1)
     return Status::error("--attention-keys-per-share must be >= 1, got " +
                          std::to_string(opts.attentionKeysPerShare));
+  if (opts.attentionGroupedFrom < 0)
+    return Status::error("--attention-grouped-from must be >= 0, got " +
+                         std::to_string(opts.attentionGroupedFrom));
   if (opts.attentionPrograms < 0)
     return Status::error("--attention-programs must be >= 0, got " +
                          std::to_string(opts.attentionPrograms));
@@ -235,10 +239,13 @@ Status Engine::create(const std::string &modelDir, const EngineOptions &opts,
   if (Status st = Device::open(opts.device, m.device); !st)
     return st;
   m.device->setProgrammaticLaunch(opts.programmaticLaunch);
-  if (opts.attentionPrograms > 0)
-    m.attentionPrograms = opts.attentionPrograms;
-  else if (m.device->multiprocessors() > 0)
-    m.attentionPrograms = Impl::kAttentionProgramsPerSM * int64_t(m.device->multiprocessors());
+  if (opts.attentionPrograms > 0) {
+    m.attentionPrograms = m.groupedAttentionPrograms = opts.attentionPrograms;
+  } else if (m.device->multiprocessors() > 0) {
+    m.attentionPrograms = 4 * int64_t(m.device->multiprocessors());
+    m.groupedAttentionPrograms = 3 * int64_t(m.device->multiprocessors());
+  }
+  m.attentionGroupedFrom = opts.attentionGroupedFrom;
   m.multiprocessors = m.device->multiprocessors();
   m.stream = m.device->defaultStream();
   std::string dtName = m.dt == DType::F16 ? "f16" : "bf16";
@@ -269,43 +276,52 @@ Status Engine::create(const std::string &modelDir, const EngineOptions &opts,
                                      &m.kGemm, &m.kGemmNarrow, &m.kSwiglu, &m.kSwigluRows,
                                      &m.kArgmaxP, &m.kArgmaxF, &m.kSample, &m.kAdvance};
   const std::vector<std::string> names = m.module.kernelNames();
-  // The decode attention's tiers: `decode_attention<G, HD>` at the kernel
-  // set's default S and every `..., S = n` instance, each with the merge
-  // of the same S. A tier's S is its partial output's static dim
-  // ([heads, S, HD]); the merge's launch contract refuses any other.
-  const std::string attnName = "decode_attention" + g;
-  for (const std::string &inst : names) {
-    std::optional<std::string> rest = instanceSuffix(inst, attnName, "S");
-    if (!rest)
-      continue;
-    Impl::AttentionTier t;
-    if (!(st = m.kernel(inst, t.attn)) ||
-        !(st = m.kernel("attention_merge_kv_write" + hd + *rest, t.merge)))
-      return st;
-    for (const ContractParam &p : t.attn.contract().params)
-      if (p.name == "po" && p.shape.size() == 3 && p.shape[1] > 0)
-        t.splits = p.shape[1];
-    if (t.splits <= 0)
-      return Status::error(manifest + ": '" + inst + "' has no static split count");
-    // An explicit instance at the default S is the same tier.
-    if (std::none_of(m.tiers.begin(), m.tiers.end(),
-                     [&](const Impl::AttentionTier &o) { return o.splits == t.splits; }))
-      m.tiers.push_back(std::move(t));
+  // The decode attention's tiers: `decode_attention<G, HD>` and
+  // `grouped_decode_attention<G, HD>` at the kernel set's default S and
+  // every `..., S = n` instance, each with the merge of the same S. A
+  // tier's S is its partial output's static dim ([heads, S, HD]); the
+  // merge's launch contract refuses any other.
+  for (bool grouped : {false, true}) {
+    const std::string attnName =
+        std::string(grouped ? "grouped_decode_attention" : "decode_attention") + g;
+    const size_t first = m.tiers.size();
+    for (const std::string &inst : names) {
+      std::optional<std::string> rest = instanceSuffix(inst, attnName, "S");
+      if (!rest)
+        continue;
+      Impl::AttentionTier t;
+      t.grouped = grouped;
+      if (!(st = m.kernel(inst, t.attn)) ||
+          !(st = m.kernel("attention_merge_kv_write" + hd + *rest, t.merge)))
+        return st;
+      for (const ContractParam &p : t.attn.contract().params)
+        if (p.name == "po" && p.shape.size() == 3 && p.shape[1] > 0)
+          t.splits = p.shape[1];
+      if (t.splits <= (grouped ? 1 : 0))
+        return Status::error(manifest + ": '" + inst + "' has no static split count");
+      // An explicit instance at the default S is the same tier.
+      if (std::none_of(m.tiers.begin() + first, m.tiers.end(),
+                       [&](const Impl::AttentionTier &o) { return o.splits == t.splits; }))
+        m.tiers.push_back(std::move(t));
+    }
+    if (!grouped && m.tiers.empty())
+      return Status::error("the compiled Qwen3 kernel set has no '" + attnName +
+                           "' for this model's shapes");
+    std::sort(m.tiers.begin() + first, m.tiers.end(),
+              [](const Impl::AttentionTier &a, const Impl::AttentionTier &b) {
+                return a.splits < b.splits;
+              });
   }
-  if (m.tiers.empty())
-    return Status::error("the compiled Qwen3 kernel set has no '" + attnName +
-                         "' for this model's shapes");
-  std::sort(m.tiers.begin(), m.tiers.end(),
-            [](const Impl::AttentionTier &a, const Impl::AttentionTier &b) {
-              return a.splits < b.splits;
-            });
   if (opts.attentionSplits > 0 &&
       std::none_of(m.tiers.begin(), m.tiers.end(), [&](const Impl::AttentionTier &t) {
         return t.splits == opts.attentionSplits;
       })) {
-    std::string have;
+    std::set<int64_t> splits;
     for (const Impl::AttentionTier &t : m.tiers)
-      have += (have.empty() ? "" : ", ") + std::to_string(t.splits);
+      splits.insert(t.splits);
+    std::string have;
+    for (int64_t s : splits)
+      have += (have.empty() ? "" : ", ") + std::to_string(s);
     return Status::error("--attention-splits " + std::to_string(opts.attentionSplits) +
                          ": the kernel set has " + have);
   }
@@ -420,7 +436,9 @@ Status Engine::Impl::allocActs(Acts &a, int64_t T) {
   alloc(dt, T * c.hidden, a.mo);
   alloc(dt, c.vocabSize, a.logits);
   // Partials for the largest split count; each tier uses its front.
-  const int64_t splits = tiers.back().splits;
+  int64_t splits = 0;
+  for (const AttentionTier &t : tiers)
+    splits = std::max(splits, t.splits);
   alloc(DType::F32, c.heads * splits * c.headDim, a.po);
   alloc(DType::F32, c.heads * splits, a.plse);
   alloc(DType::F32, nparts, a.vals);

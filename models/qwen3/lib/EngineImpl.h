@@ -100,24 +100,32 @@ struct Engine::Impl {
   /// launching it.
   struct AttentionTier {
     int64_t splits = 0;
+    /// grouped_decode_attention (a program per KV head and share), else
+    /// decode_attention (per query head and share).
+    bool grouped = false;
     Kernel attn, merge;
     Graph graph;
     bool graphReady = false;
   };
-  /// Every S the kernel set has (`decode_attention<..., S = n>`), ascending.
-  /// More shares pay at long contexts, where a few programs per SM each
-  /// walk a long share, and cost at short ones (empty shares, a longer
-  /// merge) and past about 4 programs per SM: on an H200, S = 32 took 0.6B
-  /// (16 heads) at tg 8192 from 614 to 730 tok/s, S = 64 to 657; at 8B (32
-  /// heads) tg 2048 S = 32 and 64 lost 4 and 11% against 16
-  /// (bench/results/2026-11-22-decode-attention-tiers-h200.md).
+  /// Every S the kernel set has for each of the two decode attentions
+  /// (`decode_attention<..., S = n>`, `grouped_decode_attention<..., S =
+  /// n>`), by family then ascending S. More shares pay at long contexts,
+  /// where a few programs per SM each walk a long share, and cost at short
+  /// ones (empty shares, a longer merge) and past one wave: on an H200, S =
+  /// 32 took 0.6B (16 heads) at tg 8192 from 614 to 730 tok/s, S = 64 to
+  /// 657; at 8B (32 heads) tg 2048 S = 32 and 64 lost 4 and 11% against 16
+  /// (bench/results/2026-11-22-decode-attention-tiers-h200.md). The grouped
+  /// kernel reads each K/V block once per GQA group on tensor cores, at a
+  /// higher fixed cost per program: it runs from attentionGroupedFrom
+  /// positions on (bench/results/2026-11-24-grouped-decode-attention-h200.md).
   std::vector<AttentionTier> tiers;
 
-  /// The most decode attention programs a step launches (EngineOptions::
-  /// attentionPrograms, or kAttentionProgramsPerSM per SM of the device:
-  /// one wave, at the registers decode_attention is compiled to).
-  static constexpr int64_t kAttentionProgramsPerSM = 3;
-  int64_t attentionPrograms = 396;
+  /// The most decode attention programs a step launches per family: one
+  /// wave at the registers each is compiled to (EngineOptions::
+  /// attentionPrograms for both, or 4 per SM for decode_attention and 3
+  /// for grouped_decode_attention).
+  int64_t attentionPrograms = 512, groupedAttentionPrograms = 384;
+  int64_t attentionGroupedFrom = 0;
   /// The device's SMs (0 on the CPU): the prompt GEMMs' programs are
   /// persistent, one per SM, so a GEMM takes ceil(tiles / SMs) rounds.
   int64_t multiprocessors = 0;
@@ -127,21 +135,30 @@ struct Engine::Impl {
   /// projections at 512 tokens are 64 wide tiles on 132 SMs).
   const Kernel &pickGemm(int64_t tokens, int64_t n) const;
 
-  /// The largest S whose grid (KV heads x S) stays within attentionPrograms
-  /// and whose shares get at least attentionKeysPerShare keys of a context
-  /// of `position` rows, else the smallest S; the S of attentionSplits
-  /// where one is forced.
+  /// The family of `position` (grouped from attentionGroupedFrom on, where
+  /// the kernel set has it), then in it the largest S whose grid (heads x S,
+  /// or KV heads x S grouped) stays within the family's program budget and
+  /// whose shares get at least attentionKeysPerShare keys of a context of
+  /// `position` rows, else the smallest S; the S of attentionSplits where
+  /// one is forced (the family's smallest if it lacks that S).
   size_t pickTier(int64_t position) const {
-    size_t t = 0;
+    bool grouped = position >= attentionGroupedFrom &&
+                   std::any_of(tiers.begin(), tiers.end(),
+                               [](const AttentionTier &t) { return t.grouped; });
+    size_t pick = tiers.size();
     for (size_t i = 0; i < tiers.size(); ++i) {
-      const int64_t s = tiers[i].splits;
-      if (opts.attentionSplits > 0
-              ? s == opts.attentionSplits
-              : cfg.kvHeads * s <= attentionPrograms &&
-                    position >= s * opts.attentionKeysPerShare)
-        t = i;
+      const AttentionTier &t = tiers[i];
+      if (t.grouped != grouped)
+        continue;
+      const int64_t programs = (grouped ? cfg.kvHeads : cfg.heads) * t.splits;
+      if (pick == tiers.size() ||
+          (opts.attentionSplits > 0
+               ? t.splits == opts.attentionSplits
+               : programs <= (grouped ? groupedAttentionPrograms : attentionPrograms) &&
+                     position >= t.splits * opts.attentionKeysPerShare))
+        pick = i;
     }
-    return t;
+    return pick;
   }
 
   // Profiling: when set, each launch is timed.

@@ -1,11 +1,12 @@
 //===- DecodeAttentionKernelTest.cpp - decode attention vs fp64 ------------===//
 //
 // The decode step's attention, launched directly as the engine launches it:
-// decode_attention (program per KV head and share of the cache, its query
-// heads' QK-norm and RoPE inside, scores and P V on tensor cores, the last
-// share the token's own key and value from the QKV row) and
-// attention_merge_kv_write (the shares combined, the token's key and value
-// written to the caches).
+// decode_attention (program per query head and share of the cache, the
+// query's QK-norm and RoPE inside, the token's own key and value taken from
+// the QKV row) or grouped_decode_attention (program per KV head and share,
+// scores and P V on tensor cores, the last share the token's own key and
+// value), then attention_merge_kv_write (the shares combined, the token's
+// key and value written to the caches).
 // Contexts long enough that
 // every share walks several key blocks and
 // a last block that is partial; cache rows from the token's position on
@@ -30,6 +31,7 @@ namespace {
 struct Case {
   const char *dtype;
   int64_t group, kvHeads, position, splits;
+  bool grouped; ///< grouped_decode_attention, else decode_attention
 };
 
 class DecodeAttentionKernel : public ::testing::TestWithParam<Case> {};
@@ -50,7 +52,8 @@ TEST_P(DecodeAttentionKernel, MatchesFp64ReferenceAndWritesTheToken) {
   const std::string sfx = S == 16 ? "" : "__S_" + std::to_string(S);
   qwen3::test::KernelUnderTest attn;
   ASSERT_NO_FATAL_FAILURE(
-      attn.open(c.dtype, "decode_attention__G_" + std::to_string(c.group) + "__HD_128" + sfx));
+      attn.open(c.dtype, std::string(c.grouped ? "grouped_" : "") + "decode_attention__G_" +
+                             std::to_string(c.group) + "__HD_128" + sfx));
   Kernel merge;
   Status st = attn.module.kernel("attention_merge_kv_write__HD_128" + sfx, merge);
   ASSERT_TRUE(st.isOk()) << st.message();
@@ -178,21 +181,24 @@ TEST_P(DecodeAttentionKernel, MatchesFp64ReferenceAndWritesTheToken) {
   EXPECT_LE(std::sqrt(errSq / refSq), eps) << c.dtype;
 }
 
-// 700 cached rows (22 blocks of 32, the last partial: two blocks per
-// share of 16), 1601 (51 blocks: four per share, the last share short) at
-// every split count, 2000 (63 blocks: one per share of 64, the last share
-// empty), a context shorter than one block per share, and an odd number of
-// KV heads.
+// Both kernels at 700 cached rows (22 blocks of 32, the last partial: two
+// blocks per share of 16), 1601 (51 blocks: four per share, the last share
+// short) at both split counts, a context shorter than one block per share;
+// the grouped one also at 1000 rows with 31 shares (the last block partial,
+// some shares empty) and an odd number of KV heads.
 INSTANTIATE_TEST_SUITE_P(
     Contexts, DecodeAttentionKernel,
-    ::testing::Values(Case{"bf16", 4, 2, 700, 16}, Case{"f16", 4, 2, 700, 16},
-                      Case{"f16", 8, 1, 1601, 16}, Case{"bf16", 2, 2, 1601, 32},
-                      Case{"f16", 4, 2, 45, 16}, Case{"bf16", 4, 2, 2000, 64},
-                      Case{"f16", 2, 3, 1601, 64}),
+    ::testing::Values(Case{"bf16", 4, 2, 700, 16, false}, Case{"f16", 4, 2, 700, 16, false},
+                      Case{"f16", 8, 1, 1601, 16, false}, Case{"bf16", 2, 2, 1601, 32, false},
+                      Case{"f16", 4, 2, 45, 16, false}, Case{"bf16", 4, 2, 700, 16, true},
+                      Case{"f16", 4, 2, 700, 16, true}, Case{"f16", 8, 1, 1601, 16, true},
+                      Case{"bf16", 2, 2, 1601, 32, true}, Case{"f16", 4, 2, 45, 16, true},
+                      Case{"bf16", 2, 3, 1000, 32, true}),
     [](const ::testing::TestParamInfo<Case> &info) {
       const Case &c = info.param;
-      return std::string(c.dtype) + "_G" + std::to_string(c.group) + "_pos" +
-             std::to_string(c.position) + "_S" + std::to_string(c.splits);
+      return std::string(c.grouped ? "grouped_" : "") + c.dtype + "_G" +
+             std::to_string(c.group) + "_pos" + std::to_string(c.position) + "_S" +
+             std::to_string(c.splits);
     });
 
 } // namespace

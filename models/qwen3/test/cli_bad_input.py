@@ -208,6 +208,8 @@ case("--attention-splits the kernels lack", ["--attention-splits 24", "16, 32"],
 case("--attention-splits zero", ["--attention-splits"], args=["--prompt", "Hi", "--attention-splits", "0"])
 case("--attention-keys-per-share not a number", ["--attention-keys-per-share"],
      args=["--prompt", "Hi", "--attention-keys-per-share", "x"])
+case("--attention-grouped-from negative", ["--attention-grouped-from"],
+     args=["--prompt", "Hi", "--attention-grouped-from", "-3"])
 case("unknown flag", ["--frobnicate"], args=["--prompt", "Hi", "--frobnicate"])
 case("flag without its value", ["--seed"], args=["--prompt", "Hi", "--seed"])
 case("unknown device", ["device 'tpu'"], args=["--prompt", "Hi", "--device", "tpu"])

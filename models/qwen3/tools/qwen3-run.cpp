@@ -77,7 +77,10 @@ Generates text with a Hugging Face Qwen3 checkpoint on tile kernels.
                          S with heads x S <= --attention-programs whose
                          shares get --attention-keys-per-share keys)
   --attention-keys-per-share N   (default 32)
-  --attention-programs N         (default 0: 4 per SM of the GPU)
+  --attention-programs N         (default 0: a wave, 4 per SM of the GPU, 3
+                                 for the grouped kernel)
+  --attention-grouped-from N     position from which decode runs the grouped
+                                 attention kernel (default 512; 0: always)
   --help                 this text
 )";
 
@@ -89,6 +92,7 @@ struct Options {
   bool noGraph = false, noPdl = false;
   int64_t maxNew = 128, maxSeq = 0, topK = -1, repeat = 1, warmup = 0;
   int64_t attentionSplits = 0, attentionKeysPerShare = 32, attentionPrograms = 0;
+  int64_t attentionGroupedFrom = qwen3::EngineOptions().attentionGroupedFrom;
   double temperature = -1, topP = -1;
   uint64_t seed = 0;
 };
@@ -194,6 +198,8 @@ Options parseArgs(int argc, char **argv) {
       o.attentionSplits = parseInt(a, value(), 1, 1 << 16);
     } else if (a == "--attention-keys-per-share") {
       o.attentionKeysPerShare = parseInt(a, value(), 1, 1 << 24);
+    } else if (a == "--attention-grouped-from") {
+      o.attentionGroupedFrom = parseInt(a, value(), 0, int64_t(1) << 40);
     } else if (a == "--attention-programs") {
       o.attentionPrograms = parseInt(a, value(), 0, 1 << 24);
     } else {
@@ -297,6 +303,7 @@ int main(int argc, char **argv) {
   eo.attentionSplits = o.attentionSplits;
   eo.attentionKeysPerShare = o.attentionKeysPerShare;
   eo.attentionPrograms = o.attentionPrograms;
+  eo.attentionGroupedFrom = o.attentionGroupedFrom;
   eo.maxSeqLen = o.maxSeq; // 0: the model's
   std::unique_ptr<Engine> engine;
   auto tLoad = std::chrono::steady_clock::now();

@@ -30,14 +30,22 @@ struct EngineOptions {
   /// Device::setProgrammaticLaunch).
   bool programmaticLaunch = true;
   /// The decode attention's KV split count (an S the kernel set has); 0:
-  /// chosen per step, the largest S with heads x S <= attentionPrograms
-  /// whose shares get at least attentionKeysPerShare keys of the context
-  /// (else the smallest). attentionPrograms 0: one wave, 4 programs per SM
-  /// of the device (every decode_attention is compiled to fit 4), 512 where
-  /// the device has no SMs to count (the CPU); one 32-key block per share.
+  /// chosen per step, the largest S with heads x S (KV heads x S for the
+  /// grouped kernel) within one wave of attentionPrograms whose shares get
+  /// at least attentionKeysPerShare keys of the context (else the
+  /// smallest). attentionPrograms 0: 4 programs per SM of the device for
+  /// decode_attention, 3 for grouped_decode_attention (each is compiled to
+  /// fit that many); 512 / 384 where the device has no SMs to count (the
+  /// CPU); one 32-key block per share.
   int64_t attentionSplits = 0;
   int64_t attentionKeysPerShare = 32;
   int64_t attentionPrograms = 0;
+  /// The position from which decode steps run grouped_decode_attention
+  /// (one program per KV head and share, tensor cores) instead of
+  /// decode_attention (one per query head and share): it reads each K/V
+  /// block once per GQA group but costs more per program, so it pays once
+  /// the shares are long. 0: every step.
+  int64_t attentionGroupedFrom = 512;
 };
 
 /// How the next token is picked, on the device: greedy (argmax, ties to the
