@@ -117,7 +117,7 @@ struct Engine::Impl {
   /// (bench/results/2026-11-22-decode-attention-tiers-h200.md). The grouped
   /// kernel reads each K/V block once per GQA group on tensor cores, at a
   /// higher fixed cost per program: it runs from attentionGroupedFrom
-  /// positions on (bench/results/2026-11-24-grouped-decode-attention-h200.md).
+  /// positions on (bench/results/2026-11-22-grouped-decode-attention-h200.md).
   std::vector<AttentionTier> tiers;
 
   /// The most decode attention programs a step launches per family: one
