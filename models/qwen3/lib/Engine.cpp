@@ -245,7 +245,6 @@ Status Engine::create(const std::string &modelDir, const EngineOptions &opts,
     m.attentionPrograms = 4 * int64_t(m.device->multiprocessors());
     m.groupedAttentionPrograms = 3 * int64_t(m.device->multiprocessors());
   }
-  m.attentionGroupedFrom = opts.attentionGroupedFrom;
   m.multiprocessors = m.device->multiprocessors();
   m.stream = m.device->defaultStream();
   std::string dtName = m.dt == DType::F16 ? "f16" : "bf16";

@@ -95,8 +95,8 @@ struct Engine::Impl {
   Sampling sampling;
 
   /// The decode attention at one KV split count S (its kernels' S: program
-  /// (KV head, share) over S shares of the context, then the merge that
-  /// adds the token's own K/V and writes them), and the decode step's graph
+  /// (head or KV head, share) over S shares of the context, then the merge
+  /// that also writes the token's K/V), and the decode step's graph
   /// launching it.
   struct AttentionTier {
     int64_t splits = 0;
@@ -125,7 +125,6 @@ struct Engine::Impl {
   /// attentionPrograms for both, or 4 per SM for decode_attention and 3
   /// for grouped_decode_attention).
   int64_t attentionPrograms = 512, groupedAttentionPrograms = 384;
-  int64_t attentionGroupedFrom = 0;
   /// The device's SMs (0 on the CPU): the prompt GEMMs' programs are
   /// persistent, one per SM, so a GEMM takes ceil(tiles / SMs) rounds.
   int64_t multiprocessors = 0;
@@ -135,14 +134,14 @@ struct Engine::Impl {
   /// projections at 512 tokens are 64 wide tiles on 132 SMs).
   const Kernel &pickGemm(int64_t tokens, int64_t n) const;
 
-  /// The family of `position` (grouped from attentionGroupedFrom on, where
+  /// The family of `position` (grouped from opts.attentionGroupedFrom on, where
   /// the kernel set has it), then in it the largest S whose grid (heads x S,
   /// or KV heads x S grouped) stays within the family's program budget and
   /// whose shares get at least attentionKeysPerShare keys of a context of
   /// `position` rows, else the smallest S; the S of attentionSplits where
   /// one is forced (the family's smallest if it lacks that S).
   size_t pickTier(int64_t position) const {
-    bool grouped = position >= attentionGroupedFrom &&
+    bool grouped = position >= opts.attentionGroupedFrom &&
                    std::any_of(tiers.begin(), tiers.end(),
                                [](const AttentionTier &t) { return t.grouped; });
     size_t pick = tiers.size();
