@@ -4,6 +4,7 @@
 
 #include "tile/Dialect/Tile/IR/TileOps.h"
 #include "tile/Pipelines/Pipelines.h"
+#include "tile/Target/Host/HostCodegen.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Math/IR/Math.h"
@@ -100,8 +101,14 @@ llvm::Expected<HostRunner> HostRunner::compile(ModuleOp module) {
   if (failed(pm.run(module)))
     return makeError("tile-to-cpu failed:\n" + diagnostics);
   ExecutionEngineOptions options;
-  options.transformer = makeOptimizingTransformer(
+  auto optimize = makeOptimizingTransformer(
       /*optLevel=*/2, /*sizeLevel=*/0, /*targetMachine=*/nullptr);
+  // LLVM (22.1.8 here) calls __truncsfbf2 for some bf16 stores the pipeline's
+  // expansion leaves; the JIT resolves it in the module, as the AOT path.
+  options.transformer = [optimize](llvm::Module *m) {
+    tile::defineBf16Truncation(*m);
+    return optimize(m);
+  };
   auto engine = ExecutionEngine::create(module, options);
   if (!engine)
     return makeError("JIT compilation failed: " +

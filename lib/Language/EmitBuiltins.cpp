@@ -333,6 +333,29 @@ std::optional<Val> EmitterImpl::builtin(const Expr &e, bool &handled) {
     PrefetchOp::create(b, l, ref->value, ref->indices);
     return none();
   }
+  if (name == "atomic_add") {
+    if (!args.arity(2, 2) || !args.noNamed())
+      return std::nullopt;
+    auto ref = expr(args[0]);
+    if (!ref)
+      return std::nullopt;
+    auto pt = ref->kind == Val::Kind::TileRef
+                  ? dyn_cast<PartitionType>(ref->value.getType())
+                  : PartitionType();
+    if (!pt || pt.getMode() != OwnershipMode::Add) {
+      error(args[0].loc) << "atomic_add needs a tile position p[i, ...] of an "
+                            "add-only tensor (&add)";
+      return std::nullopt;
+    }
+    auto v = expr(args[1]);
+    if (!v)
+      return std::nullopt;
+    Value x = coerce(*v, pt.getTileType(), args[1].loc);
+    if (!x)
+      return std::nullopt;
+    AtomicAddOp::create(b, l, x, ref->value, ref->indices);
+    return none();
+  }
   if (name == "store") {
     if (!args.arity(2, 2) || !args.noNamed())
       return std::nullopt;

@@ -219,6 +219,7 @@ LogicalResult EmitterImpl::emitKernel(ModuleOp into,
       return failure();
     OwnershipMode mode = p.mode == "in"    ? OwnershipMode::In
                          : p.mode == "out" ? OwnershipMode::Out
+                         : p.mode == "add" ? OwnershipMode::Add
                                            : OwnershipMode::InOut;
     if (p.strides.empty()) {
       argTypes.push_back(ViewType::get(mode, *dims, elt));

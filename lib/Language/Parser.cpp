@@ -182,6 +182,9 @@ private:
       } else if (isKeyword("inout")) {
         p.mode = "inout";
         advance();
+      } else if (isKeyword("add")) {
+        p.mode = "add";
+        advance();
       }
       if (!isKeyword("Tensor")) {
         error("expected 'Tensor' after '&'");
@@ -203,9 +206,10 @@ private:
       }
       expect(">", "to close 'Tensor<...>'");
       if (isKeyword("by")) {
-        if (p.mode == "in") {
-          error("'by' partitions exclusively owned tensors (&mut, &inout); "
-                "shared inputs are partitioned with .tiles([...])");
+        if (p.mode == "in" || p.mode == "add") {
+          error("'by' partitions exclusively owned tensors (&mut, &inout); " +
+                std::string(p.mode == "in" ? "shared inputs" : "add-only tensors") +
+                " are partitioned with .tiles([...])");
           return p;
         }
         advance();

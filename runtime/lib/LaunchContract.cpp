@@ -56,6 +56,8 @@ std::string_view toString(AccessMode mode) {
     return "out";
   case AccessMode::InOut:
     return "inout";
+  case AccessMode::Add:
+    return "add";
   }
   return "in";
 }

@@ -40,6 +40,32 @@ TEST_F(DeviceTest, ScaleRowsMatchesTheReference) {
   }
 }
 
+TEST_F(DeviceTest, AtomicAddsOfAllProgramsLand) {
+  const int rows = 301; // programs on every SM, several per slot
+  auto x = randomFloats(rows * 256, -2, 2, 7);
+  // Start from non-zero sums: the adds accumulate onto what is there.
+  std::vector<float> init = {1.5f, -2.0f, 0.25f};
+  Buffer bx = rt.upload(x);
+  Buffer bs = rt.upload(init);
+  ASSERT_OK(rt.stream().launch(rt.kernel("row_sumsq"),
+                               {Arg::in(bx, {rows, 256}), Arg::add(bs, {3})}));
+  std::vector<float> got = rt.download(bs);
+  double want[3] = {init[0], init[1], init[2]};
+  for (int r = 0; r < rows; ++r)
+    for (int i = 0; i < 256; ++i)
+      want[r % 3] += double(x[r * 256 + i]) * x[r * 256 + i];
+  for (int s = 0; s < 3; ++s)
+    EXPECT_LE(std::abs(got[s] - want[s]), 1e-5 * std::abs(want[s])) << "slot " << s;
+  // An add-only tensor is written: passing it shared is refused, and so is
+  // one that aliases an input.
+  expectError(rt.stream().launch(rt.kernel("row_sumsq"),
+                                 {Arg::in(bx, {rows, 256}), Arg::in(bs, {3})}),
+              {"argument ss (#1)", "is add", "pass it exclusively"});
+  expectError(rt.stream().launch(rt.kernel("row_sumsq"),
+                                 {Arg::in(bx, {rows, 256}), Arg::add(bx, {3}, {}, 4)}),
+              {"argument ss (#1)", "overlaps", "argument x (#0)"});
+}
+
 TEST_F(DeviceTest, NoOverlapRuleRejectsAliasedOutput) {
   auto x = randomFloats(8 * 256, 1, 2, 2);
   Buffer b = rt.upload(x);

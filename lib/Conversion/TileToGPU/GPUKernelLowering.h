@@ -174,6 +174,7 @@ public:
   LogicalResult lowerIf(scf::IfOp op);
   LogicalResult lowerLoad(LoadOp op);
   LogicalResult lowerStore(StoreOp op);
+  LogicalResult lowerAtomicAdd(AtomicAddOp op);
   LogicalResult lowerGather(GatherOp op);
   LogicalResult lowerPrefetch(PrefetchOp op);
   /// A broadcast whose source is computed element-wise from read-only

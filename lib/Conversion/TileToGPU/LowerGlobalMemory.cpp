@@ -206,19 +206,32 @@ static Value maskedLoad(GPUKernelLowering &L, Location loc, Value base,
   return regs;
 }
 
+/// One f32 atomic add of `v` at `at` of `base` (tile.atomic_add).
+static void atomicAddElement(OpBuilder &b, Location loc, Value v, Value base,
+                             ValueRange at) {
+  memref::AtomicRMWOp::create(b, loc, arith::AtomicRMWKind::addf, v, base, at);
+}
+
 /// Stores the tile registers `regs` of `layout` at `offsets` of `base`,
-/// skipping elements outside it.
+/// skipping elements outside it; with `accumulate`, adds them atomically
+/// instead, element by element (tile.atomic_add).
 static void maskedStore(GPUKernelLowering &L, Location loc, Value regs,
                         Value base, ArrayRef<Value> offsets,
-                        const Layout &layout) {
+                        const Layout &layout, bool accumulate = false) {
   OpBuilder &b = L.b;
   GlobalAccess access(L, loc, base, offsets, layout);
   for (int64_t k = 0; k < layout.slots; ++k) {
     auto [at, ok, whole] = access.slot(k);
     Value slot = L.extractSlot(loc, regs, k, layout.vec);
     Value last = at.back();
-    bool vectorize = access.vectorize;
+    bool vectorize = access.vectorize && !accumulate;
     int64_t eltBytes = access.eltBytes;
+    auto put = [&](Value v, ValueRange ai) {
+      if (accumulate)
+        atomicAddElement(b, loc, v, base, ai);
+      else
+        memref::StoreOp::create(b, loc, v, base, ai);
+    };
     auto branch = scf::IfOp::create(b, loc, whole, /*withElse=*/true);
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(branch.thenBlock());
@@ -229,9 +242,7 @@ static void maskedStore(GPUKernelLowering &L, Location loc, Value regs,
       for (int64_t i = 0; i < layout.vec; ++i) {
         SmallVector<Value> ai(at);
         ai.back() = arith::AddIOp::create(b, loc, last, L.index(i));
-        memref::StoreOp::create(b, loc,
-                                vector::ExtractOp::create(b, loc, slot, i), base,
-                                ai);
+        put(vector::ExtractOp::create(b, loc, slot, i), ai);
       }
     }
     b.setInsertionPointToStart(branch.elseBlock());
@@ -243,8 +254,7 @@ static void maskedStore(GPUKernelLowering &L, Location loc, Value regs,
       auto one = scf::IfOp::create(b, loc, inb, /*withElse=*/false);
       OpBuilder::InsertionGuard inner(b);
       b.setInsertionPointToStart(one.thenBlock());
-      memref::StoreOp::create(b, loc, vector::ExtractOp::create(b, loc, slot, i),
-                              base, ai);
+      put(vector::ExtractOp::create(b, loc, slot, i), ai);
     }
   }
 }
@@ -303,6 +313,16 @@ LogicalResult GPUKernelLowering::lowerStore(StoreOp op) {
   auto [base, offsets] =
       resolveAccess(loc, op.getDest(), op.getIndices(), layout.type);
   maskedStore(*this, loc, map.lookup(op.getValue()), base, offsets, layout);
+  return success();
+}
+
+LogicalResult GPUKernelLowering::lowerAtomicAdd(AtomicAddOp op) {
+  Location loc = op.getLoc();
+  Layout layout = Layout::get(op.getValue().getType(), threads);
+  auto [base, offsets] =
+      resolveAccess(loc, op.getDest(), op.getIndices(), layout.type);
+  maskedStore(*this, loc, map.lookup(op.getValue()), base, offsets, layout,
+              /*accumulate=*/true);
   return success();
 }
 

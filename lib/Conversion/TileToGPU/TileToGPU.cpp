@@ -478,6 +478,7 @@ LogicalResult GPUKernelLowering::lowerFlatOp(Operation *op) {
       .Case([&](OwnOp o) { return lowerOwn(o); })
       .Case([&](LoadOp o) { return lowerLoad(o); })
       .Case([&](StoreOp o) { return lowerStore(o); })
+      .Case([&](AtomicAddOp o) { return lowerAtomicAdd(o); })
       .Case([&](GatherOp o) { return lowerGather(o); })
       .Case([&](PrefetchOp o) { return lowerPrefetch(o); })
       .Case([&](ReduceOp o) { return lowerReduce(o); })

@@ -47,6 +47,7 @@ public:
                                                      RankedTensorType type);
   LogicalResult lowerLoad(LoadOp op);
   LogicalResult lowerStore(StoreOp op);
+  LogicalResult lowerAtomicAdd(AtomicAddOp op);
   LogicalResult lowerGather(GatherOp op);
 
   // Value ops (LowerValueOps.cpp).
@@ -69,9 +70,10 @@ public:
   /// outside `base` read `padding` (zero when null).
   Value maskedLoad(Location loc, Value base, ArrayRef<Value> offsets,
                    RankedTensorType type, TypedAttr padding);
-  /// Writes `value` into `base` at `offsets`, skipping elements outside it.
+  /// Writes `value` into `base` at `offsets`, skipping elements outside it;
+  /// with `accumulate`, adds each element atomically (tile.atomic_add).
   void maskedStore(Location loc, Value value, Value base,
-                   ArrayRef<Value> offsets);
+                   ArrayRef<Value> offsets, bool accumulate = false);
 
   RewriterBase &rewriter;
   SmallVector<Value, 3> programIds;

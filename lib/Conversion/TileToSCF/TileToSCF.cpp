@@ -81,7 +81,7 @@ Value KernelLowering::maskedLoad(Location loc, Value base,
 }
 
 void KernelLowering::maskedStore(Location loc, Value value, Value base,
-                                 ArrayRef<Value> offsets) {
+                                 ArrayRef<Value> offsets, bool accumulate) {
   auto type = cast<RankedTensorType>(value.getType());
   SmallVector<Value> bounds;
   for (unsigned d = 0; d < offsets.size(); ++d)
@@ -106,7 +106,11 @@ void KernelLowering::maskedStore(Location loc, Value value, Value base,
   auto branch = scf::IfOp::create(rewriter, loc, ok, /*withElse=*/false);
   rewriter.setInsertionPointToStart(branch.thenBlock());
   Value v = tensor::ExtractOp::create(rewriter, loc, value, ivs);
-  memref::StoreOp::create(rewriter, loc, v, base, at);
+  if (accumulate) // programs may run concurrently on this path too
+    memref::AtomicRMWOp::create(rewriter, loc, arith::AtomicRMWKind::addf, v,
+                                base, at);
+  else
+    memref::StoreOp::create(rewriter, loc, v, base, at);
 }
 
 //===----------------------------------------------------------------------===//
@@ -172,6 +176,17 @@ LogicalResult KernelLowering::lowerStore(StoreOp op) {
   if (!base)
     return op.emitError("convert-tile-to-scf: store to an unknown block");
   maskedStore(loc, op.getValue(), base, offsets);
+  rewriter.eraseOp(op);
+  return success();
+}
+
+LogicalResult KernelLowering::lowerAtomicAdd(AtomicAddOp op) {
+  Location loc = op.getLoc();
+  auto [base, offsets] = resolveAccess(loc, op.getDest(), op.getIndices(),
+                                       op.getValue().getType());
+  if (!base)
+    return op.emitError("convert-tile-to-scf: atomic_add to an unknown view");
+  maskedStore(loc, op.getValue(), base, offsets, /*accumulate=*/true);
   rewriter.eraseOp(op);
   return success();
 }
@@ -252,6 +267,7 @@ LogicalResult KernelLowering::lower(Operation *op) {
       .Case([&](OwnOp o) { return lowerOwn(o); })
       .Case([&](LoadOp o) { return lowerLoad(o); })
       .Case([&](StoreOp o) { return lowerStore(o); })
+      .Case([&](AtomicAddOp o) { return lowerAtomicAdd(o); })
       .Case([&](PrefetchOp o) {
         // A cache hint: there is no cache to fill on this path.
         rewriter.eraseOp(o);

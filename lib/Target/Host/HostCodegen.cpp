@@ -61,9 +61,8 @@ static void addPackedEntries(llvm::Module &module) {
 
 /// x86-64 without AVX512-BF16 keeps bf16 values in f32 registers and calls
 /// __truncsfbf2 to store them, a builtin of compiler-rt and new libgcc that
-/// the OS's libraries here lack: define it in each module (weak, hidden),
-/// rounding to nearest even, NaN kept quiet.
-static void addBf16Truncation(llvm::Module &module) {
+/// the OS's libraries here lack: define it in each module (weak, hidden).
+void tile::defineBf16Truncation(llvm::Module &module) {
   llvm::LLVMContext &ctx = module.getContext();
   if (module.getFunction("__truncsfbf2"))
     return;
@@ -100,7 +99,7 @@ tile::translateToHostLLVMIR(ModuleOp module, llvm::LLVMContext &context,
                                             /*targetMachine=*/nullptr);
   if (llvm::Error e = optimize(llvmModule.get()))
     return std::move(e);
-  addBf16Truncation(*llvmModule);
+  defineBf16Truncation(*llvmModule);
   return llvmModule;
 }
 

@@ -28,6 +28,11 @@ class ModuleOp;
 
 namespace tile {
 
+/// Defines __truncsfbf2 (f32 -> bf16, nearest even, NaN kept quiet) in
+/// `module`, weak and hidden, unless it has one: x86-64 without AVX512-BF16
+/// calls it to store bf16 values, and the OS's libraries here lack it.
+void defineBf16Truncation(llvm::Module &module);
+
 /// LLVM IR of a module in the LLVM dialect (after tile-to-cpu), optimized at
 /// `optLevel`.
 llvm::Expected<std::unique_ptr<llvm::Module>>

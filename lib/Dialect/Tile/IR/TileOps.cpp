@@ -448,6 +448,9 @@ LogicalResult OwnOp::verify() {
   if (partition.getMode() == OwnershipMode::In)
     return emitOpError("cannot own a block of an 'in' partition: 'in' views "
                        "are shared and read-only");
+  if (partition.getMode() == OwnershipMode::Add)
+    return emitOpError("cannot own a block of an 'add' partition: 'add' "
+                       "views are only added into (tile.atomic_add)");
   return verifyTileIndices(*this, partition, getIndices());
 }
 
@@ -478,6 +481,10 @@ LogicalResult LoadOp::verify() {
       return emitOpError("cannot load from an 'inout' partition directly: "
                          "read an inout view only through the block this "
                          "program owns (tile.own)");
+    if (partition.getMode() == OwnershipMode::Add)
+      return emitOpError("cannot load from an 'add' partition: other programs "
+                         "are still adding into it; a later launch reads the "
+                         "sum");
   }
   if (getIndices().empty())
     return emitOpError("expects ")
@@ -515,6 +522,26 @@ LogicalResult StoreOp::verify() {
     return emitOpError("can only store into a block this program owns "
                        "(tile.own); storing into a partition directly needs "
                        "tile.unchecked");
+  if (failed(verifyTileIndices(*this, partition, getIndices())))
+    return failure();
+  if (value != partition.getTileType())
+    return emitOpError("value type ")
+           << value << " does not match the partition's tile "
+           << partition.getTileType();
+  return success();
+}
+
+LogicalResult AtomicAddOp::verify() {
+  RankedTensorType value = getValue().getType();
+  if (failed(detail::verifyTileOperandsAndResults(*this)))
+    return failure();
+  PartitionType partition = getDest().getType();
+  if (partition.getMode() != OwnershipMode::Add)
+    return emitOpError("adds only into an 'add' partition; this one is '")
+           << stringifyOwnershipMode(partition.getMode()) << "'";
+  if (!partition.getElementType().isF32())
+    return emitOpError("adds f32 only; the partition holds ")
+           << partition.getElementType();
   if (failed(verifyTileIndices(*this, partition, getIndices())))
     return failure();
   if (value != partition.getTileType())

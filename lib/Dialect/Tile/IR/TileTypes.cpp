@@ -155,12 +155,12 @@ static ParseResult parseMode(AsmParser &parser, OwnershipMode &mode) {
   SMLoc loc = parser.getCurrentLocation();
   StringRef keyword;
   if (parser.parseKeyword(&keyword))
-    return parser.emitError(loc,
-                            "expected ownership mode 'in', 'out' or 'inout'");
+    return parser.emitError(loc, "expected ownership mode 'in', 'out', "
+                                 "'inout' or 'add'");
   std::optional<OwnershipMode> m = symbolizeOwnershipMode(keyword);
   if (!m)
-    return parser.emitError(loc, "expected ownership mode 'in', 'out' or "
-                                 "'inout', got '")
+    return parser.emitError(loc, "expected ownership mode 'in', 'out', "
+                                 "'inout' or 'add', got '")
            << keyword << "'";
   mode = *m;
   return success();
@@ -377,9 +377,10 @@ void OwnedType::print(AsmPrinter &printer) const {
 LogicalResult OwnedType::verify(function_ref<InFlightDiagnostic()> emitError,
                                 OwnershipMode mode, ArrayRef<int64_t> shape,
                                 Type elementType) {
-  if (mode == OwnershipMode::In)
+  if (mode == OwnershipMode::In || mode == OwnershipMode::Add)
     return emitError() << "an owned block is a block of an 'out' or 'inout' "
-                          "partition, not of an 'in' one";
+                          "partition, not of an '"
+                       << stringifyOwnershipMode(mode) << "' one";
   if (!ViewType::isValidElementType(elementType))
     return emitError() << "owned block element type must be one of i1, i8, "
                           "i16, i32, i64, f16, bf16, f32, f64; got "

@@ -166,11 +166,20 @@ tile::buildLaunchContract(KernelOp kernel) {
     Type element = type;
     if (auto view = dyn_cast<ViewType>(type)) {
       param.kind = rt::ContractParam::Kind::View;
-      param.mode = view.getMode() == OwnershipMode::In
-                       ? rt::AccessMode::In
-                   : view.getMode() == OwnershipMode::Out
-                       ? rt::AccessMode::Out
-                       : rt::AccessMode::InOut;
+      switch (view.getMode()) {
+      case OwnershipMode::In:
+        param.mode = rt::AccessMode::In;
+        break;
+      case OwnershipMode::Out:
+        param.mode = rt::AccessMode::Out;
+        break;
+      case OwnershipMode::InOut:
+        param.mode = rt::AccessMode::InOut;
+        break;
+      case OwnershipMode::Add:
+        param.mode = rt::AccessMode::Add;
+        break;
+      }
       for (int64_t d : view.getShape())
         param.shape.push_back(ShapedType::isDynamic(d) ? -1 : d);
       for (int64_t s : view.getStrides())

@@ -36,7 +36,10 @@ int64_t sizeInBytes(DType type);
 std::string_view toString(DType type);
 bool parseDType(std::string_view text, DType &type);
 
-enum class AccessMode : uint8_t { In, Out, InOut };
+/// How a kernel uses a view: `Add` views are only added into (atomically,
+/// by any program); like `Out` and `InOut` they are written, so no other
+/// argument may alias them.
+enum class AccessMode : uint8_t { In, Out, InOut, Add };
 std::string_view toString(AccessMode mode);
 inline bool isExclusive(AccessMode mode) { return mode != AccessMode::In; }
 

@@ -362,3 +362,56 @@ tile.kernel @prefetch_indices(%x: !tile.view<in, ?x?xf16>) {
   tile.prefetch %p[%c0] : !tile.partition<in, ?x?xf16, tile = [2, 64]>
   tile.return
 }
+
+// -----
+
+tile.kernel @atomic_add_into_out(%y: !tile.view<out, ?xf32>) {
+  %c0 = arith.constant 0 : index
+  %p = tile.partition %y : !tile.partition<out, ?xf32, tile = [1]>
+  %v = arith.constant dense<2.0> : tensor<1xf32>
+  // expected-error @+1 {{'tile.atomic_add' op adds only into an 'add' partition; this one is 'out'}}
+  tile.atomic_add %v, %p[%c0] : tensor<1xf32>, !tile.partition<out, ?xf32, tile = [1]>
+  tile.return
+}
+
+// -----
+
+tile.kernel @atomic_add_f16(%ss: !tile.view<add, ?xf16>) {
+  %c0 = arith.constant 0 : index
+  %p = tile.partition %ss : !tile.partition<add, ?xf16, tile = [1]>
+  %v = arith.constant dense<2.0> : tensor<1xf16>
+  // expected-error @+1 {{'tile.atomic_add' op adds f32 only; the partition holds 'f16'}}
+  tile.atomic_add %v, %p[%c0] : tensor<1xf16>, !tile.partition<add, ?xf16, tile = [1]>
+  tile.return
+}
+
+// -----
+
+tile.kernel @atomic_add_wrong_tile(%ss: !tile.view<add, ?xf32>) {
+  %c0 = arith.constant 0 : index
+  %p = tile.partition %ss : !tile.partition<add, ?xf32, tile = [4]>
+  %v = arith.constant dense<2.0> : tensor<1xf32>
+  // expected-error @+1 {{'tile.atomic_add' op value type 'tensor<1xf32>' does not match the partition's tile 'tensor<4xf32>'}}
+  tile.atomic_add %v, %p[%c0] : tensor<1xf32>, !tile.partition<add, ?xf32, tile = [4]>
+  tile.return
+}
+
+// -----
+
+tile.kernel @load_add(%ss: !tile.view<add, ?xf32>) {
+  %c0 = arith.constant 0 : index
+  %p = tile.partition %ss : !tile.partition<add, ?xf32, tile = [1]>
+  // expected-error @+1 {{'tile.load' op cannot load from an 'add' partition}}
+  %v = tile.load %p[%c0] : !tile.partition<add, ?xf32, tile = [1]> -> tensor<1xf32>
+  tile.return
+}
+
+// -----
+
+tile.kernel @own_add(%ss: !tile.view<add, ?xf32>) {
+  %c0 = arith.constant 0 : index
+  %p = tile.partition %ss : !tile.partition<add, ?xf32, tile = [1]>
+  // expected-error @+1 {{'tile.own' op cannot own a block of an 'add' partition}}
+  %b = tile.own %p[%c0] : !tile.partition<add, ?xf32, tile = [1]>
+  tile.return
+}

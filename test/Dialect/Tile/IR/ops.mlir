@@ -220,3 +220,13 @@ tile.kernel @prefetch(%w: !tile.view<in, ?x?xbf16>) {
   tile.prefetch %pw[%c0, %c0] : !tile.partition<in, ?x?xbf16, tile = [2, 512]>
   tile.return
 }
+
+// CHECK-LABEL: tile.kernel @atomic_add
+// CHECK: tile.atomic_add %{{.*}}, %{{.*}}[%{{.*}}] : tensor<1xf32>, !tile.partition<add, ?xf32, tile = [1]>
+tile.kernel @atomic_add(%ss: !tile.view<add, ?xf32>) {
+  %c0 = arith.constant 0 : index
+  %p = tile.partition %ss : !tile.partition<add, ?xf32, tile = [1]>
+  %v = arith.constant dense<2.0> : tensor<1xf32>
+  tile.atomic_add %v, %p[%c0] : tensor<1xf32>, !tile.partition<add, ?xf32, tile = [1]>
+  tile.return
+}

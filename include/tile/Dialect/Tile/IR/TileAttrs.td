@@ -10,7 +10,8 @@ def Tile_OwnershipMode : I32EnumAttr<"OwnershipMode",
     "how a kernel may access a view argument", [
       I32EnumAttrCase<"In", 0, "in">,
       I32EnumAttrCase<"Out", 1, "out">,
-      I32EnumAttrCase<"InOut", 2, "inout">
+      I32EnumAttrCase<"InOut", 2, "inout">,
+      I32EnumAttrCase<"Add", 3, "add">
     ]> {
   let cppNamespace = "::tile";
   let genSpecializedAttr = 0;

@@ -27,6 +27,10 @@ def Tile_Dialect : Dialect {
       program writes only into blocks it has claimed with `tile.own`.
     * `!tile.view<inout, ...>` is exclusively owned like `out`, and its data may
       also be read back, but only through the claimed block.
+    * `!tile.view<add, ...>` is add-only: every program may add into any of
+      its elements with `tile.atomic_add`, and nothing reads or stores it.
+      Atomic additions commute, so concurrent ones are not a race (the
+      floating-point rounding of the sum depends on their order).
 
     Tile values are builtin statically shaped tensors (`tensor<64x128xf16>`),
     so `arith`, `math` and `scf` operate on them unchanged. There are no raw

@@ -413,6 +413,36 @@ def Tile_StoreOp : Tile_Op<"store", [Tile_InKernel,
   let hasVerifier = 1;
 }
 
+def Tile_AtomicAddOp : Tile_Op<"atomic_add", [Tile_InKernel,
+    MemoryEffects<[MemRead, MemWrite]>]> {
+  let summary = "adds a tile into a tile of an add-only partition, atomically";
+  let description = [{
+    Adds each element of `value` into the element of the tile at `indices` of
+    an `add` partition, as one atomic read-modify-write per element. Any
+    program may add into any tile, any number of times: additions commute,
+    so the result does not depend on which program ran first, only the
+    rounding of the floating-point sum does (it is not bitwise
+    reproducible). Elements that fall outside the view (partial edge tiles)
+    are skipped. The kernel never reads an `add` view back; a kernel launched
+    after this one sees the complete sum.
+
+    f32 only. The use it serves: a reduction over all programs of a launch
+    (the sum of squares an RMSNorm needs, from the programs that each write
+    a few elements of the row) without a launch of its own.
+
+    ```mlir
+    tile.atomic_add %ss, %p[%c0] : tensor<1xf32>, !tile.partition<add, ?xf32, tile = [1]>
+    ```
+  }];
+  let arguments = (ins Tile_Tensor:$value, Tile_PartitionType:$dest,
+                       Variadic<Index>:$indices);
+  let assemblyFormat = [{
+    $value `,` $dest `[` $indices `]` attr-dict `:` type($value) `,`
+    qualified(type($dest))
+  }];
+  let hasVerifier = 1;
+}
+
 def Tile_GatherOp : Tile_Op<"gather", [Tile_InKernel,
     MemoryEffects<[MemRead]>]> {
   let summary = "loads rows of an in partition selected by an index tile";

@@ -22,6 +22,9 @@ def Tile_ViewType : Tile_Type<"View", "view"> {
       claimed with `tile.own`.
     * `inout`: exclusively owned; read and written only through claimed
       blocks.
+    * `add`: add-only; any program adds into any element with
+      `tile.atomic_add` (f32 only); never read or stored by the kernel, and,
+      like an owned view, aliased by no other argument.
 
     Dims and strides are static or dynamic (`?`); dynamic values are known at
     launch and become part of the kernel's launch contract. Strides are in
@@ -29,7 +32,7 @@ def Tile_ViewType : Tile_Type<"View", "view"> {
     contiguous (innermost stride 1); it is printed only when it differs from
     that.
 
-    An exclusively owned (`out`/`inout`) view with fully static dims and strides
+    An exclusively owned (`out`/`inout`) or `add` view with fully static dims and strides
     must not overlap itself (no two indices address the same element): that is
     what makes disjoint tiles disjoint memory. With dynamic strides the same
     property is checked at launch.
@@ -78,8 +81,11 @@ def Tile_ViewType : Tile_Type<"View", "view"> {
     /// outermost dim may be dynamic. Otherwise it is checked at launch.
     bool isProvablyNonOverlapping() const;
     /// True for `in` and `inout`.
-    bool isReadable() const { return getMode() != OwnershipMode::Out; }
-    /// True for `out` and `inout`: the view is exclusively owned.
+    bool isReadable() const {
+      return getMode() == OwnershipMode::In || getMode() == OwnershipMode::InOut;
+    }
+    /// True for `out`, `inout` and `add`: the kernel writes the view, so no
+    /// other argument may alias it.
     bool isExclusive() const { return getMode() != OwnershipMode::In; }
 
     /// Row-major contiguous strides for `shape`: innermost 1, and `?` outward
@@ -106,7 +112,8 @@ def Tile_PartitionType : Tile_Type<"Partition", "partition"> {
     a store.
 
     The partition carries its view's mode: tiles of an `in` partition are
-    loaded, tiles of an `out`/`inout` partition are claimed with `tile.own`.
+    loaded, tiles of an `out`/`inout` partition are claimed with `tile.own`,
+    tiles of an `add` partition are added into with `tile.atomic_add`.
     A tile holds at most 2^20 elements.
 
     Example:
