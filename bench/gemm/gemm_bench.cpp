@@ -16,9 +16,10 @@
 // With M = 1 and a GEMV kernel (`gemv`, `gemv__WHOLE_1`) it times the decode
 // GEMVs: compare GBps (bytes of W, x and y over the time) with the copy.
 // The decode step's fused GEMVs (M = 1 only): `gemv_rms*` (x normalized
-// inside, the norm's weight folded into W) is checked against
-// rsqrt(mean(x^2) + eps) x W^T, `gemv_residual*` (y += x W^T, y starting
-// random) against y + x W^T, and `gemv_swiglu*` (the gate/up GEMV with
+// by a sum of squares it is handed, the norm's weight folded into W) is
+// checked against rsqrt(mean(x^2) + eps) x W^T, `gemv_residual*` (y += x
+// W^T, y starting random, the squares of y added to a sum) against
+// y + x W^T, and `gemv_swiglu*` (the gate/up GEMV normalizing as gemv_rms,
 // SwiGLU in its epilogue, W seen as [2, I, K]) runs on the gate_up shape
 // only, against silu(gate) * up. A launch a kernel's contract refuses for a shape
 // is reported (`"refused"`) and the others go on.
@@ -181,14 +182,24 @@ int main(int argc, char **argv) {
           continue;
         const int64_t NY = swiglu ? N / 2 : N; // output columns
         const double normEps = 1e-6;
+        // The norm's sum of squares of x (read by gemv_rms, gemv_swiglu;
+        // gemv_residual adds to it, which the timing loop lets grow).
+        float sumSq = 0;
+        for (int64_t k = 0; k < K; ++k)
+          sumSq += fromHalf(xh[k]) * fromHalf(xh[k]);
+        Buffer ss;
+        CHECK(dev->allocate(DType::F32, 1, ss));
+        CHECK(s.copyToDevice(ss, &sumSq, 4));
         auto args = [&](const Buffer &w) -> std::vector<Arg> {
           if (swiglu)
-            return {Arg::in(x, {1, 1, K}), Arg::in(w, {2, NY, K}), Arg::out(y, {1, NY})};
+            return {Arg::in(x, {1, 1, K}), Arg::in(w, {2, NY, K}), Arg::out(y, {1, NY}),
+                    Arg::in(ss, {1}), Arg::real(normEps)};
           if (rms)
             return {Arg::in(x, {1, K}), Arg::in(w, {N, K}), Arg::out(y, {1, N}),
-                    Arg::real(normEps)};
+                    Arg::in(ss, {1}), Arg::real(normEps)};
           if (residual)
-            return {Arg::in(x, {1, K}), Arg::in(w, {N, K}), Arg::inout(y, {1, N})};
+            return {Arg::in(x, {1, K}), Arg::in(w, {N, K}), Arg::inout(y, {1, N}),
+                    Arg::add(ss, {1})};
           return {Arg::in(x, {M, K}), Arg::in(w, {N, K}), Arg::out(y, {M, NY})};
         };
         // Correctness first: the output poisoned (NaN), or for the residual
@@ -201,7 +212,7 @@ int main(int argc, char **argv) {
           CHECK(s.fill(y, 0xFF));
         }
         double invRms = 1;
-        if (rms) {
+        if (rms || swiglu) {
           double meanSq = 0;
           for (int64_t k = 0; k < K; ++k)
             meanSq += double(fromHalf(xh[k])) * fromHalf(xh[k]) / K;

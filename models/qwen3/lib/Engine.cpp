@@ -177,17 +177,19 @@ Status Engine::Impl::loadWeights(const Checkpoint &ck, const std::string &dir) {
   return foldNormWeights();
 }
 
-// The input norm's weight g moves into the QKV projection: W' = W diag(g),
-// rounded to the model dtype, so the decode step's QKV GEMV normalizes the
-// residual stream on the fly (gemv_rms) with no norm launch, and the
-// prompt's input norms scale by ones. The post-attention norm keeps its
-// weight (folding it into the gate/up GEMV measured slower) and so does the
-// final one (the LM head may be the embedding's).
+// The input norm's weight g moves into the QKV projection, W' = W diag(g)
+// rounded to the model dtype, and the post-attention norm's into the
+// gate/up projection, so the decode step's GEMVs after the norms normalize
+// the residual stream on the fly (gemv_rms, gemv_swiglu) with no norm
+// launch, and the prompt's norms before those projections scale by ones.
+// The final norm keeps its weight (the LM head may be the embedding's).
 Status Engine::Impl::foldNormWeights() {
-  const int64_t H = cfg.hidden;
+  const int64_t H = cfg.hidden, I = cfg.intermediate;
   Status st = Status::ok();
   for (const Layer &L : layers)
-    if (!(st = stream.launch(kFoldNorm, {Arg::inout(L.qkv, {nqkv, H}), Arg::in(L.inNorm, {H})})))
+    if (!(st = stream.launch(kFoldNorm, {Arg::inout(L.qkv, {nqkv, H}), Arg::in(L.inNorm, {H})})) ||
+        !(st = stream.launch(kFoldNorm,
+                             {Arg::inout(L.gateUp, {2 * I, H}), Arg::in(L.postNorm, {H})})))
       return st;
   std::vector<uint16_t> ones(H, dt == DType::BF16 ? toBF16(1.0f) : toHalf(1.0f));
   if (!(st = device->allocate(dt, H, stream, unitNorm)) ||
@@ -218,6 +220,10 @@ Status Engine::create(const std::string &modelDir, const EngineOptions &opts,
                          "supported (the kernel set is compiled for bfloat16 "
                          "and float16)");
   m.dt = c.dtype == "float16" ? DType::F16 : DType::BF16;
+  // advance_position zeroes the norm sums as one tile of 1024.
+  if (m.normSumsCount() > 1024)
+    return Status::error(modelDir + "/config.json: " + std::to_string(c.layers) +
+                         " layers (the kernel set's norm sums hold up to 127)");
   if (c.headDim != 64 && c.headDim != 128)
     return Status::error(modelDir + "/config.json: head_dim " +
                          std::to_string(c.headDim) + " (kernels exist for 64 and 128)");
@@ -255,7 +261,8 @@ Status Engine::create(const std::string &modelDir, const EngineOptions &opts,
   std::string hd = "__HD_" + std::to_string(c.headDim);
   std::string g = "__G_" + std::to_string(group) + hd;
   Status st = Status::ok();
-  if (!(st = m.kernel("embed", m.kEmbed)) || !(st = m.kernel("rmsnorm" + hb, m.kRms)) ||
+  if (!(st = m.kernel("embed", m.kEmbed)) || !(st = m.kernel("embed_sumsq", m.kEmbedSumsq)) ||
+      !(st = m.kernel("rmsnorm" + hb, m.kRms)) ||
       !(st = m.kernel("add_rmsnorm" + hb, m.kAddRms)) ||
       !(st = m.kernel("q_norm_rope" + hd, m.kQRope)) ||
       !(st = m.kernel("kv_norm_rope_write" + hd, m.kKvRope)) ||
@@ -270,7 +277,7 @@ Status Engine::create(const std::string &modelDir, const EngineOptions &opts,
       !(st = m.kernel("sample", m.kSample)) ||
       !(st = m.kernel("advance_position", m.kAdvance)))
     return st;
-  std::vector<const Kernel *> all = {&m.kEmbed, &m.kRms, &m.kAddRms, &m.kQRope, &m.kKvRope,
+  std::vector<const Kernel *> all = {&m.kEmbed, &m.kEmbedSumsq, &m.kRms, &m.kAddRms, &m.kQRope, &m.kKvRope,
                                      &m.kPreAttn, &m.kFoldNorm,
                                      &m.kGemm, &m.kGemmNarrow, &m.kSwiglu, &m.kSwigluRows,
                                      &m.kArgmaxP, &m.kArgmaxF, &m.kSample, &m.kAdvance};
@@ -407,6 +414,8 @@ Status Engine::create(const std::string &modelDir, const EngineOptions &opts,
       !(st = m.stream.copyToDevice(m.invFreq, invf.data(), invf.size() * 4)) ||
       !(st = m.device->allocate(DType::I32, 1, m.stream, m.pos)) ||
       !(st = m.device->allocate(DType::I32, 1, m.stream, m.token)) ||
+      !(st = m.device->allocate(DType::F32, m.normSumsCount(), m.stream, m.normSums)) ||
+      !(st = m.stream.fill(m.normSums, 0)) ||
       !(st = m.allocActs(m.decodeActs, 1)) || !(st = m.stream.synchronize()))
     return st;
   out = std::move(e);

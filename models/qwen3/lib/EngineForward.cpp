@@ -35,12 +35,13 @@ const Kernel &Engine::Impl::pickGemm(int64_t T, int64_t n) const {
 // The decode step: per layer, the QKV GEMV (the input norm inside it),
 // attention (the query's QK-norm and RoPE inside it, the token's own key
 // and value taken from the QKV row as its last share), its merge with the
-// token's K/V cache write, the output GEMV adding to the residual stream, the post-attention
-// norm, the gate/up GEMV with SwiGLU in its epilogue, the down GEMV adding
-// to the residual stream: 7 launches. `res` is the residual stream
-// throughout; the input norm's weight is folded into the QKV projection
-// (foldNormWeights). (Folding SwiGLU into the down GEMV's loop, or the
-// post-attention norm into the gate/up GEMV, measured slower: bench/results.)
+// token's K/V cache write, the output GEMV adding to the residual stream,
+// the gate/up GEMV (the post-attention norm inside it) with SwiGLU in its
+// epilogue, the down GEMV adding to the residual stream: 6 launches. `res`
+// is the residual stream throughout; the norms' weights are folded into
+// the projections after them (foldNormWeights), and each norm's sum of
+// squares is added up by the launches that write `res` (normSums). (Folding
+// SwiGLU into the down GEMV's loop measured slower: bench/results.)
 // `bytes` below is what each launch must move at least, for the profile.
 Status Engine::Impl::decodeLayers(Acts &a, const Buffer &ids) {
   const ModelConfig &c = cfg;
@@ -54,10 +55,15 @@ Status Engine::Impl::decodeLayers(Acts &a, const Buffer &ids) {
   // a tier was captured at a position that picks it).
   const AttentionTier &A = tiers[pickTier(position)];
   const int64_t splits = A.splits;
-  // x W^T added to the residual stream.
-  auto gemvAdd = [&](const Buffer &x, int64_t k, const Buffer &w) {
+  // The sum of squares of the residual stream before norm `i` (2l: layer
+  // l's input norm, 2l + 1: its post-attention norm), to add into or read.
+  auto sumsTo = [&](int64_t i) { return Arg::add(normSums, {1}, {}, normSlot(i)); };
+  auto sumsOf = [&](int64_t i) { return Arg::in(normSums, {1}, {}, normSlot(i)); };
+  // x W^T added to the residual stream, its squares to the sum of norm i.
+  auto gemvAdd = [&](const Buffer &x, int64_t k, const Buffer &w, int64_t i) {
     return launch(gemvResidual.pick(k, H),
-                  {Arg::in(x, {1, k}), Arg::in(w, {H, k}), Arg::inout(a.res, {1, H})},
+                  {Arg::in(x, {1, k}), Arg::in(w, {H, k}), Arg::inout(a.res, {1, H}),
+                   sumsTo(i)},
                   2.0 * (H * k + k + 2 * H));
   };
   // h = rmsnorm(residual stream) * w.
@@ -70,13 +76,14 @@ Status Engine::Impl::decodeLayers(Acts &a, const Buffer &ids) {
 #define TRY(x)                                                                 \
   if (!(st = (x)))                                                             \
     return st;
-  TRY(launch(kEmbed, {Arg::in(ids, {1}), Arg::in(embed, {c.vocabSize, H}),
-                      Arg::out(a.res, {1, H})},
+  TRY(launch(kEmbedSumsq, {Arg::in(ids, {1}), Arg::in(embed, {c.vocabSize, H}),
+                           Arg::out(a.res, {1, H}), sumsTo(0)},
              2.0 * H * 2));
   for (int64_t l = 0; l < c.layers; ++l) {
     const Layer &L = layers[l];
     TRY(launch(gemvRms.pick(H, nqkv), {Arg::in(a.res, {1, H}), Arg::in(L.qkv, {nqkv, H}),
-                                       Arg::out(a.qkv, {1, nqkv}), Arg::real(eps)},
+                                       Arg::out(a.qkv, {1, nqkv}), sumsOf(2 * l),
+                                       Arg::real(eps)},
                2.0 * (nqkv * H + H + nqkv)));
     auto kin = Arg::in(kcache, {cacheRows, c.kvHeads, HD}, {}, l * cacheLayer);
     auto vin = Arg::in(vcache, {cacheRows, c.kvHeads, HD}, {}, l * cacheLayer);
@@ -94,12 +101,12 @@ Status Engine::Impl::decodeLayers(Acts &a, const Buffer &ids) {
                           Arg::in(invFreq, {HD / 2}), Arg::in(pos, {1}), kc, vc,
                           Arg::real(eps)},
                4.0 * c.heads * splits * (HD + 1) + 2.0 * nq + 2.0 * 4 * kvw));
-    TRY(gemvAdd(a.attn, nq, L.o));
-    TRY(norm(L.postNorm));
+    TRY(gemvAdd(a.attn, nq, L.o, 2 * l + 1));
     TRY(launch(gemvSwiglu.pick(H, I),
-               {Arg::in(a.h, {1, 1, H}), Arg::in(L.gateUp, {2, I, H}), Arg::out(a.act, {1, I})},
+               {Arg::in(a.res, {1, 1, H}), Arg::in(L.gateUp, {2, I, H}), Arg::out(a.act, {1, I}),
+                sumsOf(2 * l + 1), Arg::real(eps)},
                2.0 * (2 * I * H + H + I)));
-    TRY(gemvAdd(a.act, I, L.down));
+    TRY(gemvAdd(a.act, I, L.down, 2 * l + 2));
   }
   TRY(norm(finalNorm));
   TRY(launch(gemv.pick(H, c.vocabSize),
@@ -144,8 +151,9 @@ Status Engine::Impl::prefillLayers(Acts &a, int64_t T) {
     TRY(launch(kPreAttn, {Arg::in(a.q, {T, nq}), kin, vin, Arg::in(pos, {1}),
                           Arg::out(a.attn, {T, nq}), Arg::real(scale)}));
     TRY(linear(T, a.attn, nq, L.o, H, a.ao));
+    // The post-attention norm's weight is in the gate/up projection.
     TRY(launch(kAddRms, {Arg::in(a.ao, {T, H}), Arg::inout(a.res, {T, H}),
-                         Arg::in(L.postNorm, {H}), Arg::out(a.h, {T, H}),
+                         Arg::in(unitNorm, {H}), Arg::out(a.h, {T, H}),
                          Arg::real(eps)}));
     TRY(linear(T, a.h, H, L.gateUp, 2 * I, a.gu));
     // 16 tokens x 256 per program where the intermediate size allows (every
@@ -191,7 +199,9 @@ Status Engine::Impl::forward(Acts &a, int64_t T, const Buffer &ids) {
   }
   if (!st)
     return st;
-  return launch(kAdvance, {Arg::inout(pos, {1}), Arg::integer(T)}, 8);
+  return launch(kAdvance,
+                {Arg::inout(pos, {1}), Arg::integer(T), Arg::out(normSums, {normSumsCount()})},
+                8 + 4.0 * normSumsCount());
 }
 
 } // namespace qwen3

@@ -46,6 +46,17 @@ struct Engine::Impl {
   // Device-side step state: the position of the first input token and the
   // token a decode step reads (the one the previous step picked).
   Buffer pos, token;
+  /// The decode step's norm sums (f32): the sum of squares of the residual
+  /// stream before each norm, added by the launches that write the stream
+  /// (embed_sumsq, gemv_residual) and read by the GEMV after the norm
+  /// (gemv_rms, gemv_swiglu); zeroed by advance_position, the last launch
+  /// of every step. One 16-byte slot each (views start 16-byte aligned):
+  /// layer l's input norm at normSlot(2l), its post-attention norm at
+  /// normSlot(2l + 1), the final norm's at normSlot(2L), which nothing reads.
+  Buffer normSums;
+  static constexpr int64_t kNormSlotFloats = 4;
+  int64_t normSlot(int64_t i) const { return i * kNormSlotFloats; }
+  int64_t normSumsCount() const { return normSlot(2 * cfg.layers + 1); }
   // Activations for `cap` tokens.
   struct Acts {
     int64_t cap = 0;
@@ -57,7 +68,7 @@ struct Engine::Impl {
   int32_t deviceToken = -1; ///< what `token` holds (the last pick read back)
 
   // Kernels.
-  Kernel kEmbed, kRms, kAddRms, kQRope, kKvRope, kPreAttn, kGemm, kGemmNarrow, kSwiglu, kSwigluRows,
+  Kernel kEmbed, kEmbedSumsq, kRms, kAddRms, kQRope, kKvRope, kPreAttn, kGemm, kGemmNarrow, kSwiglu, kSwigluRows,
       kFoldNorm, kArgmaxP, kArgmaxF, kSample, kAdvance;
 
   /// One decode GEMV of linear.tile in its instances: the general one, and

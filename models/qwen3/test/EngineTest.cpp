@@ -93,24 +93,36 @@ TEST(Qwen3Engine, TinyTokenizerMatchesTransformers) {
 class Qwen3EngineDtype : public ::testing::TestWithParam<std::string> {};
 
 /// The prompt, then greedy decode steps; every step's logits and the tokens
-/// against transformers'.
+/// against transformers'. Each step is fed transformers' token (teacher
+/// forcing), so every step's logits compare in the same context. Our pick
+/// must be transformers' unless its top logits tie within kTieLogits (the
+/// tiny f16 model has a step whose top two differ by one f16 ulp, 0.004):
+/// then it must be one of the tied tokens.
 void expectGreedyDecodeMatches(const std::string &name, Engine *engine) {
+  constexpr float kTieLogits = 0.02f;
   nlohmann::json g = golden(name);
   const int64_t steps = g["steps"], vocab = g["vocab_size"];
   std::vector<float> want = goldenLogits(name, steps, vocab);
   ASSERT_TRUE(engine);
   Status st = Status::ok();
   auto wantTokens = g["greedy_tokens"].get<std::vector<int32_t>>();
-  std::vector<int32_t> got;
   std::vector<float> logits;
   int32_t next = -1;
   ASSERT_TRUE(engine->prefill(g["prompt_ids"].get<std::vector<int32_t>>(), next).isOk());
+  int ties = 0;
   for (int64_t s = 0; s < steps; ++s) {
     if (s > 0) {
-      st = engine->decode(got.back(), next);
+      st = engine->decode(wantTokens[s - 1], next);
       ASSERT_TRUE(st.isOk()) << st.message();
     }
-    got.push_back(next);
+    ASSERT_GE(next, 0);
+    ASSERT_LT(next, vocab);
+    const float *ref = &want[s * vocab];
+    if (next != wantTokens[s]) {
+      EXPECT_LE(ref[wantTokens[s]] - ref[next], kTieLogits)
+          << "step " << s << ": picked " << next << ", transformers " << wantTokens[s];
+      ++ties;
+    }
     ASSERT_TRUE(engine->lastLogits(logits).isOk());
     ASSERT_EQ(static_cast<int64_t>(logits.size()), vocab);
     for (int64_t i = 0; i < vocab; ++i)
@@ -120,7 +132,7 @@ void expectGreedyDecodeMatches(const std::string &name, Engine *engine) {
     EXPECT_GE(agree.cosine, 0.999) << "step " << s;
     EXPECT_LE(agree.relError, 0.03) << "step " << s;
   }
-  EXPECT_EQ(got, wantTokens);
+  EXPECT_LE(ties, 1) << "only one step of the fixtures is a near tie";
 }
 
 TEST_P(Qwen3EngineDtype, GreedyDecodeMatchesTransformers) {

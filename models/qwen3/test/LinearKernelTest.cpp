@@ -1,9 +1,10 @@
 //===- LinearKernelTest.cpp - the decode GEMVs vs an fp64 reference -------===//
 //
 // The Qwen3 kernel set's decode GEMVs, launched directly: the plain GEMV
-// (the LM head), gemv_rms (the input norm computed in the loop),
-// gemv_residual (the residual add in the epilogue) and gemv_swiglu
-// (SwiGLU in the epilogue), each at every K-step group U the
+// (the LM head), gemv_rms (the norm from a sum of squares another launch
+// added up), gemv_residual (the residual add in the epilogue, adding the
+// squares of what it writes to that sum) and gemv_swiglu (the norm as
+// gemv_rms, SwiGLU in the epilogue), each at every K-step group U the
 // engine loads (WHOLE = 1, K spanning two groups so both the unrolled
 // group and the loop over groups run) and in its general instance at a K
 // and N that are not multiples of the tile. Outputs are poisoned first and
@@ -66,7 +67,8 @@ TEST_P(DecodeGemvKernel, MatchesFp64ReferenceAndRefusesPartialGroups) {
   auto decode = ht.decode;
   const double eps = ht.eps;
   const bool swiglu = c.family == Family::Swiglu;
-  const bool rms = c.family == Family::Rms;
+  // Both normalize x by the sum of squares they are handed.
+  const bool rms = c.family == Family::Rms || swiglu;
   const bool residual = c.family == Family::Residual;
   // Two groups of U steps (one for U = 19, which only 4B's 9728 uses); the
   // general instance at a K and an N off the tile.
@@ -103,6 +105,13 @@ TEST_P(DecodeGemvKernel, MatchesFp64ReferenceAndRefusesPartialGroups) {
     return kut.upload(ht.type, v.data(), static_cast<int64_t>(v.size()), 2);
   };
   Buffer bx = upload(x), bw = upload(w), by = upload(y);
+  // The norm's sum of squares (gemv_rms, gemv_swiglu read it), or the sum
+  // gemv_residual adds its outputs' squares to (from 0.5: adds accumulate).
+  double sumSq = 0;
+  for (int64_t k = 0; k < K; ++k)
+    sumSq += double(decode(x[k])) * decode(x[k]);
+  const float ssStart = residual ? 0.5f : static_cast<float>(sumSq);
+  Buffer bss = kut.upload(DType::F32, &ssStart, 1, 4);
   auto launch = [&](int64_t k) {
     switch (c.family) {
     case Family::Gemv:
@@ -110,13 +119,15 @@ TEST_P(DecodeGemvKernel, MatchesFp64ReferenceAndRefusesPartialGroups) {
                                        Arg::out(by, {1, rows})});
     case Family::Rms:
       return stream.launch(kut.kernel, {Arg::in(bx, {1, k}), Arg::in(bw, {N, k}),
-                                       Arg::out(by, {1, rows}), Arg::real(normEps)});
+                                       Arg::out(by, {1, rows}), Arg::in(bss, {1}),
+                                       Arg::real(normEps)});
     case Family::Residual:
       return stream.launch(kut.kernel, {Arg::in(bx, {1, k}), Arg::in(bw, {N, k}),
-                                       Arg::inout(by, {1, rows})});
+                                       Arg::inout(by, {1, rows}), Arg::add(bss, {1})});
     case Family::Swiglu:
       return stream.launch(kut.kernel, {Arg::in(bx, {1, 1, k}), Arg::in(bw, {2, rows, k}),
-                                       Arg::out(by, {1, rows})});
+                                       Arg::out(by, {1, rows}), Arg::in(bss, {1}),
+                                       Arg::real(normEps)});
     }
     return Status::error("unknown family");
   };
@@ -126,10 +137,10 @@ TEST_P(DecodeGemvKernel, MatchesFp64ReferenceAndRefusesPartialGroups) {
   ASSERT_TRUE(st.isOk()) << st.message();
   ASSERT_TRUE(stream.synchronize().isOk());
 
-  double meanSq = 0;
-  for (int64_t k = 0; k < K; ++k)
-    meanSq += double(decode(x[k])) * decode(x[k]) / K;
-  const double invRms = rms ? 1.0 / std::sqrt(meanSq + normEps) : 1.0;
+  float ssEnd = 0;
+  ASSERT_TRUE(stream.copyToHost(&ssEnd, bss, 4).isOk());
+  ASSERT_TRUE(stream.synchronize().isOk());
+  const double invRms = rms ? 1.0 / std::sqrt(sumSq / K + normEps) : 1.0;
   auto dotRow = [&](int64_t r) {
     double acc = 0;
     for (int64_t k = 0; k < K; ++k)
@@ -155,6 +166,13 @@ TEST_P(DecodeGemvKernel, MatchesFp64ReferenceAndRefusesPartialGroups) {
     refSq += ref * ref;
   }
   EXPECT_LE(std::sqrt(errSq / refSq), 2 * eps) << name << " (" << c.dtype << ")";
+  // gemv_residual added the squares of exactly what it stored; the others
+  // only read the sum.
+  double wantSs = ssStart;
+  if (residual)
+    for (int64_t j = 0; j < rows; ++j)
+      wantSs += double(decode(y[j])) * decode(y[j]);
+  EXPECT_NEAR(ssEnd, wantSs, 1e-6 * wantSs) << name << " (" << c.dtype << "): sum of squares";
 
   // K one tile short of whole groups: the contract refuses the launch.
   if (c.group > 1) {
