@@ -17,9 +17,16 @@
 // PTX90: .target sm_90a
 // PTX100: .target sm_100
 // PTX: .entry silu_mul
-// 16-byte global loads and stores; loads of `in` views take the read-only
-// (non-coherent) path:
-// PTX: ld.global.nc.v4.b32
+// 16-byte global loads and stores. Loads of `in` views take the read-only
+// (non-coherent) path, except in kernels that wait for the grid before them
+// (sm_90 and later): that grid may still write their inputs while they are
+// resident.
+// PTX80: ld.global.nc.v4.b32
+// PTX89: ld.global.nc.v4.b32
+// PTX90: griddepcontrol.wait
+// PTX90: ld.global.v4.b32
+// PTX100: griddepcontrol.wait
+// PTX100: ld.global.v4.b32
 // PTX: st.global.v4.b32
 // BIN: gpu.binary @tile_kernels [#gpu.object<#nvvm.target<O = 3, chip = "{{sm_[0-9a]+}}", link = ["{{.*}}libdevice.10.bc"]>, properties = {{{.*}}}, bin = "\7FELF
 

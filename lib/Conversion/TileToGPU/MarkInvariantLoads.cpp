@@ -2,7 +2,12 @@
 //
 // Loads through the `in` views of a verified kernel read memory that nothing
 // writes during the launch; `!invariant.load` lets NVPTX use the read-only
-// (non-coherent) data path for them.
+// (non-coherent) data path for them. Not in a kernel that waits for the
+// grid before it (griddepcontrol.wait): launched as a programmatic
+// dependent, its launch overlaps that grid, which may still be writing its
+// inputs, and the read-only path may then serve a line another kernel on
+// the SM cached before the write (seen on an H200: the decode step's norm
+// sums read stale within a replayed graph).
 //
 //===----------------------------------------------------------------------===//
 
@@ -56,7 +61,8 @@ struct MarkInvariantLoadsPass
     : tile::impl::MarkInvariantLoadsBase<MarkInvariantLoadsPass> {
   void runOnOperation() override {
     getOperation()->walk([](LLVM::LLVMFuncOp func) {
-      if (!func->hasAttr(kInvariantInputsAttrName) || func.isExternal())
+      if (!func->hasAttr(kInvariantInputsAttrName) || func.isExternal() ||
+          func->hasAttr(kWaitsForPriorGridAttrName))
         return;
       func.walk([&](LLVM::LoadOp load) {
         BlockArgument root = addressRoot(load.getAddr());

@@ -561,7 +561,8 @@ struct ConvertTileToGPUPass
       // `in` views are never written by the kernel; with the ownership
       // proof (and the launch contract) nothing else writes them during the
       // launch either, which tile-mark-invariant-loads turns into
-      // ld.global.nc.
+      // ld.global.nc (unless the kernel waits for the grid before it: that
+      // grid may still be writing them while this one is resident).
       for (auto [i, t] : llvm::enumerate(kernel.getArgumentTypes()))
         if (auto view = dyn_cast<ViewType>(t);
             view && view.getMode() == OwnershipMode::In)

@@ -36,3 +36,14 @@ llvm.func @unverified(%in: !llvm.ptr {llvm.readonly}, %out: !llvm.ptr) {
   llvm.store %a, %out : f32, !llvm.ptr
   llvm.return
 }
+
+// A verified kernel that waits for the grid before it (a programmatic
+// dependent): that grid may write its inputs while it is resident, so its
+// loads keep the coherent path.
+// CHECK-LABEL: llvm.func @waits_for_prior_grid
+llvm.func @waits_for_prior_grid(%in: !llvm.ptr {llvm.readonly}, %out: !llvm.ptr) attributes {tile.invariant_inputs, tile.waits_for_prior_grid} {
+  // CHECK: llvm.load %arg0 : !llvm.ptr -> f32
+  %a = llvm.load %in : !llvm.ptr -> f32
+  llvm.store %a, %out : f32, !llvm.ptr
+  llvm.return
+}

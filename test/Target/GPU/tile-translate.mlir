@@ -16,7 +16,8 @@
 // PTX: .target sm_90a
 // PTX: .visible .entry scale(
 // PTX: .maxntid 128, 1, 1
-// PTX: ld.global.nc.v4
+// PTX: griddepcontrol.wait
+// PTX: ld.global.v4
 // NVVMIR: target triple = "nvptx64-nvidia-cuda"
 // NVVMIR: define ptx_kernel void @scale(
 // MISS: kernel cache miss
