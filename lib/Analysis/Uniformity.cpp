@@ -32,11 +32,11 @@ bool Uniformity::compute(Value value) {
   // Reads of shared read-only memory at uniform places give uniform data.
   if (auto load = dyn_cast<LoadOp>(op)) {
     auto partition = dyn_cast<PartitionType>(load.getSource().getType());
-    return partition && partition.getMode() == OwnershipMode::In &&
+    return partition && partition.isShared() &&
            operandsUniform();
   }
   if (auto gather = dyn_cast<GatherOp>(op))
-    return gather.getSource().getType().getMode() == OwnershipMode::In &&
+    return gather.getSource().getType().isShared() &&
            operandsUniform();
   // A reduction depends only on its inputs (the combiner is pure).
   if (isa<ReduceOp>(op))

@@ -325,9 +325,9 @@ std::optional<Val> EmitterImpl::builtin(const Expr &e, bool &handled) {
     auto pt = ref->kind == Val::Kind::TileRef
                   ? dyn_cast<PartitionType>(ref->value.getType())
                   : PartitionType();
-    if (!pt || pt.getMode() != OwnershipMode::In) {
+    if (!pt || !pt.isShared()) {
       error(args[0].loc) << "prefetch needs a tile position p[i, ...] of a "
-                            "shared input (&Tensor)";
+                            "shared input (&Tensor or &frozen Tensor)";
       return std::nullopt;
     }
     PrefetchOp::create(b, l, ref->value, ref->indices);
@@ -368,8 +368,9 @@ std::optional<Val> EmitterImpl::builtin(const Expr &e, bool &handled) {
         isa<PartitionType>(ref->value.getType()) && uncheckedDepth > 0) {
       // Unchecked code writes the partition at any index, unclaimed.
       auto pt = cast<PartitionType>(ref->value.getType());
-      if (pt.getMode() == OwnershipMode::In) {
-        error(args[0].loc) << "cannot store into a shared input (&Tensor): "
+      if (pt.isShared()) {
+        error(args[0].loc) << "cannot store into a shared input (&Tensor, &frozen "
+                              "Tensor): "
                               "it is read-only, in unchecked code too";
         return std::nullopt;
       }

@@ -217,8 +217,9 @@ LogicalResult EmitterImpl::emitKernel(ModuleOp into,
     auto dims = shape(p.shape, /*allowDynamic=*/true);
     if (!elt || !dims)
       return failure();
-    OwnershipMode mode = p.mode == "in"    ? OwnershipMode::In
-                         : p.mode == "out" ? OwnershipMode::Out
+    OwnershipMode mode = p.mode == "in"       ? OwnershipMode::In
+                         : p.mode == "frozen" ? OwnershipMode::Frozen
+                         : p.mode == "out"    ? OwnershipMode::Out
                          : p.mode == "add" ? OwnershipMode::Add
                                            : OwnershipMode::InOut;
     if (p.strides.empty()) {

@@ -185,6 +185,9 @@ private:
       } else if (isKeyword("add")) {
         p.mode = "add";
         advance();
+      } else if (isKeyword("frozen")) {
+        p.mode = "frozen";
+        advance();
       }
       if (!isKeyword("Tensor")) {
         error("expected 'Tensor' after '&'");
@@ -206,9 +209,10 @@ private:
       }
       expect(">", "to close 'Tensor<...>'");
       if (isKeyword("by")) {
-        if (p.mode == "in" || p.mode == "add") {
+        if (p.mode == "in" || p.mode == "frozen" || p.mode == "add") {
           error("'by' partitions exclusively owned tensors (&mut, &inout); " +
-                std::string(p.mode == "in" ? "shared inputs" : "add-only tensors") +
+                std::string(p.mode == "add" ? "add-only tensors"
+                                            : "shared inputs") +
                 " are partitioned with .tiles([...])");
           return p;
         }

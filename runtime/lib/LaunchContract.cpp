@@ -58,6 +58,8 @@ std::string_view toString(AccessMode mode) {
     return "inout";
   case AccessMode::Add:
     return "add";
+  case AccessMode::Frozen:
+    return "frozen";
   }
   return "in";
 }

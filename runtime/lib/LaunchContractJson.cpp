@@ -276,9 +276,11 @@ Status LaunchContract::fromJson(std::string_view text, LaunchContract &out) {
         p.mode = AccessMode::InOut;
       else if (mode == "add")
         p.mode = AccessMode::Add;
+      else if (mode == "frozen")
+        p.mode = AccessMode::Frozen;
       else
         return Status::error("launch contract: " + where +
-                             ".mode: expected in, out, inout or add");
+                             ".mode: expected in, frozen, out, inout or add");
       if (!r.getDimList(pj, "shape", where, p.shape) ||
           !r.getDimList(pj, "strides", where, p.strides))
         return r.status;

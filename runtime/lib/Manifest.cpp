@@ -170,7 +170,7 @@ Status Manifest::parse(std::string_view text, const std::string &path,
           return s;
         const ContractParam &p = mk.contract.params[map.argument];
         if (p.kind != ContractParam::Kind::View || p.shape.size() != 2 ||
-            p.mode != AccessMode::In)
+            !isShared(p.mode))
           return r.fail(at + ": parameter '" + p.name +
                         "' is not a 2-D read-only view");
         auto box = tm.find("box");

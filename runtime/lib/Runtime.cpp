@@ -423,6 +423,17 @@ Status Stream::launch(const Kernel &kernel, const Arg *args, size_t numArgs) {
     if (b.device.get() != impl->device || b.pinnedHost)
       return Status::error(label(meta, idx) +
                            ": the buffer is not memory of this device");
+    if (exclusive && b.frozen)
+      return Status::error(label(meta, idx) + " is " +
+                           std::string(toString(p.mode)) +
+                           ": the kernel writes it, but the buffer is frozen "
+                           "(Stream::freeze)");
+    if (p.mode == AccessMode::Frozen && !b.frozen)
+      return Status::error(
+          label(meta, idx) +
+          " is frozen: the kernel reads it through the read-only cache, even "
+          "while the grid before it runs; freeze its buffer first "
+          "(Stream::freeze)");
     if (a.rank < 0)
       return Status::error(label(meta, idx) +
                            ": shape and strides must have the same rank, at "
@@ -488,6 +499,8 @@ Status Stream::copyToDevice(const Buffer &dst, const void *src, size_t bytes,
     return Status::error("copyToDevice: no stream");
   if (Status s = checkBuffer(*impl, dst, "copyToDevice", dstOffset, bytes); !s)
     return s;
+  if (dst.shared()->frozen)
+    return Status::error("copyToDevice: the buffer is frozen (Stream::freeze)");
   if (impl->isCapturing)
     return Status::error("copyToDevice: host copies cannot be captured (the "
                          "host memory would have to outlive the graph); "
@@ -514,6 +527,9 @@ Status Stream::copy(const Buffer &dst, const Buffer &src, size_t bytes) {
     return s;
   if (Status s = checkBuffer(*impl, src, "copy (source)", 0, bytes); !s)
     return s;
+  if (dst.shared()->frozen)
+    return Status::error("copy: the destination buffer is frozen "
+                         "(Stream::freeze)");
   uint64_t d = dst.address(), s0 = src.address();
   if (bytes && d < s0 + bytes && s0 < d + bytes)
     return Status::error("copy: source and destination overlap");
@@ -527,8 +543,29 @@ Status Stream::fill(const Buffer &dst, uint8_t byte) {
     return Status::error("fill: no stream");
   if (Status s = checkBuffer(*impl, dst, "fill", 0, dst.bytes()); !s)
     return s;
+  if (dst.shared()->frozen)
+    return Status::error("fill: the buffer is frozen (Stream::freeze)");
   keep(*impl, dst.shared());
   return impl->fill(dst.address(), byte, dst.bytes());
+}
+
+Status Stream::freeze(const Buffer &buffer) {
+  if (!impl)
+    return Status::error("freeze: no stream");
+  if (Status s = checkBuffer(*impl, buffer, "freeze", 0, 0); !s)
+    return s;
+  if (buffer.shared()->pinnedHost)
+    return Status::error("freeze: the buffer is host memory");
+  if (impl->isCapturing)
+    return Status::error("freeze: not while capturing (it waits for the "
+                         "stream)");
+  // Every write queued before lands before any kernel reads it frozen: no
+  // later launch on this stream can overlap a writer (programmatic
+  // dependents overlap only the grid before them, on their own stream).
+  if (Status s = impl->synchronize(); !s)
+    return s;
+  buffer.shared()->frozen = true;
+  return Status::ok();
 }
 
 Status Stream::record(Event &event) {

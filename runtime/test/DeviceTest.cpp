@@ -66,6 +66,55 @@ TEST_F(DeviceTest, AtomicAddsOfAllProgramsLand) {
               {"argument ss (#1)", "overlaps", "argument x (#0)"});
 }
 
+TEST_F(DeviceTest, FrozenInputsNeedAFrozenBuffer) {
+  const int rows = 45;
+  auto x = randomFloats(rows * 256, -2, 2, 11);
+  auto w = randomFloats(256, 0.5, 1.5, 12);
+  Buffer bx = rt.upload(x), bw = rt.upload(w);
+  Buffer by = rt.upload(poisoned32(rows * 256));
+  Kernel k = rt.kernel("scale_frozen");
+  // Not frozen yet: refused, nothing written.
+  expectError(rt.stream().launch(k, {Arg::in(bx, {rows, 256}), Arg::in(bw, {256}),
+                                     Arg::out(by, {rows, 256})}),
+              {"argument w (#1)", "is frozen", "Stream::freeze"});
+  for (float v : rt.download(by))
+    ASSERT_TRUE(isPoison(v));
+  EXPECT_FALSE(bw.frozen());
+  ASSERT_OK(rt.stream().freeze(bw));
+  EXPECT_TRUE(bw.frozen());
+  // Twice in a row (graph + programmatic launch on a GPU): each reads w.
+  for (int rep = 0; rep < 2; ++rep)
+    ASSERT_OK(rt.stream().launch(k, {Arg::in(bx, {rows, 256}), Arg::in(bw, {256}),
+                                     Arg::out(by, {rows, 256})}));
+  std::vector<float> y = rt.download(by);
+  for (int i = 0; i < rows * 256; ++i) {
+    ASSERT_FALSE(isPoison(y[i])) << "element " << i << " was not written";
+    double want = double(x[i]) * w[i % 256];
+    ASSERT_LE(std::abs(y[i] - want), 1e-6 * std::abs(want)) << i;
+  }
+  // A frozen buffer is never written again: by a kernel, a copy or a fill.
+  expectError(rt.stream().launch(rt.kernel("add_one"), {Arg::inout(bw, {256})}),
+              {"argument x (#0)", "the kernel writes it, but the buffer is frozen"});
+  float host[4] = {};
+  expectError(rt.stream().copyToDevice(bw, host, sizeof host), {"copyToDevice", "frozen"});
+  expectError(rt.stream().copy(bw, bx, 256 * 4), {"copy", "frozen"});
+  expectError(rt.stream().fill(bw, 0), {"fill", "frozen"});
+  // Reading it as a plain input is fine, and so is reading from it.
+  ASSERT_OK(rt.stream().launch(rt.kernel("scale_rows"),
+                               {Arg::in(bw, {1, 256}), Arg::out(by, {1, 256}),
+                                Arg::real(2.0)}));
+  std::vector<float> back(256);
+  ASSERT_OK(rt.stream().copyToHost(back.data(), bw, 256 * 4));
+  ASSERT_OK(rt.stream().synchronize());
+  EXPECT_EQ(back, w);
+  // Freezing waits for the stream, which a capture cannot.
+  Buffer other = rt.upload(w);
+  ASSERT_OK(rt.stream().beginCapture());
+  expectError(rt.stream().freeze(other), {"freeze", "capturing"});
+  Graph g;
+  ASSERT_OK(rt.stream().endCapture(g));
+}
+
 TEST_F(DeviceTest, NoOverlapRuleRejectsAliasedOutput) {
   auto x = randomFloats(8 * 256, 1, 2, 2);
   Buffer b = rt.upload(x);

@@ -12,7 +12,7 @@ using Op = ContractExpr::Op;
 
 namespace {
 
-/// rmsnorm-like kernel: x: in [?, 4096] f16, w: in [4096] f16,
+/// rmsnorm-like kernel: x: in [?, 4096] f16, w: frozen [4096] f16,
 /// y: out [?, 4096] f16, pos: i32; grid = dim(y, 0).
 LaunchContract makeContract() {
   LaunchContract c;
@@ -20,7 +20,7 @@ LaunchContract makeContract() {
   c.params.push_back({ContractParam::Kind::View, "x", DType::F16,
                       AccessMode::In, {-1, 4096}, {4096, 1}});
   c.params.push_back({ContractParam::Kind::View, "w", DType::F16,
-                      AccessMode::In, {4096}, {1}});
+                      AccessMode::Frozen, {4096}, {1}});
   c.params.push_back({ContractParam::Kind::View, "y", DType::F16,
                       AccessMode::Out, {-1, 4096}, {-1, 1}});
   c.params.push_back({ContractParam::Kind::Scalar, "pos", DType::I32,
@@ -266,6 +266,8 @@ TEST(LaunchContract, JsonRoundTrip) {
   EXPECT_EQ(back.toString(back.rules[3]),
             "assume((pos + 4) <= dim(x, 0)) \"pos + 4 <= rows of x\"");
   EXPECT_EQ(back.params[2].strides, (std::vector<int64_t>{-1, 1}));
+  EXPECT_EQ(back.params[1].mode, AccessMode::Frozen);
+  EXPECT_NE(text.find("\"mode\":\"frozen\""), std::string::npos) << text;
   Buffers b;
   EXPECT_TRUE(check(back, goodArgs(b)).isOk());
 }
@@ -287,6 +289,9 @@ TEST(LaunchContract, BadJsonIsAnErrorNamingTheField) {
   expectError(R"({"version": 1, "kernel": "k", "params": [{"kind": "view",
       "dtype": "f16", "mode": "in", "shape": [4], "strides": []}],
       "rules": []})", "shape and strides must have the same");
+  expectError(R"({"version": 1, "kernel": "k", "params": [{"kind": "view",
+      "dtype": "f16", "mode": "const", "shape": [4], "strides": [1]}],
+      "rules": []})", "params[0].mode: expected in, frozen, out, inout or add");
   expectError(R"({"version": 1, "kernel": "k", "params": [], "rules": [
       {"kind": "no_overlap", "a": 0, "b": 1}]})",
               "rules[0].a: argument 0 is not a parameter");

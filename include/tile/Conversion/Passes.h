@@ -30,6 +30,12 @@ inline constexpr llvm::StringLiteral kInvariantInputsAttrName =
 /// The argument attribute on the memrefs of `in` views (LLVM's readonly;
 /// convert-gpu-to-nvvm keeps it on the descriptor's pointers).
 inline constexpr llvm::StringLiteral kReadonlyArgAttrName = "llvm.readonly";
+/// The argument attribute that marks the memrefs of `frozen` views (no
+/// kernel writes them, not even a grid this kernel overlaps under PDL).
+/// convert-gpu-to-nvvm carries only LLVM's pointer attributes to the
+/// descriptor's pointers, so the marker is one of them: `nofree`, true of
+/// every kernel argument and set on no other.
+inline constexpr llvm::StringLiteral kFrozenArgAttrName = "llvm.nofree";
 /// The unit attribute on kernels that begin with griddepcontrol.wait
 /// (grid-dependency-control): safe to launch as programmatic dependents.
 inline constexpr llvm::StringLiteral kWaitsForPriorGridAttrName =

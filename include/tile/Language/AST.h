@@ -107,7 +107,8 @@ struct Param {
   llvm::SMLoc loc;
   std::string name;
   Kind kind = Kind::Scalar;
-  std::string mode; ///< "in" (&), "out" (&mut), "inout" (&inout), "add" (&add)
+  std::string mode; ///< "in" (&), "out" (&mut), "inout" (&inout), "add" (&add),
+                    ///< "frozen" (&frozen)
   std::string dtype;
   std::vector<ExprPtr> shape; ///< Wild for `?`
   /// `strides = [...]` (Wild for `?`); empty: row-major contiguous.

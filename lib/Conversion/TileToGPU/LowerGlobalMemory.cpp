@@ -448,7 +448,7 @@ SmallVector<int64_t> tile::gpu_lowering::nonUnitSizes(ArrayRef<int64_t> shape) {
 Value GPUKernelLowering::reloadInLayout(LoadOp load, ArrayRef<int64_t> from,
                                         RankedTensorType type) {
   auto partition = dyn_cast<PartitionType>(load.getSource().getType());
-  if (!partition || partition.getMode() != OwnershipMode::In)
+  if (!partition || !partition.isShared())
     return {};
   RankedTensorType loadType = load.getResult().getType();
   if (nonUnitSizes(loadType.getShape()) != nonUnitSizes(from))

@@ -67,7 +67,9 @@ std::optional<unsigned> partitionArgument(KernelOp kernel, Value partition,
   if (!p || p.getResult().getType().getTileShape() != tile)
     return std::nullopt;
   auto view = cast<ViewType>(p.getView().getType());
-  if (view.getMode() != mode || view.getStrides().size() != 2 ||
+  bool modeMatches = mode == OwnershipMode::In ? view.isShared()
+                                               : view.getMode() == mode;
+  if (!modeMatches || view.getStrides().size() != 2 ||
       view.getStrides().back() != 1)
     return std::nullopt;
   return argumentIndex(kernel, p.getView());

@@ -1,13 +1,13 @@
 //===- MarkInvariantLoads.cpp - ld.global.nc for the inputs of kernels ----===//
 //
-// Loads through the `in` views of a verified kernel read memory that nothing
-// writes during the launch; `!invariant.load` lets NVPTX use the read-only
-// (non-coherent) data path for them. Not in a kernel that waits for the
-// grid before it (griddepcontrol.wait): launched as a programmatic
-// dependent, its launch overlaps that grid, which may still be writing its
-// inputs, and the read-only path may then serve a line another kernel on
-// the SM cached before the write (seen on an H200: the decode step's norm
-// sums read stale within a replayed graph).
+// Loads through the `in` and `frozen` views of a verified kernel read memory
+// that nothing writes during the launch; `!invariant.load` lets NVPTX use
+// the read-only (non-coherent) data path for them. In a kernel that waits
+// for the grid before it (griddepcontrol.wait), only `frozen` views: launched
+// as a programmatic dependent, its launch overlaps that grid, which may still
+// be writing its `in` inputs, and the read-only path may then serve a line
+// cached before the write (seen on an H200: the decode step's norm sums read
+// stale within a replayed graph). Frozen memory is written by no kernel.
 //
 //===----------------------------------------------------------------------===//
 
@@ -61,13 +61,15 @@ struct MarkInvariantLoadsPass
     : tile::impl::MarkInvariantLoadsBase<MarkInvariantLoadsPass> {
   void runOnOperation() override {
     getOperation()->walk([](LLVM::LLVMFuncOp func) {
-      if (!func->hasAttr(kInvariantInputsAttrName) || func.isExternal() ||
-          func->hasAttr(kWaitsForPriorGridAttrName))
+      if (!func->hasAttr(kInvariantInputsAttrName) || func.isExternal())
         return;
+      StringRef marker = func->hasAttr(kWaitsForPriorGridAttrName)
+                             ? kFrozenArgAttrName
+                             : kReadonlyArgAttrName;
       func.walk([&](LLVM::LoadOp load) {
         BlockArgument root = addressRoot(load.getAddr());
         if (root && root.getOwner()->getParentOp() == func &&
-            func.getArgAttr(root.getArgNumber(), kReadonlyArgAttrName))
+            func.getArgAttr(root.getArgNumber(), marker))
           load.setInvariant(true);
       });
     });

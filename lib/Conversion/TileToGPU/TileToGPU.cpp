@@ -558,15 +558,20 @@ struct ConvertTileToGPUPass
         func->setAttr(NVVM::NVVMDialect::getMinctasmAttrName(),
                       b.getI32IntegerAttr(static_cast<int32_t>(n.getInt())));
       }
-      // `in` views are never written by the kernel; with the ownership
-      // proof (and the launch contract) nothing else writes them during the
-      // launch either, which tile-mark-invariant-loads turns into
-      // ld.global.nc (unless the kernel waits for the grid before it: that
-      // grid may still be writing them while this one is resident).
-      for (auto [i, t] : llvm::enumerate(kernel.getArgumentTypes()))
-        if (auto view = dyn_cast<ViewType>(t);
-            view && view.getMode() == OwnershipMode::In)
-          func.setArgAttr(i, kReadonlyArgAttrName, b.getUnitAttr());
+      // `in` and `frozen` views are never written by the kernel; with the
+      // ownership proof (and the launch contract) nothing else writes them
+      // during the launch either, which tile-mark-invariant-loads turns
+      // into ld.global.nc (for `in` views, unless the kernel waits for the
+      // grid before it: that grid may still be writing them while this one
+      // is resident; `frozen` memory is written by no kernel at all).
+      for (auto [i, t] : llvm::enumerate(kernel.getArgumentTypes())) {
+        auto view = dyn_cast<ViewType>(t);
+        if (!view || !view.isShared())
+          continue;
+        func.setArgAttr(i, kReadonlyArgAttrName, b.getUnitAttr());
+        if (view.getMode() == OwnershipMode::Frozen)
+          func.setArgAttr(i, kFrozenArgAttrName, b.getUnitAttr());
+      }
       if (kernel->hasAttr(kOwnershipVerifiedAttrName))
         func->setAttr(kInvariantInputsAttrName, b.getUnitAttr());
       Block &entry = func.getBody().front();

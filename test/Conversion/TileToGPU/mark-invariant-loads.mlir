@@ -38,12 +38,25 @@ llvm.func @unverified(%in: !llvm.ptr {llvm.readonly}, %out: !llvm.ptr) {
 }
 
 // A verified kernel that waits for the grid before it (a programmatic
-// dependent): that grid may write its inputs while it is resident, so its
-// loads keep the coherent path.
+// dependent): that grid may write its `in` inputs while it is resident, so
+// their loads keep the coherent path; `frozen` memory (marked llvm.nofree) is
+// written by no kernel, so its loads still become invariant.
 // CHECK-LABEL: llvm.func @waits_for_prior_grid
-llvm.func @waits_for_prior_grid(%in: !llvm.ptr {llvm.readonly}, %out: !llvm.ptr) attributes {tile.invariant_inputs, tile.waits_for_prior_grid} {
+llvm.func @waits_for_prior_grid(%in: !llvm.ptr {llvm.readonly}, %w: !llvm.ptr {llvm.nofree, llvm.readonly}, %out: !llvm.ptr) attributes {tile.invariant_inputs, tile.waits_for_prior_grid} {
   // CHECK: llvm.load %arg0 : !llvm.ptr -> f32
   %a = llvm.load %in : !llvm.ptr -> f32
+  // CHECK: llvm.load %arg1 invariant : !llvm.ptr -> f32
+  %b = llvm.load %w : !llvm.ptr -> f32
+  %s = llvm.fadd %a, %b : f32
+  llvm.store %s, %out : f32, !llvm.ptr
+  llvm.return
+}
+
+// Unverified, `frozen` alone is not enough either.
+// CHECK-LABEL: llvm.func @unverified_frozen
+llvm.func @unverified_frozen(%w: !llvm.ptr {llvm.nofree, llvm.readonly}, %out: !llvm.ptr) attributes {tile.waits_for_prior_grid} {
+  // CHECK: llvm.load %arg0 : !llvm.ptr -> f32
+  %a = llvm.load %w : !llvm.ptr -> f32
   llvm.store %a, %out : f32, !llvm.ptr
   llvm.return
 }

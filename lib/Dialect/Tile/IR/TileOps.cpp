@@ -443,11 +443,17 @@ void NumTilesOp::inferResultRanges(ArrayRef<ConstantIntRanges>,
 // OwnOp
 //===----------------------------------------------------------------------===//
 
+/// "an 'in'" or "a 'frozen'", for messages.
+static StringRef sharedModeName(OwnershipMode mode) {
+  return mode == OwnershipMode::Frozen ? "a 'frozen'" : "an 'in'";
+}
+
 LogicalResult OwnOp::verify() {
   PartitionType partition = getPartition().getType();
-  if (partition.getMode() == OwnershipMode::In)
-    return emitOpError("cannot own a block of an 'in' partition: 'in' views "
-                       "are shared and read-only");
+  if (partition.isShared())
+    return emitOpError("cannot own a block of ")
+           << sharedModeName(partition.getMode())
+           << " partition: shared views are read-only";
   if (partition.getMode() == OwnershipMode::Add)
     return emitOpError("cannot own a block of an 'add' partition: 'add' "
                        "views are only added into (tile.atomic_add)");
@@ -500,9 +506,9 @@ LogicalResult LoadOp::verify() {
 
 LogicalResult PrefetchOp::verify() {
   PartitionType partition = getSource().getType();
-  if (partition.getMode() != OwnershipMode::In)
-    return emitOpError("can only prefetch an 'in' partition: a shared "
-                       "read-only input");
+  if (!partition.isShared())
+    return emitOpError("can only prefetch an 'in' or 'frozen' partition: a "
+                       "shared read-only input");
   if (failed(verifyTileIndices(*this, partition, getIndices())))
     return failure();
   return success();
@@ -515,9 +521,10 @@ LogicalResult StoreOp::verify() {
   if (auto block = dyn_cast<OwnedType>(getDest().getType()))
     return verifyBlockAccess(*this, block, value, getIndices(), "value");
   auto partition = cast<PartitionType>(getDest().getType());
-  if (partition.getMode() == OwnershipMode::In)
-    return emitOpError("cannot store into an 'in' partition: 'in' views are "
-                       "shared and read-only");
+  if (partition.isShared())
+    return emitOpError("cannot store into ")
+           << sharedModeName(partition.getMode())
+           << " partition: shared views are read-only";
   if (!isInUncheckedRegion(*this))
     return emitOpError("can only store into a block this program owns "
                        "(tile.own); storing into a partition directly needs "
@@ -555,8 +562,9 @@ LogicalResult GatherOp::verify() {
   PartitionType partition = getSource().getType();
   if (failed(detail::verifyTileOperandsAndResults(*this)))
     return failure();
-  if (partition.getMode() != OwnershipMode::In && !isInUncheckedRegion(*this))
-    return emitOpError("gathers only from 'in' partitions; this one is '")
+  if (!partition.isShared() && !isInUncheckedRegion(*this))
+    return emitOpError("gathers only from 'in' or 'frozen' partitions; this "
+                       "one is '")
            << stringifyOwnershipMode(partition.getMode()) << "'";
   ArrayRef<int64_t> tile = partition.getTileShape();
   if (tile[0] != 1)

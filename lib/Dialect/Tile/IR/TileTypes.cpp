@@ -284,7 +284,7 @@ LogicalResult ViewType::verify(function_ref<InFlightDiagnostic()> emitError,
                          << " must be positive or '?', got " << s;
   bool allStatic = !llvm::any_of(shape, ShapedType::isDynamic) &&
                    !llvm::any_of(strides, ShapedType::isDynamic);
-  if (mode != OwnershipMode::In && allStatic &&
+  if (!isSharedMode(mode) && allStatic &&
       !isNonOverlappingLayout(shape, strides))
     return emitError() << "an '" << stringifyOwnershipMode(mode)
                        << "' view must not overlap itself, but strides "
@@ -377,7 +377,7 @@ void OwnedType::print(AsmPrinter &printer) const {
 LogicalResult OwnedType::verify(function_ref<InFlightDiagnostic()> emitError,
                                 OwnershipMode mode, ArrayRef<int64_t> shape,
                                 Type elementType) {
-  if (mode == OwnershipMode::In || mode == OwnershipMode::Add)
+  if (isSharedMode(mode) || mode == OwnershipMode::Add)
     return emitError() << "an owned block is a block of an 'out' or 'inout' "
                           "partition, not of an '"
                        << stringifyOwnershipMode(mode) << "' one";

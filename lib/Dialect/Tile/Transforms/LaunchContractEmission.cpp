@@ -170,6 +170,9 @@ tile::buildLaunchContract(KernelOp kernel) {
       case OwnershipMode::In:
         param.mode = rt::AccessMode::In;
         break;
+      case OwnershipMode::Frozen:
+        param.mode = rt::AccessMode::Frozen;
+        break;
       case OwnershipMode::Out:
         param.mode = rt::AccessMode::Out;
         break;

@@ -38,10 +38,14 @@ bool parseDType(std::string_view text, DType &type);
 
 /// How a kernel uses a view: `Add` views are only added into (atomically,
 /// by any program); like `Out` and `InOut` they are written, so no other
-/// argument may alias them.
-enum class AccessMode : uint8_t { In, Out, InOut, Add };
+/// argument may alias them. `Frozen` views are read like `In` ones, from
+/// memory no kernel writes (the runtime checks that the buffer is frozen).
+enum class AccessMode : uint8_t { In, Out, InOut, Add, Frozen };
 std::string_view toString(AccessMode mode);
-inline bool isExclusive(AccessMode mode) { return mode != AccessMode::In; }
+inline bool isShared(AccessMode mode) {
+  return mode == AccessMode::In || mode == AccessMode::Frozen;
+}
+inline bool isExclusive(AccessMode mode) { return !isShared(mode); }
 
 /// An integer expression over the launch arguments, in postfix order: each
 /// node pops its operands from an evaluation stack and pushes its result.

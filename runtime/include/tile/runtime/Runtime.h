@@ -50,6 +50,8 @@ struct BufferStorage {
   DType dtype = DType::F32;
   int64_t count = 0; ///< elements
   bool pinnedHost = false;
+  /// Stream::freeze was called: never written again.
+  bool frozen = false;
   ~BufferStorage();
 };
 
@@ -58,6 +60,7 @@ class Buffer {
 public:
   Buffer() = default;
   bool valid() const { return storage != nullptr; }
+  bool frozen() const { return storage && storage->frozen; }
   uint64_t address() const { return storage ? storage->address : 0; }
   size_t bytes() const { return storage ? storage->bytes : 0; }
   DType dtype() const { return storage ? storage->dtype : DType::F32; }
@@ -71,8 +74,9 @@ private:
   std::shared_ptr<BufferStorage> storage;
 };
 
-/// One launch argument. Views name their access explicitly: `in` is shared
-/// read-only, `out`/`inout` exclusive; it must be what the kernel declares.
+/// One launch argument. Views name their access explicitly: `in` (and
+/// `frozen`, whose buffer must be frozen) is shared read-only, `out`/`inout`
+/// exclusive; it must be what the kernel declares.
 struct Arg {
   enum class Kind : uint8_t { Shared, Exclusive, Int, Float };
   Kind kind = Kind::Int;
@@ -84,7 +88,7 @@ struct Arg {
   double floatValue = 0;
 
   /// A shared, read-only view of `buffer`: `shape`, row-major strides unless
-  /// given, starting `offset` elements in.
+  /// given, starting `offset` elements in. Also for `frozen` parameters.
   static Arg in(const Buffer &buffer, std::initializer_list<int64_t> shape,
                 std::initializer_list<int64_t> strides = {},
                 int64_t offset = 0);
@@ -194,6 +198,14 @@ public:
                     size_t srcOffset = 0);
   Status copy(const Buffer &dst, const Buffer &src, size_t bytes);
   Status fill(const Buffer &dst, uint8_t byte);
+
+  /// Freezes `buffer` for the rest of its life: no launch may write it and
+  /// no copy or fill may change it, and kernels may read it as `frozen`
+  /// (through the read-only cache, even while the grid before them is still
+  /// running). Waits for this stream's queued work first, so every write
+  /// queued before has landed; writes on other streams must be ordered
+  /// before it by the caller, as for any cross-stream use.
+  Status freeze(const Buffer &buffer);
 
   /// Records `event` at this point of the stream.
   Status record(Event &event);

@@ -29,7 +29,7 @@ tile.kernel @partition_of_other_view(%x: !tile.view<in, ?x4xf16>) {
 tile.kernel @own_in(%x: !tile.view<in, ?x4xf16>) {
   %c0 = arith.constant 0 : index
   %p = tile.partition %x : !tile.partition<in, ?x4xf16, tile = [1, 4]>
-  // expected-error @+1 {{'tile.own' op cannot own a block of an 'in' partition: 'in' views are shared and read-only}}
+  // expected-error @+1 {{'tile.own' op cannot own a block of an 'in' partition: shared views are read-only}}
   %b = tile.own %p[%c0, %c0] : !tile.partition<in, ?x4xf16, tile = [1, 4]>
   tile.return
 }
@@ -258,7 +258,7 @@ tile.kernel @store_to_in(%x: !tile.view<in, ?x64xf32>, %s: f32) {
   %v = tile.splat %s : tensor<4x64xf32>
   %p = tile.partition %x : !tile.partition<in, ?x64xf32, tile = [4, 64]>
   tile.unchecked "write an input" {
-    // expected-error @+1 {{'tile.store' op cannot store into an 'in' partition: 'in' views are shared and read-only}}
+    // expected-error @+1 {{'tile.store' op cannot store into an 'in' partition: shared views are read-only}}
     tile.store %v, %p[%c0, %c0] : tensor<4x64xf32>, !tile.partition<in, ?x64xf32, tile = [4, 64]>
   }
   tile.return
@@ -283,7 +283,7 @@ tile.kernel @gather_from_out(%y: !tile.view<out, ?x64xf32>, %s: i32) {
   %c0 = arith.constant 0 : index
   %rows = tile.splat %s : tensor<4xi32>
   %p = tile.partition %y : !tile.partition<out, ?x64xf32, tile = [1, 64]>
-  // expected-error @+1 {{'tile.gather' op gathers only from 'in' partitions; this one is 'out'}}
+  // expected-error @+1 {{'tile.gather' op gathers only from 'in' or 'frozen' partitions; this one is 'out'}}
   %g = tile.gather %p[%rows, %c0] : !tile.partition<out, ?x64xf32, tile = [1, 64]>, tensor<4xi32> -> tensor<4x64xf32>
   tile.return
 }
@@ -348,7 +348,7 @@ tile.kernel @gather_rows_type(%x: !tile.view<in, ?x64xf32>, %s: f32) {
 tile.kernel @prefetch_out(%y: !tile.view<out, ?x?xf16>) {
   %c0 = arith.constant 0 : index
   %p = tile.partition %y : !tile.partition<out, ?x?xf16, tile = [2, 64]>
-  // expected-error @+1 {{'tile.prefetch' op can only prefetch an 'in' partition: a shared read-only input}}
+  // expected-error @+1 {{'tile.prefetch' op can only prefetch an 'in' or 'frozen' partition: a shared read-only input}}
   tile.prefetch %p[%c0, %c0] : !tile.partition<out, ?x?xf16, tile = [2, 64]>
   tile.return
 }
@@ -415,3 +415,47 @@ tile.kernel @own_add(%ss: !tile.view<add, ?xf32>) {
   %b = tile.own %p[%c0] : !tile.partition<add, ?xf32, tile = [1]>
   tile.return
 }
+
+// -----
+
+// A frozen view is shared and read-only.
+tile.kernel @own_frozen(%w: !tile.view<frozen, ?x4xf16>) {
+  %c0 = arith.constant 0 : index
+  %p = tile.partition %w : !tile.partition<frozen, ?x4xf16, tile = [1, 4]>
+  // expected-error @+1 {{'tile.own' op cannot own a block of a 'frozen' partition: shared views are read-only}}
+  %b = tile.own %p[%c0, %c0] : !tile.partition<frozen, ?x4xf16, tile = [1, 4]>
+  tile.return
+}
+
+// -----
+
+tile.kernel @store_frozen(%w: !tile.view<frozen, ?x4xf16>) {
+  %c0 = arith.constant 0 : index
+  %p = tile.partition %w : !tile.partition<frozen, ?x4xf16, tile = [1, 4]>
+  %v = arith.constant dense<1.0> : tensor<1x4xf16>
+  tile.unchecked "testing the rule" {
+    // expected-error @+1 {{'tile.store' op cannot store into a 'frozen' partition: shared views are read-only}}
+    tile.store %v, %p[%c0, %c0] : tensor<1x4xf16>, !tile.partition<frozen, ?x4xf16, tile = [1, 4]>
+  }
+  tile.return
+}
+
+// -----
+
+tile.kernel @atomic_add_frozen(%w: !tile.view<frozen, ?xf32>) {
+  %c0 = arith.constant 0 : index
+  %p = tile.partition %w : !tile.partition<frozen, ?xf32, tile = [1]>
+  %v = arith.constant dense<1.0> : tensor<1xf32>
+  // expected-error @+1 {{'tile.atomic_add' op adds only into an 'add' partition; this one is 'frozen'}}
+  tile.atomic_add %v, %p[%c0] : tensor<1xf32>, !tile.partition<frozen, ?xf32, tile = [1]>
+  tile.return
+}
+
+// -----
+
+// !tile.owned blocks come from out/inout partitions only.
+// expected-error @+1 {{an owned block is a block of an 'out' or 'inout' partition, not of an 'frozen' one}}
+tile.kernel @owned_frozen(%b: !tile.owned<frozen, 1x4xf16>) {
+  tile.return
+}
+

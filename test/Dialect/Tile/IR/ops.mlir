@@ -230,3 +230,21 @@ tile.kernel @atomic_add(%ss: !tile.view<add, ?xf32>) {
   tile.atomic_add %v, %p[%c0] : tensor<1xf32>, !tile.partition<add, ?xf32, tile = [1]>
   tile.return
 }
+
+// A frozen view reads like an `in` one: partitions, loads, gathers,
+// prefetches.
+// CHECK-LABEL: tile.kernel @frozen
+// CHECK-SAME: !tile.view<frozen, ?x1024xbf16>
+// CHECK: tile.prefetch %{{.*}}[%{{.*}}, %{{.*}}] : !tile.partition<frozen, ?x1024xbf16, tile = [1, 256]>
+// CHECK: tile.load %{{.*}}[%{{.*}}, %{{.*}}] : !tile.partition<frozen, ?x1024xbf16, tile = [1, 256]> -> tensor<1x256xbf16>
+// CHECK: tile.gather %{{.*}}[%{{.*}}, %{{.*}}] : !tile.partition<frozen, ?x1024xbf16, tile = [1, 256]>, tensor<4xi32> -> tensor<4x256xbf16>
+tile.kernel @frozen(%w: !tile.view<frozen, ?x1024xbf16>, %ids: !tile.view<in, 4xi32>) {
+  %c0 = arith.constant 0 : index
+  %p = tile.partition %w : !tile.partition<frozen, ?x1024xbf16, tile = [1, 256]>
+  tile.prefetch %p[%c0, %c0] : !tile.partition<frozen, ?x1024xbf16, tile = [1, 256]>
+  %row = tile.load %p[%c0, %c0] : !tile.partition<frozen, ?x1024xbf16, tile = [1, 256]> -> tensor<1x256xbf16>
+  %pi = tile.partition %ids : !tile.partition<in, 4xi32, tile = [4]>
+  %tok = tile.load %pi[%c0] : !tile.partition<in, 4xi32, tile = [4]> -> tensor<4xi32>
+  %rows = tile.gather %p[%tok, %c0] : !tile.partition<frozen, ?x1024xbf16, tile = [1, 256]>, tensor<4xi32> -> tensor<4x256xbf16>
+  tile.return
+}

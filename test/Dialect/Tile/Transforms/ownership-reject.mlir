@@ -431,7 +431,7 @@ tile.kernel @store_into_input(%x: !tile.view<in, ?x64xf32>, %s: f32) {
   %v = tile.splat %s : tensor<1x64xf32>
   %p = tile.partition %x : !tile.partition<in, ?x64xf32, tile = [1, 64]>
   tile.unchecked "write the input" {
-    // expected-error @+1 {{'tile.store' op cannot store into an 'in' partition: 'in' views are shared and read-only}}
+    // expected-error @+1 {{'tile.store' op cannot store into an 'in' partition: shared views are read-only}}
     tile.store %v, %p[%c0, %c0] : tensor<1x64xf32>, !tile.partition<in, ?x64xf32, tile = [1, 64]>
   }
   tile.return
@@ -443,7 +443,7 @@ tile.kernel @store_into_input(%x: !tile.view<in, ?x64xf32>, %s: f32) {
 tile.kernel @own_input(%x: !tile.view<in, ?x64xf32>) {
   %c0 = arith.constant 0 : index
   %p = tile.partition %x : !tile.partition<in, ?x64xf32, tile = [1, 64]>
-  // expected-error @+1 {{'tile.own' op cannot own a block of an 'in' partition: 'in' views are shared and read-only}}
+  // expected-error @+1 {{'tile.own' op cannot own a block of an 'in' partition: shared views are read-only}}
   %b = tile.own %p[%c0, %c0] : !tile.partition<in, ?x64xf32, tile = [1, 64]>
   tile.return
 }

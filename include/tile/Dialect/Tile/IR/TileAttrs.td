@@ -11,7 +11,8 @@ def Tile_OwnershipMode : I32EnumAttr<"OwnershipMode",
       I32EnumAttrCase<"In", 0, "in">,
       I32EnumAttrCase<"Out", 1, "out">,
       I32EnumAttrCase<"InOut", 2, "inout">,
-      I32EnumAttrCase<"Add", 3, "add">
+      I32EnumAttrCase<"Add", 3, "add">,
+      I32EnumAttrCase<"Frozen", 4, "frozen">
     ]> {
   let cppNamespace = "::tile";
   let genSpecializedAttr = 0;

@@ -13,6 +13,11 @@
 
 namespace tile {
 class OwnedType;
+
+/// `in` and `frozen` views are shared and read-only.
+inline bool isSharedMode(OwnershipMode mode) {
+  return mode == OwnershipMode::In || mode == OwnershipMode::Frozen;
+}
 } // namespace tile
 
 #define GET_TYPEDEF_CLASSES

@@ -18,6 +18,12 @@ def Tile_ViewType : Tile_Type<"View", "view"> {
     argument. The type states how the kernel may access it:
 
     * `in`: shared and read-only; loaded through a partition by any program.
+    * `frozen`: like `in`, and the memory is frozen: no kernel writes it
+      while any kernel that reads it may run (the runtime checks that the
+      buffer was frozen, and refuses it to every writable argument and
+      copy). Loads from it may use the read-only data path even in a kernel
+      that overlaps the grid before it (programmatic dependent launch);
+      meant for weights.
     * `out`: exclusively owned and write-only; written only through blocks
       claimed with `tile.own`.
     * `inout`: exclusively owned; read and written only through claimed
@@ -80,13 +86,15 @@ def Tile_ViewType : Tile_Type<"View", "view"> {
     /// each is at least the previous stride times its extent), and only the
     /// outermost dim may be dynamic. Otherwise it is checked at launch.
     bool isProvablyNonOverlapping() const;
-    /// True for `in` and `inout`.
+    /// True for `in`, `frozen` and `inout`.
     bool isReadable() const {
-      return getMode() == OwnershipMode::In || getMode() == OwnershipMode::InOut;
+      return isShared() || getMode() == OwnershipMode::InOut;
     }
+    /// True for `in` and `frozen`: read-only, any program loads any tile.
+    bool isShared() const { return ::tile::isSharedMode(getMode()); }
     /// True for `out`, `inout` and `add`: the kernel writes the view, so no
     /// other argument may alias it.
-    bool isExclusive() const { return getMode() != OwnershipMode::In; }
+    bool isExclusive() const { return !isShared(); }
 
     /// Row-major contiguous strides for `shape`: innermost 1, and `?` outward
     /// of the first dynamic dim.
@@ -137,6 +145,7 @@ def Tile_PartitionType : Tile_Type<"Partition", "partition"> {
   let genVerifyDecl = 1;
   let extraClassDeclaration = [{
     ::tile::OwnershipMode getMode() const { return getView().getMode(); }
+    bool isShared() const { return getView().isShared(); }
     ::mlir::Type getElementType() const { return getView().getElementType(); }
     int64_t getRank() const { return getTileShape().size(); }
     /// The number of tiles along each dim (ceil-div); `?` where the view's
