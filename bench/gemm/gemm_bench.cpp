@@ -171,6 +171,9 @@ int main(int argc, char **argv) {
         else
           CHECK(s.copy(ws[c], ws[0], N * K * 2));
       }
+      // Weights are `frozen` parameters of the GEMM and GEMV kernels.
+      for (const Buffer &w : ws)
+        CHECK(s.freeze(w));
       for (size_t ki = 0; ki < kernels.size(); ++ki) {
         const std::string &name = kernelNames[ki];
         // The fused gate/up + SwiGLU GEMV writes I = N / 2 activations.

@@ -195,7 +195,23 @@ Status Engine::Impl::foldNormWeights() {
   if (!(st = device->allocate(dt, H, stream, unitNorm)) ||
       !(st = stream.copyToDevice(unitNorm, ones.data(), H * 2)))
     return st;
-  return stream.synchronize();
+  return freezeWeights();
+}
+
+// The weights are final: frozen, nothing writes them again, and the kernels
+// that declare them `frozen` read them through the read-only cache even when
+// launched as programmatic dependents of the kernel before them.
+Status Engine::Impl::freezeWeights() {
+  std::vector<const Buffer *> weights = {&embed, &finalNorm, &lmHead, &unitNorm};
+  for (const Layer &L : layers)
+    for (const Buffer *b : {&L.inNorm, &L.postNorm, &L.qNorm, &L.kNorm, &L.qkv, &L.o,
+                            &L.gateUp, &L.down})
+      weights.push_back(b);
+  for (const Buffer *b : weights)
+    if (!b->frozen())
+      if (Status st = stream.freeze(*b); !st)
+        return st;
+  return Status::ok();
 }
 
 Status Engine::create(const std::string &modelDir, const EngineOptions &opts,

@@ -216,6 +216,7 @@ struct Engine::Impl {
 
   Status loadWeights(const Checkpoint &ck, const std::string &dir);
   Status foldNormWeights();
+  Status freezeWeights();
   Status allocActs(Acts &a, int64_t tokens);
   Status linear(int64_t tokens, const Buffer &x, int64_t k,
                 const Buffer &w, int64_t n, const Buffer &y, int64_t xOffset = 0);

@@ -131,6 +131,12 @@ TEST_P(DecodeGemvKernel, MatchesFp64ReferenceAndRefusesPartialGroups) {
     }
     return Status::error("unknown family");
   };
+  // W is a weight (`frozen`): refused until its buffer is frozen.
+  Status unfrozen = launch(K);
+  ASSERT_FALSE(unfrozen.isOk());
+  ASSERT_NE(unfrozen.message().find("argument w (#1) is frozen"), std::string::npos)
+      << unfrozen.message();
+  ASSERT_TRUE(stream.freeze(bw).isOk());
   Status st = launch(K);
   ASSERT_TRUE(st.isOk()) << st.message();
   st = stream.copyToHost(y.data(), by, y.size() * 2);

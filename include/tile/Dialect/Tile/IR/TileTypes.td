@@ -18,12 +18,11 @@ def Tile_ViewType : Tile_Type<"View", "view"> {
     argument. The type states how the kernel may access it:
 
     * `in`: shared and read-only; loaded through a partition by any program.
-    * `frozen`: like `in`, and the memory is frozen: no kernel writes it
-      while any kernel that reads it may run (the runtime checks that the
-      buffer was frozen, and refuses it to every writable argument and
-      copy). Loads from it may use the read-only data path even in a kernel
-      that overlaps the grid before it (programmatic dependent launch);
-      meant for weights.
+    * `frozen`: like `in`, from frozen memory, which no kernel writes at
+      all (the runtime checks that the buffer was frozen, and refuses a
+      frozen buffer to every written argument, copy and fill). Its loads
+      keep the read-only data path even in a kernel that overlaps the grid
+      before it (programmatic dependent launch); meant for weights.
     * `out`: exclusively owned and write-only; written only through blocks
       claimed with `tile.own`.
     * `inout`: exclusively owned; read and written only through claimed
