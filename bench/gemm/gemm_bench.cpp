@@ -171,9 +171,12 @@ int main(int argc, char **argv) {
         else
           CHECK(s.copy(ws[c], ws[0], N * K * 2));
       }
-      // Weights are `frozen` parameters of the GEMM and GEMV kernels.
+      // Weights are `frozen` parameters of the GEMM and GEMV kernels; x is
+      // never written here either (frozen, it may be passed to a variant
+      // that declares it so, to measure what the coherent path costs).
       for (const Buffer &w : ws)
         CHECK(s.freeze(w));
+      CHECK(s.freeze(x));
       for (size_t ki = 0; ki < kernels.size(); ++ki) {
         const std::string &name = kernelNames[ki];
         // The fused gate/up + SwiGLU GEMV writes I = N / 2 activations.
