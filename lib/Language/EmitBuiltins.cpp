@@ -143,6 +143,20 @@ std::optional<Val> EmitterImpl::builtin(const Expr &e, bool &handled) {
     Val v;
     return std::optional<Val>(v);
   };
+  // The partition of a tile position p[i, ...]; null when `ref` is not one.
+  auto partitionOf = [](const Val &ref) {
+    return ref.kind == Val::Kind::TileRef
+               ? dyn_cast<PartitionType>(ref.value.getType())
+               : PartitionType();
+  };
+  // The second argument as one tile of `pt` (scalars splat); null after an
+  // error.
+  auto tileValue = [&](PartitionType pt) -> Value {
+    auto v = expr(args[1]);
+    if (!v)
+      return {};
+    return coerce(*v, pt.getTileType(), args[1].loc);
+  };
 
   // -- The launch ------------------------------------------------------------
   if (name == "program_id" || name == "num_programs") {
@@ -322,9 +336,7 @@ std::optional<Val> EmitterImpl::builtin(const Expr &e, bool &handled) {
     auto ref = expr(args[0]);
     if (!ref)
       return std::nullopt;
-    auto pt = ref->kind == Val::Kind::TileRef
-                  ? dyn_cast<PartitionType>(ref->value.getType())
-                  : PartitionType();
+    PartitionType pt = partitionOf(*ref);
     if (!pt || !pt.isShared()) {
       error(args[0].loc) << "prefetch needs a tile position p[i, ...] of a "
                             "shared input (&Tensor or &frozen Tensor)";
@@ -339,18 +351,13 @@ std::optional<Val> EmitterImpl::builtin(const Expr &e, bool &handled) {
     auto ref = expr(args[0]);
     if (!ref)
       return std::nullopt;
-    auto pt = ref->kind == Val::Kind::TileRef
-                  ? dyn_cast<PartitionType>(ref->value.getType())
-                  : PartitionType();
+    PartitionType pt = partitionOf(*ref);
     if (!pt || pt.getMode() != OwnershipMode::Add) {
       error(args[0].loc) << "atomic_add needs a tile position p[i, ...] of an "
                             "add-only tensor (&add)";
       return std::nullopt;
     }
-    auto v = expr(args[1]);
-    if (!v)
-      return std::nullopt;
-    Value x = coerce(*v, pt.getTileType(), args[1].loc);
+    Value x = tileValue(pt);
     if (!x)
       return std::nullopt;
     AtomicAddOp::create(b, l, x, ref->value, ref->indices);
@@ -370,14 +377,10 @@ std::optional<Val> EmitterImpl::builtin(const Expr &e, bool &handled) {
       auto pt = cast<PartitionType>(ref->value.getType());
       if (pt.isShared()) {
         error(args[0].loc) << "cannot store into a shared input (&Tensor, &frozen "
-                              "Tensor): "
-                              "it is read-only, in unchecked code too";
+                              "Tensor): it is read-only, in unchecked code too";
         return std::nullopt;
       }
-      auto v = expr(args[1]);
-      if (!v)
-        return std::nullopt;
-      Value x = coerce(*v, pt.getTileType(), args[1].loc);
+      Value x = tileValue(pt);
       if (!x)
         return std::nullopt;
       StoreOp::create(b, l, x, ref->value, ref->indices);

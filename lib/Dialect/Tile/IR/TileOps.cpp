@@ -443,6 +443,22 @@ void NumTilesOp::inferResultRanges(ArrayRef<ConstantIntRanges>,
 // OwnOp
 //===----------------------------------------------------------------------===//
 
+/// A write of `value` to the tile at `indices` of `partition` (a store or
+/// an atomic add straight into a partition): valid indices, and the value
+/// is exactly one tile.
+static LogicalResult verifyPartitionTileValue(Operation *op,
+                                              PartitionType partition,
+                                              RankedTensorType value,
+                                              ValueRange indices) {
+  if (failed(verifyTileIndices(op, partition, indices)))
+    return failure();
+  if (value != partition.getTileType())
+    return op->emitOpError("value type ")
+           << value << " does not match the partition's tile "
+           << partition.getTileType();
+  return success();
+}
+
 /// "an 'in'" or "a 'frozen'", for messages.
 static StringRef sharedModeName(OwnershipMode mode) {
   return mode == OwnershipMode::Frozen ? "a 'frozen'" : "an 'in'";
@@ -529,13 +545,7 @@ LogicalResult StoreOp::verify() {
     return emitOpError("can only store into a block this program owns "
                        "(tile.own); storing into a partition directly needs "
                        "tile.unchecked");
-  if (failed(verifyTileIndices(*this, partition, getIndices())))
-    return failure();
-  if (value != partition.getTileType())
-    return emitOpError("value type ")
-           << value << " does not match the partition's tile "
-           << partition.getTileType();
-  return success();
+  return verifyPartitionTileValue(*this, partition, value, getIndices());
 }
 
 LogicalResult AtomicAddOp::verify() {
@@ -549,13 +559,7 @@ LogicalResult AtomicAddOp::verify() {
   if (!partition.getElementType().isF32())
     return emitOpError("adds f32 only; the partition holds ")
            << partition.getElementType();
-  if (failed(verifyTileIndices(*this, partition, getIndices())))
-    return failure();
-  if (value != partition.getTileType())
-    return emitOpError("value type ")
-           << value << " does not match the partition's tile "
-           << partition.getTileType();
-  return success();
+  return verifyPartitionTileValue(*this, partition, value, getIndices());
 }
 
 LogicalResult GatherOp::verify() {
