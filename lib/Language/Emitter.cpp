@@ -217,11 +217,8 @@ LogicalResult EmitterImpl::emitKernel(ModuleOp into,
     auto dims = shape(p.shape, /*allowDynamic=*/true);
     if (!elt || !dims)
       return failure();
-    OwnershipMode mode = p.mode == "in"       ? OwnershipMode::In
-                         : p.mode == "frozen" ? OwnershipMode::Frozen
-                         : p.mode == "out"    ? OwnershipMode::Out
-                         : p.mode == "add" ? OwnershipMode::Add
-                                           : OwnershipMode::InOut;
+    // The parser's mode names are the dialect's.
+    OwnershipMode mode = *symbolizeOwnershipMode(p.mode);
     if (p.strides.empty()) {
       argTypes.push_back(ViewType::get(mode, *dims, elt));
       continue;

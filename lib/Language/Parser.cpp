@@ -175,19 +175,18 @@ private:
       }
       advance();
       p.kind = Param::Kind::View;
+      // The mode names are the dialect's (`&mut` is `out`).
       p.mode = "in";
       if (isKeyword("mut")) {
         p.mode = "out";
         advance();
-      } else if (isKeyword("inout")) {
-        p.mode = "inout";
-        advance();
-      } else if (isKeyword("add")) {
-        p.mode = "add";
-        advance();
-      } else if (isKeyword("frozen")) {
-        p.mode = "frozen";
-        advance();
+      } else {
+        for (StringRef mode : {"inout", "add", "frozen"})
+          if (isKeyword(mode)) {
+            p.mode = mode.str();
+            advance();
+            break;
+          }
       }
       if (!isKeyword("Tensor")) {
         error("expected 'Tensor' after '&'");

@@ -64,6 +64,16 @@ std::string_view toString(AccessMode mode) {
   return "in";
 }
 
+bool parseAccessMode(std::string_view text, AccessMode &mode) {
+  for (AccessMode m : {AccessMode::In, AccessMode::Out, AccessMode::InOut,
+                       AccessMode::Add, AccessMode::Frozen})
+    if (toString(m) == text) {
+      mode = m;
+      return true;
+    }
+  return false;
+}
+
 //===----------------------------------------------------------------------===//
 // ContractExpr
 //===----------------------------------------------------------------------===//

@@ -268,17 +268,7 @@ Status LaunchContract::fromJson(std::string_view text, LaunchContract &out) {
       p.kind = ContractParam::Kind::View;
       if (!r.getString(pj, "mode", where, mode))
         return r.status;
-      if (mode == "in")
-        p.mode = AccessMode::In;
-      else if (mode == "out")
-        p.mode = AccessMode::Out;
-      else if (mode == "inout")
-        p.mode = AccessMode::InOut;
-      else if (mode == "add")
-        p.mode = AccessMode::Add;
-      else if (mode == "frozen")
-        p.mode = AccessMode::Frozen;
-      else
+      if (!parseAccessMode(mode, p.mode))
         return Status::error("launch contract: " + where +
                              ".mode: expected in, frozen, out, inout or add");
       if (!r.getDimList(pj, "shape", where, p.shape) ||

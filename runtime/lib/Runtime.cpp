@@ -348,13 +348,19 @@ PoolStats Device::poolStats() const {
 //===----------------------------------------------------------------------===//
 
 /// Checks a buffer argument of a stream operation.
+/// `bytes` at `offset` of `b`, on this stream's device; `writes`: also not
+/// frozen.
 static Status checkBuffer(const StreamImpl &s, const Buffer &b,
-                          const char *what, size_t offset, size_t bytes) {
+                          const char *what, size_t offset, size_t bytes,
+                          bool writes = false) {
   if (!b.valid())
     return Status::error(std::string(what) + ": the buffer is empty");
   if (b.shared()->device.get() != s.device)
     return Status::error(std::string(what) +
                          ": the buffer belongs to another device");
+  if (writes && b.frozen())
+    return Status::error(std::string(what) +
+                         ": the buffer is frozen (Stream::freeze)");
   if (offset > b.bytes() || bytes > b.bytes() - offset)
     return Status::error(std::string(what) + ": " + std::to_string(bytes) +
                          " bytes at offset " + std::to_string(offset) +
@@ -497,10 +503,10 @@ Status Stream::copyToDevice(const Buffer &dst, const void *src, size_t bytes,
                             size_t dstOffset) {
   if (!impl)
     return Status::error("copyToDevice: no stream");
-  if (Status s = checkBuffer(*impl, dst, "copyToDevice", dstOffset, bytes); !s)
+  if (Status s = checkBuffer(*impl, dst, "copyToDevice", dstOffset, bytes,
+                             /*writes=*/true);
+      !s)
     return s;
-  if (dst.shared()->frozen)
-    return Status::error("copyToDevice: the buffer is frozen (Stream::freeze)");
   if (impl->isCapturing)
     return Status::error("copyToDevice: host copies cannot be captured (the "
                          "host memory would have to outlive the graph); "
@@ -523,13 +529,12 @@ Status Stream::copyToHost(void *dst, const Buffer &src, size_t bytes,
 Status Stream::copy(const Buffer &dst, const Buffer &src, size_t bytes) {
   if (!impl)
     return Status::error("copy: no stream");
-  if (Status s = checkBuffer(*impl, dst, "copy (destination)", 0, bytes); !s)
+  if (Status s = checkBuffer(*impl, dst, "copy (destination)", 0, bytes,
+                             /*writes=*/true);
+      !s)
     return s;
   if (Status s = checkBuffer(*impl, src, "copy (source)", 0, bytes); !s)
     return s;
-  if (dst.shared()->frozen)
-    return Status::error("copy: the destination buffer is frozen "
-                         "(Stream::freeze)");
   uint64_t d = dst.address(), s0 = src.address();
   if (bytes && d < s0 + bytes && s0 < d + bytes)
     return Status::error("copy: source and destination overlap");
@@ -541,10 +546,10 @@ Status Stream::copy(const Buffer &dst, const Buffer &src, size_t bytes) {
 Status Stream::fill(const Buffer &dst, uint8_t byte) {
   if (!impl)
     return Status::error("fill: no stream");
-  if (Status s = checkBuffer(*impl, dst, "fill", 0, dst.bytes()); !s)
+  if (Status s = checkBuffer(*impl, dst, "fill", 0, dst.bytes(),
+                             /*writes=*/true);
+      !s)
     return s;
-  if (dst.shared()->frozen)
-    return Status::error("fill: the buffer is frozen (Stream::freeze)");
   keep(*impl, dst.shared());
   return impl->fill(dst.address(), byte, dst.bytes());
 }
@@ -556,6 +561,8 @@ Status Stream::freeze(const Buffer &buffer) {
     return s;
   if (buffer.shared()->pinnedHost)
     return Status::error("freeze: the buffer is host memory");
+  if (buffer.frozen())
+    return Status::ok();
   if (impl->isCapturing)
     return Status::error("freeze: not while capturing (it waits for the "
                          "stream)");

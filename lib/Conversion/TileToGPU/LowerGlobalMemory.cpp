@@ -206,12 +206,6 @@ static Value maskedLoad(GPUKernelLowering &L, Location loc, Value base,
   return regs;
 }
 
-/// One f32 atomic add of `v` at `at` of `base` (tile.atomic_add).
-static void atomicAddElement(OpBuilder &b, Location loc, Value v, Value base,
-                             ValueRange at) {
-  memref::AtomicRMWOp::create(b, loc, arith::AtomicRMWKind::addf, v, base, at);
-}
-
 /// Stores the tile registers `regs` of `layout` at `offsets` of `base`,
 /// skipping elements outside it; with `accumulate`, adds them atomically
 /// instead, element by element (tile.atomic_add).
@@ -228,7 +222,8 @@ static void maskedStore(GPUKernelLowering &L, Location loc, Value regs,
     int64_t eltBytes = access.eltBytes;
     auto put = [&](Value v, ValueRange ai) {
       if (accumulate)
-        atomicAddElement(b, loc, v, base, ai);
+        memref::AtomicRMWOp::create(b, loc, arith::AtomicRMWKind::addf, v,
+                                    base, ai);
       else
         memref::StoreOp::create(b, loc, v, base, ai);
     };

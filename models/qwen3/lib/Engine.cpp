@@ -207,10 +207,9 @@ Status Engine::Impl::freezeWeights() {
     for (const Buffer *b : {&L.inNorm, &L.postNorm, &L.qNorm, &L.kNorm, &L.qkv, &L.o,
                             &L.gateUp, &L.down})
       weights.push_back(b);
-  for (const Buffer *b : weights)
-    if (!b->frozen())
-      if (Status st = stream.freeze(*b); !st)
-        return st;
+  for (const Buffer *b : weights) // lmHead may be embed: freezing twice is fine
+    if (Status st = stream.freeze(*b); !st)
+      return st;
   return Status::ok();
 }
 

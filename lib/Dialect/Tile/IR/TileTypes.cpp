@@ -151,17 +151,28 @@ static ParseResult parseIntList(AsmParser &parser, SmallVectorImpl<int64_t> &out
       });
 }
 
+/// "'in', 'out', ... or 'frozen'": every mode, from the enum.
+static std::string ownershipModeList() {
+  std::string list;
+  const unsigned last = getMaxEnumValForOwnershipMode();
+  for (unsigned i = 0; i <= last; ++i) {
+    if (i)
+      list += i == last ? " or " : ", ";
+    list += "'" + stringifyOwnershipMode(static_cast<OwnershipMode>(i)).str() + "'";
+  }
+  return list;
+}
+
 static ParseResult parseMode(AsmParser &parser, OwnershipMode &mode) {
   SMLoc loc = parser.getCurrentLocation();
   StringRef keyword;
   if (parser.parseKeyword(&keyword))
-    return parser.emitError(loc, "expected ownership mode 'in', 'out', "
-                                 "'inout' or 'add'");
+    return parser.emitError(loc, "expected ownership mode ")
+           << ownershipModeList();
   std::optional<OwnershipMode> m = symbolizeOwnershipMode(keyword);
   if (!m)
-    return parser.emitError(loc, "expected ownership mode 'in', 'out', "
-                                 "'inout' or 'add', got '")
-           << keyword << "'";
+    return parser.emitError(loc, "expected ownership mode ")
+           << ownershipModeList() << ", got '" << keyword << "'";
   mode = *m;
   return success();
 }

@@ -42,6 +42,8 @@ bool parseDType(std::string_view text, DType &type);
 /// memory no kernel writes (the runtime checks that the buffer is frozen).
 enum class AccessMode : uint8_t { In, Out, InOut, Add, Frozen };
 std::string_view toString(AccessMode mode);
+/// The mode `toString` names `text`; false when none does.
+bool parseAccessMode(std::string_view text, AccessMode &mode);
 inline bool isShared(AccessMode mode) {
   return mode == AccessMode::In || mode == AccessMode::Frozen;
 }

@@ -204,7 +204,8 @@ public:
   /// (through the read-only cache, even while the grid before them is still
   /// running). Waits for this stream's queued work first, so every write
   /// queued before has landed; writes on other streams must be ordered
-  /// before it by the caller, as for any cross-stream use.
+  /// before it by the caller, as for any cross-stream use. Freezing a
+  /// frozen buffer does nothing.
   Status freeze(const Buffer &buffer);
 
   /// Records `event` at this point of the stream.
