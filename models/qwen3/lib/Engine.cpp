@@ -224,9 +224,6 @@ Status Engine::create(const std::string &modelDir, const EngineOptions &opts,
   if (opts.attentionGroupedFrom < 0)
     return Status::error("--attention-grouped-from must be >= 0, got " +
                          std::to_string(opts.attentionGroupedFrom));
-  if (opts.attentionDirectBelow < 0)
-    return Status::error("--attention-direct-below must be >= 0, got " +
-                         std::to_string(opts.attentionDirectBelow));
   if (opts.attentionPrograms < 0)
     return Status::error("--attention-programs must be >= 0, got " +
                          std::to_string(opts.attentionPrograms));
@@ -336,15 +333,6 @@ Status Engine::create(const std::string &modelDir, const EngineOptions &opts,
                 return a.splits < b.splits;
               });
   }
-  // The direct kernel (S = 1, no merge), where the kernel set has it.
-  if (std::find(names.begin(), names.end(), "decode_attention_direct" + g) != names.end()) {
-    Impl::AttentionTier t;
-    t.direct = true;
-    t.splits = 1;
-    if (!(st = m.kernel("decode_attention_direct" + g, t.attn)))
-      return st;
-    m.tiers.push_back(std::move(t));
-  }
   if (opts.attentionSplits > 0 &&
       std::none_of(m.tiers.begin(), m.tiers.end(), [&](const Impl::AttentionTier &t) {
         return t.splits == opts.attentionSplits;
@@ -360,8 +348,7 @@ Status Engine::create(const std::string &modelDir, const EngineOptions &opts,
   }
   for (const Impl::AttentionTier &t : m.tiers) {
     all.push_back(&t.attn);
-    if (!t.direct)
-      all.push_back(&t.merge);
+    all.push_back(&t.merge);
   }
   // Each decode GEMV's instances without bounds checks, by U: whatever the
   // kernel set has (`name__WHOLE_1`, `name__WHOLE_1__U_<U>`; the U lists
@@ -370,17 +357,11 @@ Status Engine::create(const std::string &modelDir, const EngineOptions &opts,
   m.gemvSwiglu.rows = 1;
   for (auto [family, name] : {std::pair{&m.gemv, "gemv"}, std::pair{&m.gemvRms, "gemv_rms"},
                               std::pair{&m.gemvSwiglu, "gemv_swiglu"},
-                              std::pair{&m.gemvResidual, "gemv_residual"},
-                              std::pair{&m.gemvResidualKv, "gemv_residual_kv"}}) {
-    // gemv_residual_kv is the direct attention's (its instances by head dim).
-    const std::string base = family == &m.gemvResidualKv ? name + hd : std::string(name);
-    if (family == &m.gemvResidualKv &&
-        std::none_of(m.tiers.begin(), m.tiers.end(), [](const Impl::AttentionTier &t) { return t.direct; }))
-      continue;
-    if (!(st = m.kernel(base, family->general)))
+                              std::pair{&m.gemvResidual, "gemv_residual"}}) {
+    if (!(st = m.kernel(name, family->general)))
       return st;
     all.push_back(&family->general);
-    const std::string whole = base + "__WHOLE_1";
+    const std::string whole = std::string(name) + "__WHOLE_1";
     for (const std::string &inst : names) {
       std::optional<std::string> rest = instanceSuffix(inst, whole, "U");
       if (!rest)

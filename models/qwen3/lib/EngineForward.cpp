@@ -87,34 +87,21 @@ Status Engine::Impl::decodeLayers(Acts &a, const Buffer &ids) {
                2.0 * (nqkv * H + H + nqkv)));
     auto kin = Arg::in(kcache, {cacheRows, c.kvHeads, HD}, {}, l * cacheLayer);
     auto vin = Arg::in(vcache, {cacheRows, c.kvHeads, HD}, {}, l * cacheLayer);
+    TRY(launch(A.attn, {Arg::in(a.qkv, {1, nqkv}), Arg::in(L.qNorm, {HD}),
+                          Arg::in(L.kNorm, {HD}), Arg::in(invFreq, {HD / 2}), kin, vin,
+                          Arg::in(pos, {1}), Arg::out(a.po, {c.heads, splits, HD}),
+                          Arg::out(a.plse, {c.heads, splits}), Arg::real(scale),
+                          Arg::real(eps)},
+               2.0 * (2 * (len - 1) * kvw + nqkv) + 4.0 * c.heads * splits * (HD + 1)));
     auto kc = Arg::inout(kcache, {cacheRows, c.kvHeads, HD}, {}, l * cacheLayer);
     auto vc = Arg::inout(vcache, {cacheRows, c.kvHeads, HD}, {}, l * cacheLayer);
-    if (A.direct) {
-      TRY(launch(A.attn, {Arg::in(a.qkv, {1, nqkv}), Arg::in(L.qNorm, {HD}),
-                            Arg::in(L.kNorm, {HD}), Arg::in(invFreq, {HD / 2}), kin, vin,
-                            Arg::in(pos, {1}), Arg::out(a.attn, {1, nq}), Arg::real(scale),
-                            Arg::real(eps)},
-                 2.0 * (2 * (len - 1) * kvw + nqkv + nq)));
-      TRY(launch(gemvResidualKv.pick(nq, H),
-                 {Arg::in(a.attn, {1, nq}), Arg::in(L.o, {H, nq}), Arg::inout(a.res, {1, H}),
-                  sumsTo(2 * l + 1), Arg::in(a.qkv, {1, nqkv}), Arg::in(L.kNorm, {HD}),
-                  Arg::in(invFreq, {HD / 2}), Arg::in(pos, {1}), kc, vc, Arg::real(eps)},
-                 2.0 * (H * nq + nq + 2 * H) + 2.0 * 4 * kvw));
-    } else {
-      TRY(launch(A.attn, {Arg::in(a.qkv, {1, nqkv}), Arg::in(L.qNorm, {HD}),
-                            Arg::in(L.kNorm, {HD}), Arg::in(invFreq, {HD / 2}), kin, vin,
-                            Arg::in(pos, {1}), Arg::out(a.po, {c.heads, splits, HD}),
-                            Arg::out(a.plse, {c.heads, splits}), Arg::real(scale),
-                            Arg::real(eps)},
-                 2.0 * (2 * (len - 1) * kvw + nqkv) + 4.0 * c.heads * splits * (HD + 1)));
-      TRY(launch(A.merge, {Arg::in(a.po, {c.heads, splits, HD}),
-                            Arg::in(a.plse, {c.heads, splits}), Arg::out(a.attn, {1, nq}),
-                            Arg::in(a.qkv, {1, nqkv}), Arg::in(L.kNorm, {HD}),
-                            Arg::in(invFreq, {HD / 2}), Arg::in(pos, {1}), kc, vc,
-                            Arg::real(eps)},
-                 4.0 * c.heads * splits * (HD + 1) + 2.0 * nq + 2.0 * 4 * kvw));
-      TRY(gemvAdd(a.attn, nq, L.o, 2 * l + 1));
-    }
+    TRY(launch(A.merge, {Arg::in(a.po, {c.heads, splits, HD}),
+                          Arg::in(a.plse, {c.heads, splits}), Arg::out(a.attn, {1, nq}),
+                          Arg::in(a.qkv, {1, nqkv}), Arg::in(L.kNorm, {HD}),
+                          Arg::in(invFreq, {HD / 2}), Arg::in(pos, {1}), kc, vc,
+                          Arg::real(eps)},
+               4.0 * c.heads * splits * (HD + 1) + 2.0 * nq + 2.0 * 4 * kvw));
+    TRY(gemvAdd(a.attn, nq, L.o, 2 * l + 1));
     TRY(launch(gemvSwiglu.pick(H, I),
                {Arg::in(a.res, {1, 1, H}), Arg::in(L.gateUp, {2, I, H}), Arg::out(a.act, {1, I}),
                 sumsOf(2 * l + 1), Arg::real(eps)},

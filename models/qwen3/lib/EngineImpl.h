@@ -100,9 +100,6 @@ struct Engine::Impl {
   /// GEMVs with the residual add; the gate/up GEMV with SwiGLU. Their U
   /// instances are those the kernel set has (models/qwen3/CMakeLists.txt).
   GemvFamily gemv, gemvRms, gemvResidual, gemvSwiglu;
-  /// gemv_residual with the K/V cache write: the output projection after
-  /// decode_attention_direct.
-  GemvFamily gemvResidualKv;
   /// A [1, H] row of ones: the prompt's input norms scale by it, their
   /// weights being folded into the QKV projections (foldNormWeights).
   Buffer unitNorm;
@@ -117,9 +114,6 @@ struct Engine::Impl {
     /// grouped_decode_attention (a program per KV head and share), else
     /// decode_attention (per query head and share).
     bool grouped = false;
-    /// decode_attention_direct (S = 1): no merge; the output projection
-    /// (gemvResidualKv) writes the token's K/V.
-    bool direct = false;
     Kernel attn, merge;
     Graph graph;
     bool graphReady = false;
@@ -151,29 +145,20 @@ struct Engine::Impl {
   /// projections at 512 tokens are 64 wide tiles on 132 SMs).
   const Kernel &pickGemm(int64_t tokens, int64_t n) const;
 
-  /// decode_attention_direct below opts.attentionDirectBelow, where the
-  /// kernel set has it; else the family of `position` (grouped from
-  /// opts.attentionGroupedFrom on, where
+  /// The family of `position` (grouped from opts.attentionGroupedFrom on, where
   /// the kernel set has it), then in it the largest S whose grid (heads x S,
   /// or KV heads x S grouped) stays within the family's program budget and
   /// whose shares get at least attentionKeysPerShare keys of a context of
   /// `position` rows, else the smallest S; the S of attentionSplits where
   /// one is forced (the family's smallest if it lacks that S).
   size_t pickTier(int64_t position) const {
-    // The direct kernel (S = 1) below attentionDirectBelow, or at every
-    // position where attentionSplits forces S = 1.
-    if (opts.attentionSplits == 1 ||
-        (opts.attentionSplits == 0 && position < opts.attentionDirectBelow))
-      for (size_t i = 0; i < tiers.size(); ++i)
-        if (tiers[i].direct)
-          return i;
     bool grouped = position >= opts.attentionGroupedFrom &&
                    std::any_of(tiers.begin(), tiers.end(),
                                [](const AttentionTier &t) { return t.grouped; });
     size_t pick = tiers.size();
     for (size_t i = 0; i < tiers.size(); ++i) {
       const AttentionTier &t = tiers[i];
-      if (t.grouped != grouped || t.direct)
+      if (t.grouped != grouped)
         continue;
       const int64_t programs = (grouped ? cfg.kvHeads : cfg.heads) * t.splits;
       if (pick == tiers.size() ||

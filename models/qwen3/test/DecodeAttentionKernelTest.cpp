@@ -6,10 +6,7 @@
 // the QKV row) or grouped_decode_attention (program per KV head and share,
 // scores and P V on tensor cores, the last share the token's own key and
 // value), then attention_merge_kv_write (the shares combined, the token's
-// key and value written to the caches); or decode_attention_direct (one
-// program per query head over the whole context, writing the output) then
-// the output projection that writes the token's key and value
-// (gemv_residual_kv, on a small random weight).
+// key and value written to the caches).
 // Contexts long enough that
 // every share walks several key blocks and
 // a last block that is partial; cache rows from the token's position on
@@ -31,12 +28,10 @@ using namespace tile_runtime;
 
 namespace {
 
-enum class Kind { PerHead, Grouped, Direct };
-
 struct Case {
   const char *dtype;
   int64_t group, kvHeads, position, splits;
-  Kind kind; ///< decode_attention, grouped_decode_attention, decode_attention_direct
+  bool grouped; ///< grouped_decode_attention, else decode_attention
 };
 
 class DecodeAttentionKernel : public ::testing::TestWithParam<Case> {};
@@ -54,18 +49,13 @@ TEST_P(DecodeAttentionKernel, MatchesFp64ReferenceAndWritesTheToken) {
   const int64_t nqkv = nq + 2 * c.kvHeads * HD, p0 = c.position, S = c.splits;
   const float scale = 1.0f / std::sqrt(float(HD)), normEps = 1e-6f;
 
-  const bool direct = c.kind == Kind::Direct;
-  const std::string sfx = S == 16 || direct ? "" : "__S_" + std::to_string(S);
-  const char *family = c.kind == Kind::Grouped  ? "grouped_decode_attention"
-                       : c.kind == Kind::Direct ? "decode_attention_direct"
-                                                : "decode_attention";
+  const std::string sfx = S == 16 ? "" : "__S_" + std::to_string(S);
   qwen3::test::KernelUnderTest attn;
-  ASSERT_NO_FATAL_FAILURE(attn.open(c.dtype, std::string(family) + "__G_" +
-                                                 std::to_string(c.group) + "__HD_128" + sfx));
+  ASSERT_NO_FATAL_FAILURE(
+      attn.open(c.dtype, std::string(c.grouped ? "grouped_" : "") + "decode_attention__G_" +
+                             std::to_string(c.group) + "__HD_128" + sfx));
   Kernel merge;
-  Status st = attn.module.kernel(direct ? "gemv_residual_kv__HD_128"
-                                        : "attention_merge_kv_write__HD_128" + sfx,
-                                 merge);
+  Status st = attn.module.kernel("attention_merge_kv_write__HD_128" + sfx, merge);
   ASSERT_TRUE(st.isOk()) << st.message();
 
   std::mt19937 gen(5 + p0);
@@ -99,54 +89,22 @@ TEST_P(DecodeAttentionKernel, MatchesFp64ReferenceAndWritesTheToken) {
   Buffer bv = attn.upload(type, vc.data(), vc.size(), 2);
   Buffer bpos = attn.upload(DType::I32, &pos, 1, 4);
   Buffer bo = attn.upload(type, o.data(), nq, 2);
-  if (direct) {
-    // The attention, then the output projection writing the caches (its
-    // rows 8 outputs of a small random weight; the product itself is
-    // LinearKernelTest's).
-    constexpr int64_t H = 8;
-    std::vector<uint16_t> w = random(H * nq, dist), h = random(H, dist);
-    Buffer bw = attn.upload(type, w.data(), H * nq, 2),
-           bh = attn.upload(type, h.data(), H, 2);
-    ASSERT_TRUE(stream.freeze(bw).isOk());
-    const float zero = 0;
-    Buffer bss = attn.upload(DType::F32, &zero, 1, 4);
-    st = stream.launch(
-        attn.kernel,
-        {Arg::in(bqkv, {1, nqkv}), Arg::in(bqw, {HD}), Arg::in(bkw, {HD}),
-         Arg::in(bf, {HD / 2}), Arg::in(bk, {maxSeq, c.kvHeads, HD}),
-         Arg::in(bv, {maxSeq, c.kvHeads, HD}), Arg::in(bpos, {1}),
-         Arg::out(bo, {1, nq}), Arg::real(scale), Arg::real(normEps)});
-    ASSERT_TRUE(st.isOk()) << st.message();
-    st = stream.launch(merge, {Arg::in(bo, {1, nq}), Arg::in(bw, {H, nq}),
-                               Arg::inout(bh, {1, H}), Arg::add(bss, {1}),
-                               Arg::in(bqkv, {1, nqkv}), Arg::in(bkw, {HD}),
-                               Arg::in(bf, {HD / 2}), Arg::in(bpos, {1}),
-                               Arg::inout(bk, {maxSeq, c.kvHeads, HD}),
-                               Arg::inout(bv, {maxSeq, c.kvHeads, HD}),
-                               Arg::real(normEps)});
-    ASSERT_TRUE(st.isOk()) << st.message();
-  } else {
-    Buffer bpo, bplse;
-    ASSERT_TRUE(
-        attn.device->allocate(DType::F32, heads * S * HD, stream, bpo).isOk());
-    ASSERT_TRUE(
-        attn.device->allocate(DType::F32, heads * S, stream, bplse).isOk());
-    st = stream.launch(
-        attn.kernel,
-        {Arg::in(bqkv, {1, nqkv}), Arg::in(bqw, {HD}), Arg::in(bkw, {HD}),
-         Arg::in(bf, {HD / 2}), Arg::in(bk, {maxSeq, c.kvHeads, HD}),
-         Arg::in(bv, {maxSeq, c.kvHeads, HD}), Arg::in(bpos, {1}),
-         Arg::out(bpo, {heads, S, HD}), Arg::out(bplse, {heads, S}),
-         Arg::real(scale), Arg::real(normEps)});
-    ASSERT_TRUE(st.isOk()) << st.message();
-    st = stream.launch(
-        merge, {Arg::in(bpo, {heads, S, HD}), Arg::in(bplse, {heads, S}),
-                Arg::out(bo, {1, nq}), Arg::in(bqkv, {1, nqkv}),
-                Arg::in(bkw, {HD}), Arg::in(bf, {HD / 2}), Arg::in(bpos, {1}),
-                Arg::inout(bk, {maxSeq, c.kvHeads, HD}),
-                Arg::inout(bv, {maxSeq, c.kvHeads, HD}), Arg::real(normEps)});
-    ASSERT_TRUE(st.isOk()) << st.message();
-  }
+  Buffer bpo, bplse;
+  ASSERT_TRUE(attn.device->allocate(DType::F32, heads * S * HD, stream, bpo).isOk());
+  ASSERT_TRUE(attn.device->allocate(DType::F32, heads * S, stream, bplse).isOk());
+  st = stream.launch(
+      attn.kernel, {Arg::in(bqkv, {1, nqkv}), Arg::in(bqw, {HD}), Arg::in(bkw, {HD}),
+                    Arg::in(bf, {HD / 2}), Arg::in(bk, {maxSeq, c.kvHeads, HD}),
+                    Arg::in(bv, {maxSeq, c.kvHeads, HD}), Arg::in(bpos, {1}), Arg::out(bpo, {heads, S, HD}),
+                    Arg::out(bplse, {heads, S}), Arg::real(scale), Arg::real(normEps)});
+  ASSERT_TRUE(st.isOk()) << st.message();
+  st = stream.launch(merge,
+                     {Arg::in(bpo, {heads, S, HD}), Arg::in(bplse, {heads, S}),
+                      Arg::out(bo, {1, nq}), Arg::in(bqkv, {1, nqkv}), Arg::in(bkw, {HD}),
+                      Arg::in(bf, {HD / 2}), Arg::in(bpos, {1}),
+                      Arg::inout(bk, {maxSeq, c.kvHeads, HD}),
+                      Arg::inout(bv, {maxSeq, c.kvHeads, HD}), Arg::real(normEps)});
+  ASSERT_TRUE(st.isOk()) << st.message();
   std::vector<uint16_t> kAfter(kc.size()), vAfter(vc.size());
   ASSERT_TRUE(stream.copyToHost(o.data(), bo, nq * 2).isOk());
   ASSERT_TRUE(stream.copyToHost(kAfter.data(), bk, kc.size() * 2).isOk());
@@ -223,36 +181,24 @@ TEST_P(DecodeAttentionKernel, MatchesFp64ReferenceAndWritesTheToken) {
   EXPECT_LE(std::sqrt(errSq / refSq), eps) << c.dtype;
 }
 
-// The split kernels at 700 cached rows (22 blocks of 32, the last partial:
-// two blocks per share of 16), 1601 (51 blocks: four per share, the last
-// share short) at both split counts, a context shorter than one block per
-// share; the grouped one also at 1000 rows with 31 shares (the last block
-// partial, some shares empty) and an odd number of KV heads. The direct
-// one (S = 1) at 0 cached rows (the token alone), 45 (one partial block of
-// 64), 200 (four, the last partial) and 1601.
+// Both kernels at 700 cached rows (22 blocks of 32, the last partial: two
+// blocks per share of 16), 1601 (51 blocks: four per share, the last share
+// short) at both split counts, a context shorter than one block per share;
+// the grouped one also at 1000 rows with 31 shares (the last block partial,
+// some shares empty) and an odd number of KV heads.
 INSTANTIATE_TEST_SUITE_P(
     Contexts, DecodeAttentionKernel,
-    ::testing::Values(Case{"bf16", 4, 2, 700, 16, Kind::PerHead},
-                      Case{"f16", 4, 2, 700, 16, Kind::PerHead},
-                      Case{"f16", 8, 1, 1601, 16, Kind::PerHead},
-                      Case{"bf16", 2, 2, 1601, 32, Kind::PerHead},
-                      Case{"f16", 4, 2, 45, 16, Kind::PerHead},
-                      Case{"bf16", 4, 2, 700, 16, Kind::Grouped},
-                      Case{"f16", 4, 2, 700, 16, Kind::Grouped},
-                      Case{"f16", 8, 1, 1601, 16, Kind::Grouped},
-                      Case{"bf16", 2, 2, 1601, 32, Kind::Grouped},
-                      Case{"f16", 4, 2, 45, 16, Kind::Grouped},
-                      Case{"bf16", 2, 3, 1000, 32, Kind::Grouped},
-                      Case{"f16", 4, 2, 0, 1, Kind::Direct}, Case{"bf16", 4, 2, 45, 1, Kind::Direct},
-                      Case{"f16", 2, 3, 200, 1, Kind::Direct},
-                      Case{"bf16", 8, 1, 1601, 1, Kind::Direct}),
+    ::testing::Values(Case{"bf16", 4, 2, 700, 16, false}, Case{"f16", 4, 2, 700, 16, false},
+                      Case{"f16", 8, 1, 1601, 16, false}, Case{"bf16", 2, 2, 1601, 32, false},
+                      Case{"f16", 4, 2, 45, 16, false}, Case{"bf16", 4, 2, 700, 16, true},
+                      Case{"f16", 4, 2, 700, 16, true}, Case{"f16", 8, 1, 1601, 16, true},
+                      Case{"bf16", 2, 2, 1601, 32, true}, Case{"f16", 4, 2, 45, 16, true},
+                      Case{"bf16", 2, 3, 1000, 32, true}),
     [](const ::testing::TestParamInfo<Case> &info) {
       const Case &c = info.param;
-      const char *kind = c.kind == Kind::Grouped  ? "grouped_"
-                         : c.kind == Kind::Direct ? "direct_"
-                                                  : "";
-      return std::string(kind) + c.dtype + "_G" + std::to_string(c.group) + "_pos" +
-             std::to_string(c.position) + "_S" + std::to_string(c.splits);
+      return std::string(c.grouped ? "grouped_" : "") + c.dtype + "_G" +
+             std::to_string(c.group) + "_pos" + std::to_string(c.position) + "_S" +
+             std::to_string(c.splits);
     });
 
 } // namespace

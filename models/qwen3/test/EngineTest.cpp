@@ -40,13 +40,10 @@ std::vector<float> goldenLogits(const std::string &name, int64_t steps,
 }
 
 /// The fixture's engine on the test device, a cache of 128 positions.
-/// attentionGroupedFrom 0: every decode step runs grouped_decode_attention
-/// (unless directBelow, default 256, picks decode_attention_direct first:
-/// every step of the fixture's generation).
+/// attentionGroupedFrom 0: every decode step runs grouped_decode_attention.
 std::unique_ptr<Engine> openEngine(const std::string &name, int64_t attentionSplits = 0,
                                    int64_t keysPerShare = 32,
-                                   int64_t groupedFrom = EngineOptions().attentionGroupedFrom,
-                                   int64_t directBelow = EngineOptions().attentionDirectBelow) {
+                                   int64_t groupedFrom = EngineOptions().attentionGroupedFrom) {
   EngineOptions opts;
   opts.device = test::testDevice();
   opts.kernelsDir = test::kernelsDir();
@@ -54,7 +51,6 @@ std::unique_ptr<Engine> openEngine(const std::string &name, int64_t attentionSpl
   opts.attentionSplits = attentionSplits;
   opts.attentionKeysPerShare = keysPerShare;
   opts.attentionGroupedFrom = groupedFrom;
-  opts.attentionDirectBelow = directBelow;
   std::unique_ptr<Engine> engine;
   Status st = Engine::create(fixture(name), opts, engine);
   EXPECT_TRUE(st.isOk()) << st.message();
@@ -144,12 +140,11 @@ TEST_P(Qwen3EngineDtype, GreedyDecodeMatchesTransformers) {
 }
 
 // Each KV split count of the kernel set (16, 32) forced, for each decode
-// attention (grouped from position 0, or never), and S = 1 (the direct
-// kernel, no merge); then chosen per step with one key per share, direct
-// below position 25 and grouped from 27, so the step switches tiers (and
-// graphs) at positions 25, 27 and 32 of the generation (22 prompt tokens,
-// 33 steps; the tiny model's 2 heads x 32 shares are within the default
-// program budget).
+// attention (grouped from position 0, or never), then chosen per step with
+// one key per share and grouped from position 27, so the step switches
+// tiers (and graphs) at positions 27 and 32 of the generation (22 prompt
+// tokens, 33 steps; the tiny model's 2 heads x 32 shares are within the
+// default program budget).
 TEST_P(Qwen3EngineDtype, EveryAttentionSplitCountMatchesTransformers) {
   for (int64_t groupedFrom : {int64_t(0), int64_t(1) << 40})
     for (int64_t splits : {16, 32}) {
@@ -157,15 +152,11 @@ TEST_P(Qwen3EngineDtype, EveryAttentionSplitCountMatchesTransformers) {
       expectGreedyDecodeMatches(GetParam(),
                                 openEngine(GetParam(), splits, 32, groupedFrom).get());
     }
-  {
-    SCOPED_TRACE("S = 1, direct");
-    expectGreedyDecodeMatches(GetParam(), openEngine(GetParam(), 1, 32, 0, 0).get());
-  }
   SCOPED_TRACE("S and kernel by position");
   nlohmann::json g = golden(GetParam());
-  ASSERT_LT(g["prompt_ids"].size(), 25u);
+  ASSERT_LT(g["prompt_ids"].size(), 27u);
   ASSERT_GT(g["prompt_ids"].size() + g["steps"].get<size_t>(), 33u);
-  expectGreedyDecodeMatches(GetParam(), openEngine(GetParam(), 0, 1, 27, 25).get());
+  expectGreedyDecodeMatches(GetParam(), openEngine(GetParam(), 0, 1, 27).get());
 }
 
 INSTANTIATE_TEST_SUITE_P(Tiny, Qwen3EngineDtype,
@@ -212,16 +203,12 @@ TEST(Qwen3Engine, RejectsAnAttentionSplitCountTheKernelsLack) {
   opts.attentionSplits = 24;
   std::unique_ptr<Engine> engine;
   EXPECT_EQ(Engine::create(fixture(), opts, engine).message(),
-            "--attention-splits 24: the kernel set has 1, 16, 32");
+            "--attention-splits 24: the kernel set has 16, 32");
   opts.attentionSplits = 0;
   opts.attentionGroupedFrom = -1;
   EXPECT_EQ(Engine::create(fixture(), opts, engine).message(),
             "--attention-grouped-from must be >= 0, got -1");
   opts.attentionGroupedFrom = 0;
-  opts.attentionDirectBelow = -1;
-  EXPECT_EQ(Engine::create(fixture(), opts, engine).message(),
-            "--attention-direct-below must be >= 0, got -1");
-  opts.attentionDirectBelow = 0;
   opts.attentionKeysPerShare = 0;
   EXPECT_EQ(Engine::create(fixture(), opts, engine).message(),
             "--attention-keys-per-share must be >= 1, got 0");

@@ -73,8 +73,7 @@ Generates text with a Hugging Face Qwen3 checkpoint on tile kernels.
   --no-pdl               no programmatic dependent launch (each kernel
                          starts only after the previous one ends)
   --attention-splits N   the decode attention's KV split count, one the
-                         kernel set has (1: the direct kernel, no merge, at
-                         every position; default: per step, for the step's
+                         kernel set has (default: per step, for the step's
                          attention kernel, the largest S whose grid, heads
                          x S or KV heads x S grouped, fits
                          --attention-programs and whose shares get
@@ -84,9 +83,6 @@ Generates text with a Hugging Face Qwen3 checkpoint on tile kernels.
                                  for the grouped kernel)
   --attention-grouped-from N     position from which decode runs the grouped
                                  attention kernel (default 512; 0: always)
-  --attention-direct-below N     positions below which decode runs the direct
-                                 attention kernel, one program per query head
-                                 and no merge (default 256; 0: never)
   --help                 this text
 )";
 
@@ -99,7 +95,6 @@ struct Options {
   int64_t maxNew = 128, maxSeq = 0, topK = -1, repeat = 1, warmup = 0;
   int64_t attentionSplits = 0, attentionKeysPerShare = 32, attentionPrograms = 0;
   int64_t attentionGroupedFrom = qwen3::EngineOptions().attentionGroupedFrom;
-  int64_t attentionDirectBelow = qwen3::EngineOptions().attentionDirectBelow;
   double temperature = -1, topP = -1;
   uint64_t seed = 0;
 };
@@ -207,8 +202,6 @@ Options parseArgs(int argc, char **argv) {
       o.attentionKeysPerShare = parseInt(a, value(), 1, 1 << 24);
     } else if (a == "--attention-grouped-from") {
       o.attentionGroupedFrom = parseInt(a, value(), 0, int64_t(1) << 40);
-    } else if (a == "--attention-direct-below") {
-      o.attentionDirectBelow = parseInt(a, value(), 0, int64_t(1) << 40);
     } else if (a == "--attention-programs") {
       o.attentionPrograms = parseInt(a, value(), 0, 1 << 24);
     } else {
@@ -313,7 +306,6 @@ int main(int argc, char **argv) {
   eo.attentionKeysPerShare = o.attentionKeysPerShare;
   eo.attentionPrograms = o.attentionPrograms;
   eo.attentionGroupedFrom = o.attentionGroupedFrom;
-  eo.attentionDirectBelow = o.attentionDirectBelow;
   eo.maxSeqLen = o.maxSeq; // 0: the model's
   std::unique_ptr<Engine> engine;
   auto tLoad = std::chrono::steady_clock::now();

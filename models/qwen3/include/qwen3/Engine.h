@@ -46,11 +46,6 @@ struct EngineOptions {
   /// block once per GQA group but costs more per program, so it pays once
   /// the shares are long. 0: every step.
   int64_t attentionGroupedFrom = 512;
-  /// Decode steps at positions below this run decode_attention_direct (one
-  /// program per query head over the whole context, no merge launch; the
-  /// output projection writes the token's K/V) where the kernel set has
-  /// it, before the split kernels above. 0: never.
-  int64_t attentionDirectBelow = 256;
 };
 
 /// How the next token is picked, on the device: greedy (argmax, ties to the
