@@ -355,7 +355,9 @@ Status Engine::create(const std::string &modelDir, const EngineOptions &opts,
   // live in models/qwen3/CMakeLists.txt), `pick` falling back to smaller
   // groups, then to the general instance, where one is missing.
   m.gemvSwiglu.rows = 1;
-  for (auto [family, name] : {std::pair{&m.gemv, "gemv"}, std::pair{&m.gemvRms, "gemv_rms"},
+  m.gemvFour.rows = 4;
+  for (auto [family, name] : {std::pair{&m.gemv, "gemv"}, std::pair{&m.gemvFour, "gemv__R_4"},
+                              std::pair{&m.gemvRms, "gemv_rms"},
                               std::pair{&m.gemvSwiglu, "gemv_swiglu"},
                               std::pair{&m.gemvResidual, "gemv_residual"}}) {
     if (!(st = m.kernel(name, family->general)))

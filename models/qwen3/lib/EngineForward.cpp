@@ -16,7 +16,7 @@ Status Engine::Impl::linear(int64_t T, const Buffer &x, int64_t k,
                             const Buffer &w, int64_t n, const Buffer &y,
                             int64_t xOffset) {
   if (T == 1)
-    return launch(gemv.pick(k, n), {Arg::in(x, {1, k}, {}, xOffset), Arg::in(w, {n, k}),
+    return launch(pickGemv(k, n), {Arg::in(x, {1, k}, {}, xOffset), Arg::in(w, {n, k}),
                                     Arg::out(y, {1, n})});
   return launch(pickGemm(T, n), {Arg::in(x, {T, k}, {}, xOffset), Arg::in(w, {n, k}),
                                  Arg::out(y, {T, n})});
@@ -109,7 +109,7 @@ Status Engine::Impl::decodeLayers(Acts &a, const Buffer &ids) {
     TRY(gemvAdd(a.act, I, L.down, 2 * l + 2));
   }
   TRY(norm(finalNorm));
-  TRY(launch(gemv.pick(H, c.vocabSize),
+  TRY(launch(pickGemv(H, c.vocabSize),
              {Arg::in(a.h, {1, H}), Arg::in(lmHead, {c.vocabSize, H}),
               Arg::out(a.logits, {1, c.vocabSize})},
              2.0 * (c.vocabSize * H + H + c.vocabSize)));

@@ -100,6 +100,17 @@ struct Engine::Impl {
   /// GEMVs with the residual add; the gate/up GEMV with SwiGLU. Their U
   /// instances are those the kernel set has (models/qwen3/CMakeLists.txt).
   GemvFamily gemv, gemvRms, gemvResidual, gemvSwiglu;
+  /// gemv at four rows per program (`gemv__R_4`): the LM head at K <= 2048,
+  /// whose two-row programs of 1024 columns are too short (Qwen3-0.6B's
+  /// 75,968 programs took 95 us of an 817 us step; four rows took the step
+  /// 1.5% faster, eight 1.2%; at K = 2560 and 4096 two rows measured as
+  /// fast or faster: bench/results/2026-11-22-decode-launch-costs-h200.md).
+  GemvFamily gemvFour;
+  const Kernel &pickGemv(int64_t k, int64_t n) const {
+    if (k <= 2048 && k % 512 == 0 && n % 4 == 0 && !gemvFour.whole.empty())
+      return gemvFour.pick(k, n);
+    return gemv.pick(k, n);
+  }
   /// A [1, H] row of ones: the prompt's input norms scale by it, their
   /// weights being folded into the QKV projections (foldNormWeights).
   Buffer unitNorm;

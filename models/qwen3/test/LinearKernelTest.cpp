@@ -1,7 +1,7 @@
 //===- LinearKernelTest.cpp - the decode GEMVs vs an fp64 reference -------===//
 //
 // The Qwen3 kernel set's decode GEMVs, launched directly: the plain GEMV
-// (the LM head), gemv_rms (the norm from a sum of squares another launch
+// (the LM head, at two and at four rows per program), gemv_rms (the norm from a sum of squares another launch
 // added up), gemv_residual (the residual add in the epilogue, adding the
 // squares of what it writes to that sum) and gemv_swiglu (the norm as
 // gemv_rms, SwiGLU in the epilogue), each at every K-step group U the
@@ -29,12 +29,14 @@ using namespace tile_runtime;
 
 namespace {
 
-enum class Family { Gemv, Rms, Residual, Swiglu };
+enum class Family { Gemv, GemvFour, Rms, Residual, Swiglu };
 
 const char *familyName(Family f) {
   switch (f) {
   case Family::Gemv:
     return "gemv";
+  case Family::GemvFour:
+    return "gemv__R_4";
   case Family::Rms:
     return "gemv_rms";
   case Family::Residual:
@@ -73,7 +75,7 @@ TEST_P(DecodeGemvKernel, MatchesFp64ReferenceAndRefusesPartialGroups) {
   // Two groups of U steps (one for U = 19, which only 4B's 9728 uses); the
   // general instance at a K and an N off the tile.
   const int64_t K = c.group == 0 ? 2 * 512 + 40 : 512 * c.group * (c.group == 19 ? 1 : 2);
-  const int64_t rows = c.group == 0 ? 13 : 12;  // outputs (R = 2 rows per program)
+  const int64_t rows = c.group == 0 ? 13 : 12;  // outputs (R = 2 or 4 rows per program)
   const int64_t N = swiglu ? 2 * rows : rows;   // rows of w
   const float normEps = 1e-6f;
 
@@ -115,6 +117,7 @@ TEST_P(DecodeGemvKernel, MatchesFp64ReferenceAndRefusesPartialGroups) {
   auto launch = [&](int64_t k) {
     switch (c.family) {
     case Family::Gemv:
+    case Family::GemvFour:
       return stream.launch(kut.kernel, {Arg::in(bx, {1, k}), Arg::in(bw, {N, k}),
                                        Arg::out(by, {1, rows})});
     case Family::Rms:
@@ -193,6 +196,8 @@ std::vector<Case> cases() {
     for (Family f : {Family::Gemv, Family::Rms, Family::Swiglu})
       for (int64_t u : {0, 1, 2, 4, 5, 8, 10})
         out.push_back({dt, f, u});
+    for (int64_t u : {0, 2, 4})
+      out.push_back({dt, Family::GemvFour, u});
     for (int64_t u : {0, 1, 2, 4, 6, 8, 10, 19})
       out.push_back({dt, Family::Residual, u});
   }
