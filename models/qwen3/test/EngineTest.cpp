@@ -214,6 +214,32 @@ TEST(Qwen3Engine, RejectsAnAttentionSplitCountTheKernelsLack) {
             "--attention-keys-per-share must be >= 1, got 0");
 }
 
+// leaveOut (a measurement aid) drops the launches it names: without the
+// attention merge the decode step's logits are not the full step's, while
+// the prefill (no merge) gives the same first token.
+TEST(Qwen3Engine, LeavesOutTheKernelsItNamesForMeasurement) {
+  std::vector<std::vector<float>> logits;
+  int32_t first[2] = {-1, -2};
+  for (bool leave : {false, true}) {
+    EngineOptions opts;
+    opts.device = test::testDevice();
+    opts.kernelsDir = test::kernelsDir();
+    opts.maxSeqLen = 16;
+    if (leave)
+      opts.leaveOut = {"attention_merge"};
+    std::unique_ptr<Engine> engine;
+    ASSERT_TRUE(Engine::create(fixture(), opts, engine).isOk());
+    int32_t next = 0;
+    ASSERT_TRUE(engine->prefill({1, 2, 3, 4}, first[leave]).isOk());
+    ASSERT_TRUE(engine->decode(first[leave], next).isOk());
+    logits.emplace_back();
+    ASSERT_TRUE(engine->lastLogits(logits.back()).isOk());
+  }
+  EXPECT_EQ(first[0], first[1]);
+  ASSERT_EQ(logits[0].size(), logits[1].size());
+  EXPECT_NE(logits[0], logits[1]);
+}
+
 TEST(Qwen3Engine, RejectsPromptsPastTheCache) {
   EngineOptions opts;
   opts.device = test::testDevice();

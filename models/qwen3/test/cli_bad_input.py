@@ -210,6 +210,7 @@ case("--attention-keys-per-share not a number", ["--attention-keys-per-share"],
      args=["--prompt", "Hi", "--attention-keys-per-share", "x"])
 case("--attention-grouped-from negative", ["--attention-grouped-from"],
      args=["--prompt", "Hi", "--attention-grouped-from", "-3"])
+case("--leave-out with an empty prefix", ["--leave-out"], args=["--prompt", "Hi", "--leave-out", "gemv,,x"])
 case("unknown flag", ["--frobnicate"], args=["--prompt", "Hi", "--frobnicate"])
 case("flag without its value", ["--seed"], args=["--prompt", "Hi", "--seed"])
 case("unknown device", ["device 'tpu'"], args=["--prompt", "Hi", "--device", "tpu"])

@@ -70,6 +70,9 @@ Generates text with a Hugging Face Qwen3 checkpoint on tile kernels.
                          launch_to_first_token_ms then includes it)
   --profile              per-kernel time of one decode step and of the prefill
   --no-graph             launch the decode step's kernels one by one
+  --leave-out P,...      measurement only (the output is wrong): leave out
+                         the launches of kernels whose names start with a P,
+                         to see what they cost inside the decode graph
   --no-pdl               no programmatic dependent launch (each kernel
                          starts only after the previous one ends)
   --attention-splits N   the decode attention's KV split count, one the
@@ -92,6 +95,7 @@ struct Options {
   bool havePrompt = false, rawPrompt = false, think = false, sample = false;
   bool ignoreEos = false, tokenizeOnly = false, json = false, profile = false;
   bool noGraph = false, noPdl = false;
+  std::vector<std::string> leaveOut;
   int64_t maxNew = 128, maxSeq = 0, topK = -1, repeat = 1, warmup = 0;
   int64_t attentionSplits = 0, attentionKeysPerShare = 32, attentionPrograms = 0;
   int64_t attentionGroupedFrom = qwen3::EngineOptions().attentionGroupedFrom;
@@ -194,6 +198,15 @@ Options parseArgs(int argc, char **argv) {
       o.profile = true;
     } else if (a == "--no-graph") {
       o.noGraph = true;
+    } else if (a == "--leave-out") {
+      std::string list = value();
+      for (size_t i = 0; i <= list.size();) {
+        size_t j = std::min(list.find(',', i), list.size());
+        if (j == i)
+          fail("--leave-out: an empty kernel name prefix in '" + list + "'");
+        o.leaveOut.push_back(list.substr(i, j - i));
+        i = j + 1;
+      }
     } else if (a == "--no-pdl") {
       o.noPdl = true;
     } else if (a == "--attention-splits") {
@@ -306,6 +319,7 @@ int main(int argc, char **argv) {
   eo.attentionKeysPerShare = o.attentionKeysPerShare;
   eo.attentionPrograms = o.attentionPrograms;
   eo.attentionGroupedFrom = o.attentionGroupedFrom;
+  eo.leaveOut = o.leaveOut;
   eo.maxSeqLen = o.maxSeq; // 0: the model's
   std::unique_ptr<Engine> engine;
   auto tLoad = std::chrono::steady_clock::now();

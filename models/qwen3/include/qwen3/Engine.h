@@ -46,6 +46,11 @@ struct EngineOptions {
   /// block once per GQA group but costs more per program, so it pays once
   /// the shares are long. 0: every step.
   int64_t attentionGroupedFrom = 512;
+  /// Measurement only: launches of kernels whose names start with one of
+  /// these are left out of every step, so the step time without them shows
+  /// what they cost inside the replayed graph (launch gaps and overlap
+  /// included, which a per-kernel profile misses). The output is wrong.
+  std::vector<std::string> leaveOut;
 };
 
 /// How the next token is picked, on the device: greedy (argmax, ties to the
