@@ -103,8 +103,8 @@ struct Engine::Impl {
   /// gemv at four rows per program (`gemv__R_4`): the LM head at K <= 2048,
   /// whose two-row programs of 1024 columns are too short (Qwen3-0.6B's
   /// 75,968 programs took 95 us of an 817 us step; four rows took the step
-  /// 1.5% faster, eight 1.2%; at K = 2560 and 4096 two rows measured as
-  /// fast or faster: bench/results/2026-11-22-decode-launch-costs-h200.md).
+  /// 1.5-1.8% faster, eight as much; at K = 2560 and 4096 four rows were
+  /// 0.2% slower: bench/results/2026-11-22-decode-launch-costs-h200.md).
   GemvFamily gemvFour;
   const Kernel &pickGemv(int64_t k, int64_t n) const {
     if (k <= 2048 && k % 512 == 0 && n % 4 == 0 && !gemvFour.whole.empty())
