@@ -157,26 +157,41 @@ struct Engine::Impl {
   const Kernel &pickGemm(int64_t tokens, int64_t n) const;
 
   /// The family of `position` (grouped from opts.attentionGroupedFrom on, where
-  /// the kernel set has it), then in it the largest S whose grid (heads x S,
-  /// or KV heads x S grouped) stays within the family's program budget and
-  /// whose shares get at least attentionKeysPerShare keys of a context of
-  /// `position` rows, else the smallest S; the S of attentionSplits where
+  /// the kernel set has it), then S in it, among those whose grid (heads x
+  /// S, or KV heads x S grouped) stays within the family's program budget:
+  /// for decode_attention the smallest S whose shares get at most
+  /// attentionKeysPerShare keys of a context of `position` rows (else the
+  /// largest); for grouped_decode_attention the largest S whose shares get
+  /// at least that many (else the smallest); the S of attentionSplits where
   /// one is forced (the family's smallest if it lacks that S).
+  /// decode_attention's rule: at short contexts every share holds one
+  /// block or none whatever S is, and fewer shares are fewer programs and
+  /// a shorter merge; S = 8 instead of 16 took Qwen3-4B and 8B 3.5-4.9%
+  /// faster at tg 128 on an H200, while shares of two blocks (S = 8 at 256
+  /// to 511 positions) lost 3.4% at 0.6B
+  /// (bench/results/2026-11-22-decode-launch-costs-h200.md).
   size_t pickTier(int64_t position) const {
     bool grouped = position >= opts.attentionGroupedFrom &&
                    std::any_of(tiers.begin(), tiers.end(),
                                [](const AttentionTier &t) { return t.grouped; });
+    const int64_t keys = opts.attentionKeysPerShare;
     size_t pick = tiers.size();
-    for (size_t i = 0; i < tiers.size(); ++i) {
+    for (size_t i = 0; i < tiers.size(); ++i) { // ascending S in each family
       const AttentionTier &t = tiers[i];
       if (t.grouped != grouped)
         continue;
       const int64_t programs = (grouped ? cfg.kvHeads : cfg.heads) * t.splits;
-      if (pick == tiers.size() ||
-          (opts.attentionSplits > 0
-               ? t.splits == opts.attentionSplits
-               : programs <= (grouped ? groupedAttentionPrograms : attentionPrograms) &&
-                     position >= t.splits * opts.attentionKeysPerShare))
+      const bool fits = programs <= (grouped ? groupedAttentionPrograms : attentionPrograms);
+      bool take;
+      if (pick == tiers.size())
+        take = true; // the smallest
+      else if (opts.attentionSplits > 0)
+        take = t.splits == opts.attentionSplits;
+      else if (grouped)
+        take = fits && position >= t.splits * keys;
+      else
+        take = fits && tiers[pick].splits * keys < position;
+      if (take)
         pick = i;
     }
     return pick;

@@ -183,14 +183,16 @@ TEST_P(DecodeAttentionKernel, MatchesFp64ReferenceAndWritesTheToken) {
 
 // Both kernels at 700 cached rows (22 blocks of 32, the last partial: two
 // blocks per share of 16), 1601 (51 blocks: four per share, the last share
-// short) at both split counts, a context shorter than one block per share;
+// short) at both split counts, a context shorter than one block per share,
+// and 8 shares at 200 and 250 rows (one block each, the last partial);
 // the grouped one also at 1000 rows with 31 shares (the last block partial,
 // some shares empty) and an odd number of KV heads.
 INSTANTIATE_TEST_SUITE_P(
     Contexts, DecodeAttentionKernel,
     ::testing::Values(Case{"bf16", 4, 2, 700, 16, false}, Case{"f16", 4, 2, 700, 16, false},
                       Case{"f16", 8, 1, 1601, 16, false}, Case{"bf16", 2, 2, 1601, 32, false},
-                      Case{"f16", 4, 2, 45, 16, false}, Case{"bf16", 4, 2, 700, 16, true},
+                      Case{"f16", 4, 2, 45, 16, false}, Case{"f16", 4, 2, 200, 8, false},
+                      Case{"bf16", 2, 2, 250, 8, false}, Case{"bf16", 4, 2, 700, 16, true},
                       Case{"f16", 4, 2, 700, 16, true}, Case{"f16", 8, 1, 1601, 16, true},
                       Case{"bf16", 2, 2, 1601, 32, true}, Case{"f16", 4, 2, 45, 16, true},
                       Case{"bf16", 2, 3, 1000, 32, true}),

@@ -139,7 +139,8 @@ TEST_P(Qwen3EngineDtype, GreedyDecodeMatchesTransformers) {
   expectGreedyDecodeMatches(GetParam(), openEngine(GetParam()).get());
 }
 
-// Each KV split count of the kernel set (16, 32) forced, for each decode
+// Each KV split count of the kernel set (8, 16, 32; the grouped kernel has
+// no 8 and runs its smallest) forced, for each decode
 // attention (grouped from position 0, or never), then chosen per step with
 // one key per share and grouped from position 27, so the step switches
 // tiers (and graphs) at positions 27 and 32 of the generation (22 prompt
@@ -147,7 +148,7 @@ TEST_P(Qwen3EngineDtype, GreedyDecodeMatchesTransformers) {
 // default program budget).
 TEST_P(Qwen3EngineDtype, EveryAttentionSplitCountMatchesTransformers) {
   for (int64_t groupedFrom : {int64_t(0), int64_t(1) << 40})
-    for (int64_t splits : {16, 32}) {
+    for (int64_t splits : {8, 16, 32}) {
       SCOPED_TRACE("S = " + std::to_string(splits) + (groupedFrom ? "" : ", grouped"));
       expectGreedyDecodeMatches(GetParam(),
                                 openEngine(GetParam(), splits, 32, groupedFrom).get());
@@ -203,7 +204,7 @@ TEST(Qwen3Engine, RejectsAnAttentionSplitCountTheKernelsLack) {
   opts.attentionSplits = 24;
   std::unique_ptr<Engine> engine;
   EXPECT_EQ(Engine::create(fixture(), opts, engine).message(),
-            "--attention-splits 24: the kernel set has 16, 32");
+            "--attention-splits 24: the kernel set has 8, 16, 32");
   opts.attentionSplits = 0;
   opts.attentionGroupedFrom = -1;
   EXPECT_EQ(Engine::create(fixture(), opts, engine).message(),

@@ -203,7 +203,7 @@ case("--temperature negative", ["--temperature"], args=["--prompt", "Hi", "--tem
 case("--top-k not a number", ["--top-k"], args=["--prompt", "Hi", "--top-k", "many"])
 case("--max-new-tokens negative", ["--max-new-tokens"], args=["--prompt", "Hi", "--max-new-tokens", "-3"])
 case("--max-seq-len above the model's", ["--max-seq-len"], args=["--prompt", "Hi", "--max-seq-len", "100000"])
-case("--attention-splits the kernels lack", ["--attention-splits 24", "16, 32"],
+case("--attention-splits the kernels lack", ["--attention-splits 24", "8, 16, 32"],
      args=["--prompt", "Hi", "--attention-splits", "24"])
 case("--attention-splits zero", ["--attention-splits"], args=["--prompt", "Hi", "--attention-splits", "0"])
 case("--attention-keys-per-share not a number", ["--attention-keys-per-share"],

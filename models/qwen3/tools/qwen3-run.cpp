@@ -76,11 +76,12 @@ Generates text with a Hugging Face Qwen3 checkpoint on tile kernels.
   --no-pdl               no programmatic dependent launch (each kernel
                          starts only after the previous one ends)
   --attention-splits N   the decode attention's KV split count, one the
-                         kernel set has (default: per step, for the step's
-                         attention kernel, the largest S whose grid, heads
-                         x S or KV heads x S grouped, fits
-                         --attention-programs and whose shares get
-                         --attention-keys-per-share keys)
+                         kernel set has (default: per step, among the S
+                         whose grid, heads x S or KV heads x S grouped,
+                         fits --attention-programs: the smallest whose
+                         shares get at most --attention-keys-per-share
+                         keys, or for the grouped kernel the largest whose
+                         shares get at least that many)
   --attention-keys-per-share N   (default 32)
   --attention-programs N         (default 0: a wave, 4 per SM of the GPU, 3
                                  for the grouped kernel)

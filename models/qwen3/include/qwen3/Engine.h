@@ -30,10 +30,12 @@ struct EngineOptions {
   /// Device::setProgrammaticLaunch).
   bool programmaticLaunch = true;
   /// The decode attention's KV split count (an S the kernel set has); 0:
-  /// chosen per step, the largest S with heads x S (KV heads x S for the
-  /// grouped kernel) within one wave of attentionPrograms whose shares get
-  /// at least attentionKeysPerShare keys of the context (else the
-  /// smallest). attentionPrograms 0: 4 programs per SM of the device for
+  /// chosen per step among the S whose grid, heads x S (KV heads x S for
+  /// the grouped kernel), is within one wave of attentionPrograms: for
+  /// decode_attention the smallest whose shares get at most
+  /// attentionKeysPerShare keys of the context (else the largest), for the
+  /// grouped kernel the largest whose shares get at least that many (else
+  /// the smallest). attentionPrograms 0: 4 programs per SM of the device for
   /// decode_attention, 3 for grouped_decode_attention (each is compiled to
   /// fit that many); 512 / 384 where the device has no SMs to count (the
   /// CPU); one 32-key block per share.
