@@ -183,9 +183,10 @@ TEST_P(DecodeAttentionKernel, MatchesFp64ReferenceAndWritesTheToken) {
 
 // Both kernels at 700 cached rows (22 blocks of 32, the last partial: two
 // blocks per share of 16), 1601 (51 blocks: four per share, the last share
-// short) at both split counts, a context shorter than one block per share,
-// and 8 shares at 200 and 250 rows (one block each, the last partial);
-// the grouped one also at 1000 rows with 31 shares (the last block partial,
+// short) at both split counts, and a context shorter than one block per
+// share; decode_attention also at 8 shares of 200 and 250 rows (one block
+// each, the last partial: the engine's choice below 256 positions); the
+// grouped one also at 1000 rows with 31 shares (the last block partial,
 // some shares empty) and an odd number of KV heads.
 INSTANTIATE_TEST_SUITE_P(
     Contexts, DecodeAttentionKernel,

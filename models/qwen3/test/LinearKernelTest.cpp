@@ -1,10 +1,11 @@
 //===- LinearKernelTest.cpp - the decode GEMVs vs an fp64 reference -------===//
 //
 // The Qwen3 kernel set's decode GEMVs, launched directly: the plain GEMV
-// (the LM head, at two and at four rows per program), gemv_rms (the norm from a sum of squares another launch
-// added up), gemv_residual (the residual add in the epilogue, adding the
-// squares of what it writes to that sum) and gemv_swiglu (the norm as
-// gemv_rms, SwiGLU in the epilogue), each at every K-step group U the
+// (the LM head, at two and at four rows per program), gemv_rms (the norm
+// from a sum of squares another launch added up), gemv_residual (the
+// residual add in the epilogue, adding the squares of what it writes to
+// that sum) and gemv_swiglu (the norm as gemv_rms, SwiGLU in the
+// epilogue), each at every K-step group U the
 // engine loads (WHOLE = 1, K spanning two groups so both the unrolled
 // group and the loop over groups run) and in its general instance at a K
 // and N that are not multiples of the tile. Outputs are poisoned first and
