@@ -18,6 +18,8 @@ struct Claim {
   OwnOp op;
   BlockArgument view;
   PartitionType type;
+  /// Inside the tile.join region: run by one program per group.
+  bool inJoin = false;
 };
 
 /// Formats a witness: program ids, ranges and the launch values involved.
@@ -63,6 +65,8 @@ public:
 
 private:
   void checkPair(Claim a, Claim b);
+  void checkTickets(JoinOp join);
+  void checkJoinRead(LoadOp load, Claim c);
   void checkInIndexSpace(Claim c);
   void checkSubTile(Operation *op, Value block, ValueRange indices,
                     RankedTensorType tile);
@@ -91,6 +95,8 @@ private:
   }
 
   KernelOp kernel;
+  /// The kernel's tile.join (at most one), whose grid dim groups programs.
+  JoinOp join;
   OwnershipStats &stats;
   Uniformity uniformity;
   DataFlowSolver solver;
@@ -140,10 +146,19 @@ void OwnershipVerifier::checkPair(Claim a, Claim b) {
     overlap.push_back(LinearConstraint::le(loA[d], hiB[d]));
     overlap.push_back(LinearConstraint::le(loB[d], hiA[d]));
   }
-  auto cases = lexLess(pa, pb);
+  // Claims that could run at once belong to distinct programs; where one
+  // of them is in the join's region, to distinct groups (a program of the
+  // same group stored before the ticket, the region runs after the last).
+  SmallVector<LinearExpr> ka(pa), kb(pb);
+  if (a.inJoin || b.inJoin) {
+    unsigned d = static_cast<unsigned>(join.getDim());
+    ka = {pa[d]};
+    kb = {pb[d]};
+  }
+  auto cases = lexLess(ka, kb);
   // A claim compared with itself is symmetric: A < B covers B < A.
   if (a.op != b.op)
-    llvm::append_range(cases, lexLess(pb, pa));
+    llvm::append_range(cases, lexLess(kb, ka));
   for (SmallVector<LinearConstraint> &c : cases) {
     llvm::append_range(c, overlap);
     if (sys->isEmpty(c))
@@ -160,7 +175,9 @@ void OwnershipVerifier::checkPair(Claim a, Claim b) {
         region.push_back({std::max(w(loA[d]), w(loB[d])),
                           std::min(w(hiA[d]), w(hiB[d])) + 1});
       unsigned gridRank = sys->gridRank();
-      diag << "programs " << w.program(pa, gridRank) << " and "
+      diag << (a.inJoin || b.inJoin ? "the join regions of programs "
+                                     : "programs ")
+           << w.program(pa, gridRank) << " and "
            << w.program(pb, gridRank) << " both own elements "
            << formatRegion(region) << " of "
            << describeKernelArg(kernel, a.view.getArgNumber()) << " (with "
@@ -254,6 +271,91 @@ void OwnershipVerifier::checkSubTile(Operation *op, Value block,
   ++stats.subTilesInBounds;
 }
 
+/// The join's counters: one per group, so dim(tickets, 0) >= the grid's
+/// extent along the join's dim.
+void OwnershipVerifier::checkTickets(JoinOp j) {
+  std::unique_ptr<IndexSystem> sys = newSystem();
+  auto tickets = cast<BlockArgument>(j.getTickets());
+  unsigned d = static_cast<unsigned>(j.getDim());
+  LinearExpr count = sys->numTiles(tickets, 0, 1);
+  LinearExpr groups = sys->gridExtent(d);
+  LinearConstraint tooFew = LinearConstraint::le(count + 1, groups);
+  if (sys->isEmpty(tooFew)) {
+    ++stats.joinTickets;
+    return;
+  }
+  std::optional<SmallVector<int64_t>> values = sys->sample(tooFew);
+  InFlightDiagnostic diag = j.emitError();
+  diag << "cannot prove one counter per group: "
+       << describeKernelArg(kernel, tickets.getArgNumber())
+       << " needs at least as many elements as the grid has programs along "
+       << stringifyDimension(j.getDim());
+  if (values) {
+    Witness w(*sys, *values);
+    diag << " (with " << w.launchValues(gridExtents(*sys), sys->gridRank())
+         << ", it has " << w(count) << " for " << w(groups) << " groups)";
+  }
+  diag << "; state it with tile.assume" << gridHint(*sys);
+  anyFailure = true;
+}
+
+/// A load of an inout partition in the join's region reads what the group
+/// stored; no program of another group may claim any of it (those may
+/// still be running).
+void OwnershipVerifier::checkJoinRead(LoadOp load, Claim c) {
+  std::unique_ptr<IndexSystem> sys = newSystem();
+  SmallVector<LinearExpr> pa = programIds(*sys, Copy::A);
+  SmallVector<LinearExpr> pb = programIds(*sys, Copy::B);
+  SmallVector<LinearExpr> grid = gridExtents(*sys);
+  sys->addPathConditions(load, Copy::A);
+  sys->addPathConditions(c.op, Copy::B);
+  auto partition = cast<PartitionType>(load.getSource().getType());
+  unsigned rank = partition.getRank();
+  SmallVector<LinearConstraint> query;
+  SmallVector<LinearExpr> loA, hiA, loB, hiB;
+  for (unsigned d = 0; d < rank; ++d) {
+    int64_t ta = partition.getTileShape()[d], tb = c.type.getTileShape()[d];
+    loA.push_back(sys->get(load.getIndices()[d], Copy::A) * ta);
+    hiA.push_back(loA.back() + (ta - 1));
+    loB.push_back(sys->get(c.op.getIndices()[d], Copy::B) * tb);
+    hiB.push_back(loB.back() + (tb - 1));
+    query.push_back(LinearConstraint::le(loA[d], hiB[d]));
+    query.push_back(LinearConstraint::le(loB[d], hiA[d]));
+  }
+  unsigned g = static_cast<unsigned>(join.getDim());
+  for (bool below : {true, false}) {
+    SmallVector<LinearConstraint> q(query);
+    q.push_back(below ? LinearConstraint::le(pa[g] + 1, pb[g])
+                      : LinearConstraint::le(pb[g] + 1, pa[g]));
+    if (sys->isEmpty(q))
+      continue;
+    std::optional<SmallVector<int64_t>> values = sys->sample(q);
+    InFlightDiagnostic diag = load.emitError();
+    if (!values) {
+      diag << "cannot prove that the join reads of "
+           << describeKernelArg(kernel, c.view.getArgNumber())
+           << " stay inside what its group stores";
+    } else {
+      Witness w(*sys, *values);
+      SmallVector<std::pair<int64_t, int64_t>> region;
+      for (unsigned d = 0; d < rank; ++d)
+        region.push_back({std::max(w(loA[d]), w(loB[d])),
+                          std::min(w(hiA[d]), w(hiB[d])) + 1});
+      unsigned gridRank = sys->gridRank();
+      diag << "the join of program " << w.program(pa, gridRank)
+           << " reads elements " << formatRegion(region) << " of "
+           << describeKernelArg(kernel, c.view.getArgNumber())
+           << " that program " << w.program(pb, gridRank)
+           << ", of another group, owns (with "
+           << w.launchValues(grid, gridRank) << ")";
+    }
+    diag.attachNote(c.op.getLoc()) << "the other program's claim";
+    anyFailure = true;
+    return;
+  }
+  ++stats.joinReads;
+}
+
 LogicalResult OwnershipVerifier::run() {
   solver.load<dataflow::DeadCodeAnalysis>();
   solver.load<dataflow::SparseConstantPropagation>();
@@ -270,14 +372,29 @@ LogicalResult OwnershipVerifier::run() {
     if (auto own = dyn_cast<OwnOp>(op)) {
       auto partition = own.getPartition().getDefiningOp<PartitionOp>();
       claims.push_back({own, cast<BlockArgument>(partition.getView()),
-                        own.getPartition().getType()});
+                        own.getPartition().getType(),
+                        own->getParentOfType<JoinOp>() != nullptr});
     }
+    if (auto j = dyn_cast<JoinOp>(op))
+      join = j;
     return WalkResult::advance();
   });
   stats.claims = claims.size();
 
   for (const Claim &c : claims)
     checkInIndexSpace(c);
+  if (join) {
+    checkTickets(join);
+    join.getBody().walk([&](LoadOp load) {
+      auto partition = dyn_cast<PartitionType>(load.getSource().getType());
+      if (!partition || partition.getMode() != OwnershipMode::InOut)
+        return;
+      Value view = load.getSource().getDefiningOp<PartitionOp>().getView();
+      for (const Claim &c : claims)
+        if (c.view == view)
+          checkJoinRead(load, c);
+    });
+  }
   for (unsigned i = 0; i < claims.size(); ++i)
     for (unsigned j = i; j < claims.size(); ++j)
       if (claims[i].view == claims[j].view)

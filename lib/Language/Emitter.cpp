@@ -406,6 +406,8 @@ LogicalResult EmitterImpl::emitStmt(const Stmt &s) {
     return emitIf(s);
   case Stmt::Kind::Unchecked:
     return emitUnchecked(s);
+  case Stmt::Kind::Join:
+    return emitJoin(s);
   case Stmt::Kind::Expr: {
     auto v = expr(*s.value);
     return success(v.has_value());
@@ -578,6 +580,43 @@ LogicalResult EmitterImpl::emitUnchecked(const Stmt &s) {
     YieldOp::create(b, loc(s.loc), *yields);
   }
   takeResults(*this, carried, op.getResults());
+  return success();
+}
+
+/// `join(tickets, dim) { ... }`: the body runs in the last program to
+/// finish among those with the same program_id(dim) (tile.join).
+LogicalResult EmitterImpl::emitJoin(const Stmt &s) {
+  if (!isa<KernelOp>(b.getInsertionBlock()->getParentOp()))
+    return error(s.loc) << "join(...) is a statement of the kernel body, not "
+                           "of a loop, a branch or an unchecked block";
+  auto tickets = expr(*s.value);
+  if (!tickets)
+    return failure();
+  auto view = tickets->kind == Val::Kind::View
+                  ? dyn_cast<ViewType>(tickets->value.getType())
+                  : ViewType();
+  if (!view || view.getMode() != OwnershipMode::Ticket)
+    return error(s.value->loc) << "join(...) takes a ticket tensor "
+                                  "(&ticket Tensor<i32, [?]>) first";
+  std::optional<int64_t> dim = constant(*s.lower);
+  if (!dim)
+    return failure();
+  if (*dim < 0 || *dim > 2)
+    return error(s.lower->loc) << "join(...) groups programs by a grid dim "
+                                  "(0, 1 or 2), got "
+                               << *dim;
+  SmallVector<std::string> carried = carriedNames(*this, s.body, nullptr);
+  if (!carried.empty())
+    return error(s.loc) << "the join assigns '" << carried.front()
+                        << "', declared outside it; nothing runs after a "
+                           "join to read it";
+  auto op = JoinOp::create(b, loc(s.loc), tickets->value,
+                           static_cast<Dimension>(*dim));
+  OpBuilder::InsertionGuard guard(b);
+  b.createBlock(&op.getBody());
+  if (failed(emitCarriedBody(s.body, {}, {})))
+    return failure();
+  YieldOp::create(b, loc(s.loc), ValueRange{});
   return success();
 }
 

@@ -109,6 +109,7 @@ public:
                                       llvm::ArrayRef<std::string> carried);
   mlir::LogicalResult emitIf(const Stmt &s);
   mlir::LogicalResult emitUnchecked(const Stmt &s);
+  mlir::LogicalResult emitJoin(const Stmt &s);
   /// Emits the body of a region op at the insertion point, in a scope where
   /// each `carried` variable starts as `starts[i]` (and `inductionVar` is
   /// bound to `induction`, when given); returns their values at the end,

@@ -181,7 +181,7 @@ private:
         p.mode = "out";
         advance();
       } else {
-        for (StringRef mode : {"inout", "add", "frozen"})
+        for (StringRef mode : {"inout", "add", "frozen", "ticket"})
           if (isKeyword(mode)) {
             p.mode = mode.str();
             advance();
@@ -208,6 +208,11 @@ private:
       }
       expect(">", "to close 'Tensor<...>'");
       if (isKeyword("by")) {
+        if (p.mode == "ticket") {
+          error("'by' partitions exclusively owned tensors (&mut, &inout); "
+                "ticket tensors are only passed to join(...)");
+          return p;
+        }
         if (p.mode == "in" || p.mode == "frozen" || p.mode == "add") {
           error("'by' partitions exclusively owned tensors (&mut, &inout); " +
                 std::string(p.mode == "add" ? "add-only tensors"
@@ -351,6 +356,19 @@ private:
       }
       s->reason = tok.text.str();
       advance();
+      s->body = parseBlock(depth + 1);
+      return s;
+    }
+    if (isKeyword("join") && peeked.kind == Token::Kind::Punct &&
+        peeked.text == "(") {
+      // join(tickets, dim) { ... }
+      advance();
+      advance();
+      auto s = std::make_unique<Stmt>(Stmt::Kind::Join, loc);
+      s->value = parseExpr();
+      expect(",", "after the ticket tensor of join(tickets, dim)");
+      s->lower = parseExpr();
+      expect(")", "to close join(tickets, dim)");
       s->body = parseBlock(depth + 1);
       return s;
     }

@@ -60,13 +60,15 @@ std::string_view toString(AccessMode mode) {
     return "add";
   case AccessMode::Frozen:
     return "frozen";
+  case AccessMode::Ticket:
+    return "ticket";
   }
   return "in";
 }
 
 bool parseAccessMode(std::string_view text, AccessMode &mode) {
   for (AccessMode m : {AccessMode::In, AccessMode::Out, AccessMode::InOut,
-                       AccessMode::Add, AccessMode::Frozen})
+                       AccessMode::Add, AccessMode::Frozen, AccessMode::Ticket})
     if (toString(m) == text) {
       mode = m;
       return true;

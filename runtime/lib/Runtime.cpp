@@ -421,7 +421,7 @@ Status Stream::launch(const Kernel &kernel, const Arg *args, size_t numArgs) {
       return Status::error(
           label(meta, idx) + " is " + std::string(toString(p.mode)) +
           (exclusive ? ": the kernel writes it, pass it exclusively "
-                       "(Arg::out / Arg::inout / Arg::add)"
+                       "(Arg::out / Arg::inout / Arg::add / Arg::ticket)"
                      : ": the kernel only reads it, pass it shared (Arg::in)"));
     if (!a.buffer)
       return Status::error(label(meta, idx) + ": the buffer is empty");

@@ -66,6 +66,52 @@ TEST_F(DeviceTest, AtomicAddsOfAllProgramsLand) {
               {"argument ss (#1)", "overlaps", "argument x (#0)"});
 }
 
+TEST_F(DeviceTest, JoinMergesEachGroupOnceItsSharesAreStored) {
+  const int rows = 301, S = 16; // thousands of programs racing for tickets
+  Buffer bt;
+  ASSERT_OK(rt.device->allocate(DType::I32, rows, bt));
+  std::vector<int32_t> zeros(rows, 0);
+  ASSERT_OK(rt.stream().copyToDevice(bt, zeros.data(), rows * 4));
+  Buffer bp = rt.upload(poisoned32(rows * S));
+  // Three launches on new data: each must find the counters back at 0.
+  for (uint32_t round = 0; round < 3; ++round) {
+    auto x = randomFloats(rows * S * 256, 0.5, 2, 40 + round);
+    Buffer bx = rt.upload(x);
+    Buffer by = rt.upload(poisoned32(rows));
+    ASSERT_OK(rt.stream().launch(rt.kernel("share_sum"),
+                                 {Arg::in(bx, {rows, S, 256}), Arg::inout(bp, {rows, S}),
+                                  Arg::out(by, {rows}), Arg::ticket(bt, {rows})}));
+    std::vector<float> y = rt.download(by);
+    for (int g = 0; g < rows; ++g) {
+      ASSERT_FALSE(isPoison(y[g])) << "row " << g << " was not merged (round " << round << ")";
+      double want = 0;
+      for (int i = 0; i < S * 256; ++i)
+        want += x[static_cast<size_t>(g) * S * 256 + i];
+      ASSERT_LE(std::abs(y[g] - want), 1e-5 * want) << "row " << g << ", round " << round;
+    }
+    std::vector<int32_t> t(rows, -1);
+    ASSERT_OK(rt.stream().copyToHost(t.data(), bt, rows * 4));
+    ASSERT_OK(rt.stream().synchronize());
+    for (int g = 0; g < rows; ++g)
+      ASSERT_EQ(t[g], 0) << "counter " << g << " after round " << round;
+  }
+  // Fewer counters than rows is refused before anything runs, and the
+  // counters are written: passing them shared is refused too.
+  Buffer bx = rt.upload(randomFloats(rows * S * 256, 0.5, 2, 9));
+  Buffer by = rt.upload(poisoned32(rows));
+  expectError(rt.stream().launch(rt.kernel("share_sum"),
+                                 {Arg::in(bx, {rows, S, 256}), Arg::inout(bp, {rows, S}),
+                                  Arg::out(by, {rows}), Arg::ticket(bt, {rows - 1})}),
+              {"a counter per row"});
+  expectError(rt.stream().launch(rt.kernel("share_sum"),
+                                 {Arg::in(bx, {rows, S, 256}), Arg::inout(bp, {rows, S}),
+                                  Arg::out(by, {rows}), Arg::in(bt, {rows})}),
+              {"argument tickets (#3)", "is ticket", "pass it exclusively"});
+  std::vector<float> y = rt.download(by);
+  for (int g = 0; g < rows; ++g)
+    ASSERT_TRUE(isPoison(y[g])) << "a refused launch wrote row " << g;
+}
+
 TEST_F(DeviceTest, FrozenInputsNeedAFrozenBuffer) {
   const int rows = 45;
   auto x = randomFloats(rows * 256, -2, 2, 11);

@@ -9,7 +9,11 @@
 //  * claims inside the index space: every claimed tile index lies in
 //    [0, ceildiv(dim, tile)) (so a grid with too many programs is rejected);
 //  * sub-tiles inside their block: every dynamic sub-tile index of a load or
-//    store through an owned block stays inside the block.
+//    store through an owned block stays inside the block;
+//  * tile.join: its region's claims are disjoint between groups (one
+//    program per group runs it), what its region loads of inout partitions
+//    is claimed by no program of another group, and the ticket view has a
+//    counter per group.
 //
 // Everything else the safety argument needs (in views never written, out
 // views never read, no raw memory) is enforced by the op verifiers.
@@ -37,6 +41,10 @@ struct OwnershipStats {
   /// layout rules).
   unsigned launchChecks = 0;
   unsigned uncheckedRegions = 0;
+  /// tile.join: counters proven one per group, and loads of inout
+  /// partitions in its region proven clear of other groups' claims.
+  unsigned joinTickets = 0;
+  unsigned joinReads = 0;
 };
 
 /// Runs the proof on `kernel`. Every failure is reported as an error at the

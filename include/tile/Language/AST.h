@@ -77,6 +77,7 @@ struct Stmt {
     Expr,   ///< value;
     Return,    ///< return [value];
     Unchecked, ///< unchecked "reason" body: exempt from the ownership proof
+    Join,      ///< join(tickets, dim) body: value = tickets, lower = dim
   };
   Kind kind;
   llvm::SMLoc loc;
@@ -108,7 +109,7 @@ struct Param {
   std::string name;
   Kind kind = Kind::Scalar;
   std::string mode; ///< "in" (&), "out" (&mut), "inout" (&inout), "add" (&add),
-                    ///< "frozen" (&frozen)
+                    ///< "frozen" (&frozen), "ticket" (&ticket)
   std::string dtype;
   std::vector<ExprPtr> shape; ///< Wild for `?`
   /// `strides = [...]` (Wild for `?`); empty: row-major contiguous.

@@ -177,6 +177,9 @@ public:
   LogicalResult lowerAtomicAdd(AtomicAddOp op);
   LogicalResult lowerGather(GatherOp op);
   LogicalResult lowerPrefetch(PrefetchOp op);
+  /// tile.join: a ticket per block, the region in the group's last
+  /// (LowerJoin.cpp).
+  LogicalResult lowerJoin(JoinOp op);
   /// A broadcast whose source is computed element-wise from read-only
   /// loads, splats and constants, recomputed in the broadcast's layout
   /// (LowerBroadcast.cpp); null where that does not apply.

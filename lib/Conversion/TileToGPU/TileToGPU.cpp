@@ -410,6 +410,8 @@ LogicalResult GPUKernelLowering::lowerFlatOp(Operation *op) {
     return lowerFor(f);
   if (auto i = dyn_cast<scf::IfOp>(op))
     return lowerIf(i);
+  if (auto j = dyn_cast<JoinOp>(op))
+    return lowerJoin(j);
   if (auto y = dyn_cast<scf::YieldOp>(op)) {
     // A loop's iter_args keep their layouts; an if's results are flat.
     auto loop = dyn_cast<scf::ForOp>(y->getParentOp());

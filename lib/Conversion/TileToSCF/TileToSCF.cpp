@@ -356,6 +356,41 @@ LogicalResult ConvertTileToSCFPass::lowerKernel(KernelOp kernel) {
     rewriter.eraseOp(yield);
   }
 
+  // The join: the program that takes its group's last ticket (an atomic
+  // add, so hosts running programs in parallel are ordered too) resets the
+  // counter and runs the region.
+  SmallVector<JoinOp> joins;
+  func.walk([&](JoinOp op) { joins.push_back(op); });
+  for (JoinOp op : joins) {
+    Location l = op.getLoc();
+    rewriter.setInsertionPoint(op);
+    unsigned d = static_cast<unsigned>(op.getDim());
+    Value size = constantIndex(rewriter, l, 1);
+    for (unsigned e = 0; e < 3; ++e)
+      if (e != d)
+        size = arith::MulIOp::create(rewriter, l, size, extra[3 + e]);
+    Type i32 = rewriter.getI32Type();
+    Value lastTicket = arith::IndexCastOp::create(
+        rewriter, l, i32,
+        arith::SubIOp::create(rewriter, l, size, constantIndex(rewriter, l, 1)));
+    Value key = extra[d];
+    Value old = memref::AtomicRMWOp::create(
+        rewriter, l, arith::AtomicRMWKind::addi,
+        arith::ConstantIntOp::create(rewriter, l, i32, 1), op.getTickets(),
+        ValueRange{key});
+    Value last = arith::CmpIOp::create(rewriter, l, arith::CmpIPredicate::eq,
+                                       old, lastTicket);
+    auto branch = scf::IfOp::create(rewriter, l, last, /*withElseRegion=*/false);
+    rewriter.setInsertionPointToStart(branch.thenBlock());
+    memref::StoreOp::create(rewriter, l,
+                            arith::ConstantIntOp::create(rewriter, l, i32, 0),
+                            op.getTickets(), ValueRange{key});
+    Block &inner = op.getBody().front();
+    rewriter.eraseOp(inner.getTerminator());
+    rewriter.inlineBlockBefore(&inner, branch.thenBlock()->getTerminator());
+    rewriter.eraseOp(op);
+  }
+
   KernelLowering lowering(rewriter, ArrayRef<Value>(extra).take_front(3),
                           ArrayRef<Value>(extra).drop_front(3));
   SmallVector<Operation *> ops;

@@ -58,6 +58,11 @@ bool mlir::OpTrait::tile::impl::isInUncheckedRegion(Operation *op) {
   return op->getParentOfType<::tile::UncheckedOp>() != nullptr;
 }
 
+/// Whether `op` runs inside the region of a tile.join.
+static bool isInJoinRegion(Operation *op) {
+  return op->getParentOfType<::tile::JoinOp>() != nullptr;
+}
+
 using mlir::OpTrait::tile::impl::isInUncheckedRegion;
 using tile::detail::formatList;
 
@@ -300,6 +305,38 @@ LogicalResult UncheckedOp::verify() {
 }
 
 //===----------------------------------------------------------------------===//
+// JoinOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult JoinOp::verify() {
+  auto arg = dyn_cast<BlockArgument>(getTickets());
+  auto view = cast<ViewType>(getTickets().getType());
+  if (!arg || !isa<KernelOp>(arg.getOwner()->getParentOp()))
+    return emitOpError("takes its tickets from a view argument of the kernel");
+  if (view.getMode() != OwnershipMode::Ticket)
+    return emitOpError("needs a 'ticket' view for its counters; this one is '")
+           << stringifyOwnershipMode(view.getMode()) << "'";
+  Operation *next = getOperation()->getNextNode();
+  if (!next || !isa<ReturnOp>(next))
+    return emitOpError("must be the last op of the kernel body (before "
+                       "tile.return): a store after the tickets could race "
+                       "with the group's last program reading it");
+  // (Being last also makes it the only one.)
+  auto yield = cast<YieldOp>(getBody().front().getTerminator());
+  if (!yield.getValues().empty())
+    return emitOpError("region yields no values");
+  WalkResult nested = getBody().walk([&](Operation *op) {
+    if (isa<GridOp, AssumeOp>(op))
+      return WalkResult::interrupt();
+    return WalkResult::advance();
+  });
+  if (nested.wasInterrupted())
+    return emitOpError("region holds tile.grid or tile.assume; they belong "
+                       "in the kernel body");
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
 // Host-computable values: GridOp, AssumeOp
 //===----------------------------------------------------------------------===//
 
@@ -464,6 +501,13 @@ static StringRef sharedModeName(OwnershipMode mode) {
   return mode == OwnershipMode::Frozen ? "a 'frozen'" : "an 'in'";
 }
 
+LogicalResult PartitionOp::verify() {
+  if (getView().getType().getMode() == OwnershipMode::Ticket)
+    return emitOpError("cannot partition a 'ticket' view: only tile.join "
+                       "touches its counters");
+  return success();
+}
+
 LogicalResult OwnOp::verify() {
   PartitionType partition = getPartition().getType();
   if (partition.isShared())
@@ -499,10 +543,10 @@ LogicalResult LoadOp::verify() {
       return emitOpError("cannot load from an 'out' partition: 'out' views "
                          "are write-only, and their blocks belong to other "
                          "programs");
-    if (partition.getMode() == OwnershipMode::InOut)
+    if (partition.getMode() == OwnershipMode::InOut && !isInJoinRegion(*this))
       return emitOpError("cannot load from an 'inout' partition directly: "
                          "read an inout view only through the block this "
-                         "program owns (tile.own)");
+                         "program owns (tile.own), or inside a tile.join");
     if (partition.getMode() == OwnershipMode::Add)
       return emitOpError("cannot load from an 'add' partition: other programs "
                          "are still adding into it; a later launch reads the "

@@ -286,6 +286,10 @@ LogicalResult ViewType::verify(function_ref<InFlightDiagnostic()> emitError,
     if (!ShapedType::isDynamic(d) && d < 0)
       return emitError() << "view dim #" << i
                          << " must be non-negative or '?', got " << d;
+  if (mode == OwnershipMode::Ticket &&
+      (shape.size() != 1 || !elementType.isSignlessInteger(32)))
+    return emitError() << "a 'ticket' view holds one i32 counter per group: "
+                          "rank 1, i32";
   if (strides.size() != shape.size())
     return emitError() << "view of rank " << shape.size() << " has "
                        << strides.size() << " strides";
@@ -388,7 +392,8 @@ void OwnedType::print(AsmPrinter &printer) const {
 LogicalResult OwnedType::verify(function_ref<InFlightDiagnostic()> emitError,
                                 OwnershipMode mode, ArrayRef<int64_t> shape,
                                 Type elementType) {
-  if (isSharedMode(mode) || mode == OwnershipMode::Add)
+  if (isSharedMode(mode) || mode == OwnershipMode::Add ||
+      mode == OwnershipMode::Ticket)
     return emitError() << "an owned block is a block of an 'out' or 'inout' "
                           "partition, not of an '"
                        << stringifyOwnershipMode(mode) << "' one";

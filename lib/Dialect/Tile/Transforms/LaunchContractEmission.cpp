@@ -182,6 +182,9 @@ tile::buildLaunchContract(KernelOp kernel) {
       case OwnershipMode::Add:
         param.mode = rt::AccessMode::Add;
         break;
+      case OwnershipMode::Ticket:
+        param.mode = rt::AccessMode::Ticket;
+        break;
       }
       for (int64_t d : view.getShape())
         param.shape.push_back(ShapedType::isDynamic(d) ? -1 : d);

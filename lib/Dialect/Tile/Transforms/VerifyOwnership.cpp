@@ -52,7 +52,11 @@ struct VerifyOwnershipPass
           << stats.claimsInBounds << " claims in bounds, "
           << stats.subTilesInBounds << " sub-tile accesses in bounds, "
           << stats.launchChecks << " launch-contract rules, "
-          << stats.uncheckedRegions << " unchecked regions";
+          << stats.uncheckedRegions << " unchecked regions"
+          << (stats.joinTickets ? ", a join with " +
+                                      std::to_string(stats.joinReads) +
+                                      " group reads proven"
+                                : std::string());
   }
 };
 } // namespace

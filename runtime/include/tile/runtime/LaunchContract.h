@@ -40,7 +40,10 @@ bool parseDType(std::string_view text, DType &type);
 /// by any program); like `Out` and `InOut` they are written, so no other
 /// argument may alias them. `Frozen` views are read like `In` ones, from
 /// memory no kernel writes (the runtime checks that the buffer is frozen).
-enum class AccessMode : uint8_t { In, Out, InOut, Add, Frozen };
+/// `Ticket` views hold tile.join's counters, taken atomically by every
+/// program; each launch leaves them at 0, so the buffer must hold zeros
+/// when first used.
+enum class AccessMode : uint8_t { In, Out, InOut, Add, Frozen, Ticket };
 std::string_view toString(AccessMode mode);
 /// The mode `toString` names `text`; false when none does.
 bool parseAccessMode(std::string_view text, AccessMode &mode);

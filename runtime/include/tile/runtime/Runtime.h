@@ -108,6 +108,14 @@ struct Arg {
                  int64_t offset = 0) {
     return out(buffer, shape, strides, offset);
   }
+  /// The kernel's `ticket` parameter (tile.join's counters): written
+  /// atomically, so passed exclusively like `out`. The buffer must hold
+  /// zeros when first used; every launch leaves them so.
+  static Arg ticket(const Buffer &buffer, std::initializer_list<int64_t> shape,
+                    std::initializer_list<int64_t> strides = {},
+                    int64_t offset = 0) {
+    return out(buffer, shape, strides, offset);
+  }
   /// Integer scalars (any integer dtype or index) and float scalars (f16,
   /// bf16, f32, f64: converted to the parameter's type).
   static Arg integer(int64_t v);

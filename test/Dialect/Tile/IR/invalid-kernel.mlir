@@ -38,7 +38,7 @@ func.func @return_outside_kernel() {
 // -----
 
 tile.kernel @yield_in_kernel() {
-  // expected-error @+1 {{'tile.yield' op expects parent op to be one of 'tile.reduce, tile.unchecked'}}
+  // expected-error @+1 {{'tile.yield' op expects parent op to be one of 'tile.reduce, tile.unchecked, tile.join'}}
   tile.yield
 }
 

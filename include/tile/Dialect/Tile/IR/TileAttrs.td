@@ -12,7 +12,8 @@ def Tile_OwnershipMode : I32EnumAttr<"OwnershipMode",
       I32EnumAttrCase<"Out", 1, "out">,
       I32EnumAttrCase<"InOut", 2, "inout">,
       I32EnumAttrCase<"Add", 3, "add">,
-      I32EnumAttrCase<"Frozen", 4, "frozen">
+      I32EnumAttrCase<"Frozen", 4, "frozen">,
+      I32EnumAttrCase<"Ticket", 5, "ticket">
     ]> {
   let cppNamespace = "::tile";
   let genSpecializedAttr = 0;

@@ -31,6 +31,10 @@ def Tile_Dialect : Dialect {
       its elements with `tile.atomic_add`, and nothing reads or stores it.
       Atomic additions commute, so concurrent ones are not a race (the
       floating-point rounding of the sum depends on their order).
+    * `!tile.view<ticket, ...>` holds the counters of `tile.join`: the
+      programs of a group each take a ticket after their stores, and the one
+      holding the last ticket runs the join's region, which may read what
+      the whole group stored and writes blocks owned by the group.
 
     Tile values are builtin statically shaped tensors (`tensor<64x128xf16>`),
     so `arith`, `math` and `scf` operate on them unchanged. There are no raw

@@ -116,8 +116,8 @@ def Tile_ReturnOp : Tile_Op<"return", [Pure, HasParent<"KernelOp">,
 }
 
 def Tile_YieldOp : Tile_Op<"yield", [Pure, ReturnLike, Terminator,
-    ParentOneOf<["ReduceOp", "UncheckedOp"]>]> {
-  let summary = "yields values from a tile.reduce combiner or tile.unchecked region";
+    ParentOneOf<["ReduceOp", "UncheckedOp", "JoinOp"]>]> {
+  let summary = "yields values from a tile.reduce combiner or tile.unchecked region (ends a tile.join region)";
   let description = [{
     Terminates the combiner region of `tile.reduce` (the combined scalars) and
     the region of `tile.unchecked` (the region's results).
@@ -187,6 +187,54 @@ def Tile_UncheckedOp : Tile_Op<"unchecked", [Tile_InKernel,
   let regions = (region SizedRegion<1>:$body);
   let assemblyFormat =
       "$reason (`->` type($results)^)? $body attr-dict";
+  let hasVerifier = 1;
+}
+
+def Tile_JoinOp : Tile_Op<"join", [HasParent<"KernelOp">,
+    SingleBlockImplicitTerminator<"YieldOp">, NoRegionArguments,
+    RecursiveMemoryEffects]> {
+  let summary = "runs a region in the last program of each group to finish";
+  let description = [{
+    Groups the programs of the launch by their index along grid dimension
+    `dim`: programs with equal `tile.program_id dim` form a group, as many
+    as the grid has programs along the other dimensions. Each program takes
+    a ticket from its group's counter (`tickets[program_id dim]`) after
+    every store it made before the join; the program that takes the
+    group's last ticket resets the counter to 0 and runs the region. The
+    others do nothing more.
+
+    So the region runs once per group, after the whole group's stores. It
+    may therefore read what the group wrote: inside it, `tile.load` may read
+    an `inout` partition directly (outside a join, an `inout` view is read
+    only through the block a program owns). `tile-verify-ownership` proves
+    that no program of another group claims what such a load reads, and
+    that the region's claims are disjoint between groups (one program per
+    group runs it). This is the merge step of a split reduction (a
+    split-K GEMV, flash-decoding's shares of the key length) without a
+    launch of its own.
+
+    Structure: at most one `tile.join` per kernel, directly in the body and
+    last before `tile.return`, so every program reaches it once, and no
+    store follows the tickets. `tickets` is a `ticket` view (rank 1, `i32`)
+    with at least one counter per group (proven from `tile.assume` and the
+    grid). It must hold zeros at the first launch; every launch leaves them
+    at 0.
+
+    The GPU lowering orders the group's stores before the last program's
+    reads with a block barrier and `membar.gl` around one atomic add per
+    program; the CPU lowering takes the ticket with an atomic add too.
+
+    ```mlir
+    tile.join %tickets by x {
+      %parts = tile.load %pp[%h, %c0] : !tile.partition<inout, ?x16xf32, tile = [1, 16]> -> tensor<1x16xf32>
+      ...
+    } : !tile.view<ticket, ?xi32>
+    ```
+  }];
+  let arguments = (ins Tile_ViewType:$tickets, Tile_Dimension:$dim);
+  let regions = (region SizedRegion<1>:$body);
+  let assemblyFormat =
+      "$tickets `by` $dim $body attr-dict `:` qualified(type($tickets))";
   let hasVerifier = 1;
 }
 
@@ -276,6 +324,7 @@ def Tile_PartitionOp : Tile_Op<"partition", [Pure, Tile_InKernel,
   let arguments = (ins Tile_ViewType:$view);
   let results = (outs Tile_PartitionType:$result);
   let assemblyFormat = "$view attr-dict `:` qualified(type($result))";
+  let hasVerifier = 1;
 }
 
 def Tile_NumTilesOp : Tile_Op<"num_tiles", [Pure, Tile_InKernel,

@@ -30,6 +30,10 @@ def Tile_ViewType : Tile_Type<"View", "view"> {
     * `add`: add-only; any program adds into any element with
       `tile.atomic_add` (f32 only); never read or stored by the kernel, and,
       like an owned view, aliased by no other argument.
+    * `ticket`: a rank-1 `i32` view of counters, one per group of a
+      `tile.join`; only `tile.join` touches it (atomically). Every launch
+      leaves the counters it uses at 0, so the buffer must hold zeros when
+      it is first launched with. Aliased by no other argument.
 
     Dims and strides are static or dynamic (`?`); dynamic values are known at
     launch and become part of the kernel's launch contract. Strides are in
@@ -91,7 +95,7 @@ def Tile_ViewType : Tile_Type<"View", "view"> {
     }
     /// True for `in` and `frozen`: read-only, any program loads any tile.
     bool isShared() const { return ::tile::isSharedMode(getMode()); }
-    /// True for `out`, `inout` and `add`: the kernel writes the view, so no
+    /// True for `out`, `inout`, `add` and `ticket`: the kernel writes the view, so no
     /// other argument may alias it.
     bool isExclusive() const { return !isShared(); }
 

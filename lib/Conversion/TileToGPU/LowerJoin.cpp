@@ -1,0 +1,74 @@
+//===- LowerJoin.cpp - tile.join on the GPU: a ticket per block -----------===//
+//
+// Every thread block takes one ticket from its group's counter after its
+// stores, in the pattern of cooperative groups' grid barrier: a block
+// barrier (the block's stores are issued), then thread 0 fences at GPU
+// scope (membar.gl: those stores are visible device-wide before the
+// ticket), adds 1 to the counter, and fences again (the group's stores,
+// ordered before the other tickets, are visible to what follows). The
+// thread with the last ticket resets the counter. The flag crosses the
+// block through shared memory; the region runs where it is set, so it is
+// uniform over the block.
+//
+//===----------------------------------------------------------------------===//
+
+#include "GPUKernelLowering.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+
+using namespace mlir;
+using namespace tile;
+using namespace tile::gpu_lowering;
+
+LogicalResult GPUKernelLowering::lowerJoin(JoinOp op) {
+  Location loc = op.getLoc();
+  auto dim = static_cast<gpu::Dimension>(op.getDim());
+  Value tickets = map.lookup(op.getTickets());
+  Value key = gpu::BlockIdOp::create(b, loc, dim);
+  // The group: the programs along the other grid dims.
+  Value size = index(1);
+  for (gpu::Dimension d :
+       {gpu::Dimension::x, gpu::Dimension::y, gpu::Dimension::z})
+    if (d != dim)
+      size = arith::MulIOp::create(b, loc, size,
+                                   gpu::GridDimOp::create(b, loc, d));
+  Type i32 = b.getI32Type();
+  Value lastTicket = arith::IndexCastOp::create(
+      b, loc, i32, arith::SubIOp::create(b, loc, size, index(1)));
+  Value flag = scratch(loc, {{i32, 1}})[0];
+  gpu::BarrierOp::create(b, loc);
+  Value first = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                      threadId(), index(0));
+  auto taker = scf::IfOp::create(b, loc, first, /*withElseRegion=*/false);
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(taker.thenBlock());
+    NVVM::MembarOp::create(b, loc, NVVM::MemScopeKind::GPU);
+    Value one = arith::ConstantIntOp::create(b, loc, i32, 1);
+    Value old = memref::AtomicRMWOp::create(b, loc, arith::AtomicRMWKind::addi,
+                                            one, tickets, ValueRange{key});
+    Value last = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, old,
+                                       lastTicket);
+    auto reset = scf::IfOp::create(b, loc, last, /*withElseRegion=*/false);
+    b.setInsertionPointToStart(reset.thenBlock());
+    memref::StoreOp::create(b, loc, arith::ConstantIntOp::create(b, loc, i32, 0),
+                            tickets, ValueRange{key});
+    b.setInsertionPointAfter(reset);
+    NVVM::MembarOp::create(b, loc, NVVM::MemScopeKind::GPU);
+    memref::StoreOp::create(b, loc, arith::ExtUIOp::create(b, loc, i32, last),
+                            flag, ValueRange{index(0)});
+  }
+  gpu::BarrierOp::create(b, loc);
+  Value got = memref::LoadOp::create(b, loc, flag, ValueRange{index(0)});
+  Value isLast = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, got,
+                                       arith::ConstantIntOp::create(b, loc, i32, 0));
+  auto region = scf::IfOp::create(b, loc, isLast, /*withElseRegion=*/false);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(region.thenBlock());
+  for (Operation &inner : op.getBody().front().without_terminator())
+    if (failed(lowerOp(&inner)))
+      return failure();
+  return success();
+}
