@@ -299,9 +299,11 @@ Status Engine::create(const std::string &modelDir, const EngineOptions &opts,
   const std::vector<std::string> names = m.module.kernelNames();
   // The decode attention's tiers: `decode_attention<G, HD>` and
   // `grouped_decode_attention<G, HD>` at the kernel set's default S and
-  // every `..., S = n` instance, each with the merge of the same S. A
-  // tier's S is its partial output's static dim ([heads, S, HD]); the
-  // merge's launch contract refuses any other.
+  // every `..., S = n` instance; the grouped ones with the merge of the same
+  // S (decode_attention merges its shares itself, and the output
+  // projection after it writes the token's K/V). A tier's S is its partial
+  // output's static dim ([heads, S, HD]); the merge's launch contract
+  // refuses any other.
   for (bool grouped : {false, true}) {
     const std::string attnName =
         std::string(grouped ? "grouped_decode_attention" : "decode_attention") + g;
@@ -313,7 +315,7 @@ Status Engine::create(const std::string &modelDir, const EngineOptions &opts,
       Impl::AttentionTier t;
       t.grouped = grouped;
       if (!(st = m.kernel(inst, t.attn)) ||
-          !(st = m.kernel("attention_merge_kv_write" + hd + *rest, t.merge)))
+          (grouped && !(st = m.kernel("attention_merge_kv_write" + hd + *rest, t.merge))))
         return st;
       for (const ContractParam &p : t.attn.contract().params)
         if (p.name == "po" && p.shape.size() == 3 && p.shape[1] > 0)
@@ -348,7 +350,8 @@ Status Engine::create(const std::string &modelDir, const EngineOptions &opts,
   }
   for (const Impl::AttentionTier &t : m.tiers) {
     all.push_back(&t.attn);
-    all.push_back(&t.merge);
+    if (t.grouped)
+      all.push_back(&t.merge);
   }
   // Each decode GEMV's instances without bounds checks, by U: whatever the
   // kernel set has (`name__WHOLE_1`, `name__WHOLE_1__U_<U>`; the U lists
@@ -359,11 +362,14 @@ Status Engine::create(const std::string &modelDir, const EngineOptions &opts,
   for (auto [family, name] : {std::pair{&m.gemv, "gemv"}, std::pair{&m.gemvFour, "gemv__R_4"},
                               std::pair{&m.gemvRms, "gemv_rms"},
                               std::pair{&m.gemvSwiglu, "gemv_swiglu"},
-                              std::pair{&m.gemvResidual, "gemv_residual"}}) {
-    if (!(st = m.kernel(name, family->general)))
+                              std::pair{&m.gemvResidual, "gemv_residual"},
+                              std::pair{&m.gemvResidualKv, "gemv_residual_kv"}}) {
+    // gemv_residual_kv's instances are by head dim.
+    const std::string base = std::string(name) + (family == &m.gemvResidualKv ? hd : "");
+    if (!(st = m.kernel(base, family->general)))
       return st;
     all.push_back(&family->general);
-    const std::string whole = std::string(name) + "__WHOLE_1";
+    const std::string whole = base + "__WHOLE_1";
     for (const std::string &inst : names) {
       std::optional<std::string> rest = instanceSuffix(inst, whole, "U");
       if (!rest)
@@ -433,6 +439,8 @@ Status Engine::create(const std::string &modelDir, const EngineOptions &opts,
       !(st = m.device->allocate(DType::I32, 1, m.stream, m.token)) ||
       !(st = m.device->allocate(DType::F32, m.normSumsCount(), m.stream, m.normSums)) ||
       !(st = m.stream.fill(m.normSums, 0)) ||
+      !(st = m.device->allocate(DType::I32, c.heads, m.stream, m.tickets)) ||
+      !(st = m.stream.fill(m.tickets, 0)) ||
       !(st = m.allocActs(m.decodeActs, 1)) || !(st = m.stream.synchronize()))
     return st;
   out = std::move(e);

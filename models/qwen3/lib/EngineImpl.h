@@ -100,6 +100,12 @@ struct Engine::Impl {
   /// GEMVs with the residual add; the gate/up GEMV with SwiGLU. Their U
   /// instances are those the kernel set has (models/qwen3/CMakeLists.txt).
   GemvFamily gemv, gemvRms, gemvResidual, gemvSwiglu;
+  /// gemv_residual with the token's K/V cache write: the output projection
+  /// after decode_attention, which merges its shares itself.
+  GemvFamily gemvResidualKv;
+  /// decode_attention's ticket counters (one per query head, zero between
+  /// launches: each launch leaves them so).
+  Buffer tickets;
   /// gemv at four rows per program (`gemv__R_4`): the LM head at K <= 2048,
   /// whose two-row programs of 1024 columns are too short (Qwen3-0.6B's
   /// 75,968 programs took 95 us of an 817 us step; four rows took the step
@@ -125,6 +131,8 @@ struct Engine::Impl {
     /// grouped_decode_attention (a program per KV head and share), else
     /// decode_attention (per query head and share).
     bool grouped = false;
+    /// The grouped tier's merge (attention_merge_kv_write); decode_attention
+    /// merges its own shares (tile.join).
     Kernel attn, merge;
     Graph graph;
     bool graphReady = false;

@@ -5,8 +5,12 @@
 // query's QK-norm and RoPE inside, the token's own key and value taken from
 // the QKV row) or grouped_decode_attention (program per KV head and share,
 // scores and P V on tensor cores, the last share the token's own key and
-// value), then attention_merge_kv_write (the shares combined, the token's
-// key and value written to the caches).
+// value). decode_attention merges its shares itself (the last share of
+// each head, tile.join; it is launched twice, so the second launch finds
+// the ticket counters back at 0); grouped_decode_attention is followed by
+// attention_merge_kv_write (the shares combined, the token's key and value
+// written to the caches). After decode_attention the output projection
+// writes the token's key and value (gemv_residual_kv, LinearKernelTest).
 // Contexts long enough that
 // every share walks several key blocks and
 // a last block that is partial; cache rows from the token's position on
@@ -55,8 +59,11 @@ TEST_P(DecodeAttentionKernel, MatchesFp64ReferenceAndWritesTheToken) {
       attn.open(c.dtype, std::string(c.grouped ? "grouped_" : "") + "decode_attention__G_" +
                              std::to_string(c.group) + "__HD_128" + sfx));
   Kernel merge;
-  Status st = attn.module.kernel("attention_merge_kv_write__HD_128" + sfx, merge);
-  ASSERT_TRUE(st.isOk()) << st.message();
+  Status st = Status::ok();
+  if (c.grouped) {
+    st = attn.module.kernel("attention_merge_kv_write__HD_128" + sfx, merge);
+    ASSERT_TRUE(st.isOk()) << st.message();
+  }
 
   std::mt19937 gen(5 + p0);
   std::uniform_real_distribution<float> dist(-1.5f, 1.5f);
@@ -89,22 +96,45 @@ TEST_P(DecodeAttentionKernel, MatchesFp64ReferenceAndWritesTheToken) {
   Buffer bv = attn.upload(type, vc.data(), vc.size(), 2);
   Buffer bpos = attn.upload(DType::I32, &pos, 1, 4);
   Buffer bo = attn.upload(type, o.data(), nq, 2);
-  Buffer bpo, bplse;
+  Buffer bpo, bplse, btickets;
   ASSERT_TRUE(attn.device->allocate(DType::F32, heads * S * HD, stream, bpo).isOk());
   ASSERT_TRUE(attn.device->allocate(DType::F32, heads * S, stream, bplse).isOk());
-  st = stream.launch(
-      attn.kernel, {Arg::in(bqkv, {1, nqkv}), Arg::in(bqw, {HD}), Arg::in(bkw, {HD}),
-                    Arg::in(bf, {HD / 2}), Arg::in(bk, {maxSeq, c.kvHeads, HD}),
-                    Arg::in(bv, {maxSeq, c.kvHeads, HD}), Arg::in(bpos, {1}), Arg::out(bpo, {heads, S, HD}),
-                    Arg::out(bplse, {heads, S}), Arg::real(scale), Arg::real(normEps)});
-  ASSERT_TRUE(st.isOk()) << st.message();
-  st = stream.launch(merge,
-                     {Arg::in(bpo, {heads, S, HD}), Arg::in(bplse, {heads, S}),
-                      Arg::out(bo, {1, nq}), Arg::in(bqkv, {1, nqkv}), Arg::in(bkw, {HD}),
-                      Arg::in(bf, {HD / 2}), Arg::in(bpos, {1}),
-                      Arg::inout(bk, {maxSeq, c.kvHeads, HD}),
-                      Arg::inout(bv, {maxSeq, c.kvHeads, HD}), Arg::real(normEps)});
-  ASSERT_TRUE(st.isOk()) << st.message();
+  ASSERT_TRUE(attn.device->allocate(DType::I32, heads, stream, btickets).isOk());
+  ASSERT_TRUE(stream.fill(btickets, 0).isOk());
+  if (c.grouped) {
+    st = stream.launch(
+        attn.kernel, {Arg::in(bqkv, {1, nqkv}), Arg::in(bqw, {HD}), Arg::in(bkw, {HD}),
+                      Arg::in(bf, {HD / 2}), Arg::in(bk, {maxSeq, c.kvHeads, HD}),
+                      Arg::in(bv, {maxSeq, c.kvHeads, HD}), Arg::in(bpos, {1}),
+                      Arg::out(bpo, {heads, S, HD}), Arg::out(bplse, {heads, S}),
+                      Arg::real(scale), Arg::real(normEps)});
+    ASSERT_TRUE(st.isOk()) << st.message();
+    st = stream.launch(merge,
+                       {Arg::in(bpo, {heads, S, HD}), Arg::in(bplse, {heads, S}),
+                        Arg::out(bo, {1, nq}), Arg::in(bqkv, {1, nqkv}), Arg::in(bkw, {HD}),
+                        Arg::in(bf, {HD / 2}), Arg::in(bpos, {1}),
+                        Arg::inout(bk, {maxSeq, c.kvHeads, HD}),
+                        Arg::inout(bv, {maxSeq, c.kvHeads, HD}), Arg::real(normEps)});
+    ASSERT_TRUE(st.isOk()) << st.message();
+  } else {
+    for (int launch = 0; launch < 2; ++launch) {
+      // The second launch's output alone is checked: poisoned again.
+      ASSERT_TRUE(stream.copyToDevice(bo, o.data(), nq * 2).isOk());
+      st = stream.launch(
+          attn.kernel, {Arg::in(bqkv, {1, nqkv}), Arg::in(bqw, {HD}), Arg::in(bkw, {HD}),
+                        Arg::in(bf, {HD / 2}), Arg::in(bk, {maxSeq, c.kvHeads, HD}),
+                        Arg::in(bv, {maxSeq, c.kvHeads, HD}), Arg::in(bpos, {1}),
+                        Arg::inout(bpo, {heads, S, HD}), Arg::inout(bplse, {heads, S}),
+                        Arg::out(bo, {1, nq}), Arg::ticket(btickets, {heads}),
+                        Arg::real(scale), Arg::real(normEps)});
+      ASSERT_TRUE(st.isOk()) << st.message();
+    }
+    std::vector<int32_t> tickets(heads, -1);
+    ASSERT_TRUE(stream.copyToHost(tickets.data(), btickets, heads * 4).isOk());
+    ASSERT_TRUE(stream.synchronize().isOk());
+    for (int64_t h = 0; h < heads; ++h)
+      ASSERT_EQ(tickets[h], 0) << "head " << h << "'s ticket counter after the launches";
+  }
   std::vector<uint16_t> kAfter(kc.size()), vAfter(vc.size());
   ASSERT_TRUE(stream.copyToHost(o.data(), bo, nq * 2).isOk());
   ASSERT_TRUE(stream.copyToHost(kAfter.data(), bk, kc.size() * 2).isOk());
@@ -133,12 +163,13 @@ TEST_P(DecodeAttentionKernel, MatchesFp64ReferenceAndWritesTheToken) {
   for (int64_t kvh = 0; kvh < c.kvHeads; ++kvh) {
     const std::vector<double> kn = normRope(&qkv[nq + kvh * HD], kw);
     const uint16_t *vn = &qkv[nq + c.kvHeads * HD + kvh * HD];
-    // The merge wrote the token's key and value at its position. The key
+    // The grouped attention's merge wrote the token's key and value at its
+    // position. The key
     // is a sum of two rounded products of magnitude up to about 2 (cos and
     // sin rounded from f32 here, from f64 in the reference, may differ in
     // the last place): a few units of the type's rounding at that scale,
     // however small the sum.
-    for (int64_t d = 0; d < HD; ++d) {
+    for (int64_t d = 0; d < HD && c.grouped; ++d) {
       const int64_t at = (p0 * c.kvHeads + kvh) * HD + d;
       ASSERT_LE(std::abs(decode(kAfter[at]) - kn[d]), 2 * eps * (std::abs(kn[d]) + 1.0))
           << c.dtype << ": key cache row " << p0 << ", KV head " << kvh << ", dim " << d;

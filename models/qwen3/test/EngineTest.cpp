@@ -216,8 +216,8 @@ TEST(Qwen3Engine, RejectsAnAttentionSplitCountTheKernelsLack) {
 }
 
 // leaveOut (a measurement aid) drops the launches it names: without the
-// attention merge the decode step's logits are not the full step's, while
-// the prefill (no merge) gives the same first token.
+// decode attention the decode step's logits are not the full step's, while
+// the prefill (prefill_attention) gives the same first token.
 TEST(Qwen3Engine, LeavesOutTheKernelsItNamesForMeasurement) {
   std::vector<std::vector<float>> logits;
   int32_t first[2] = {-1, -2};
@@ -227,7 +227,7 @@ TEST(Qwen3Engine, LeavesOutTheKernelsItNamesForMeasurement) {
     opts.kernelsDir = test::kernelsDir();
     opts.maxSeqLen = 16;
     if (leave)
-      opts.leaveOut = {"attention_merge"};
+      opts.leaveOut = {"decode_attention"};
     std::unique_ptr<Engine> engine;
     ASSERT_TRUE(Engine::create(fixture(), opts, engine).isOk());
     int32_t next = 0;

@@ -4,8 +4,11 @@
 // (the LM head, at two and at four rows per program), gemv_rms (the norm
 // from a sum of squares another launch added up), gemv_residual (the
 // residual add in the epilogue, adding the squares of what it writes to
-// that sum) and gemv_swiglu (the norm as gemv_rms, SwiGLU in the
-// epilogue), each at every K-step group U the
+// that sum), gemv_swiglu (the norm as gemv_rms, SwiGLU in the epilogue)
+// and gemv_residual_kv (gemv_residual plus programs writing the token's K/V
+// cache row: the value row copied, the key row normalized and rotated as
+// an fp64 reference does, the rest of the caches untouched), each at every
+// K-step group U the
 // engine loads (WHOLE = 1, K spanning two groups so both the unrolled
 // group and the loop over groups run) and in its general instance at a K
 // and N that are not multiples of the tile. Outputs are poisoned first and
@@ -30,7 +33,7 @@ using namespace tile_runtime;
 
 namespace {
 
-enum class Family { Gemv, GemvFour, Rms, Residual, Swiglu };
+enum class Family { Gemv, GemvFour, Rms, Residual, Swiglu, ResidualKv };
 
 const char *familyName(Family f) {
   switch (f) {
@@ -44,6 +47,8 @@ const char *familyName(Family f) {
     return "gemv_residual";
   case Family::Swiglu:
     return "gemv_swiglu";
+  case Family::ResidualKv:
+    return "gemv_residual_kv";
   }
   return "?";
 }
@@ -72,15 +77,20 @@ TEST_P(DecodeGemvKernel, MatchesFp64ReferenceAndRefusesPartialGroups) {
   const bool swiglu = c.family == Family::Swiglu;
   // Both normalize x by the sum of squares they are handed.
   const bool rms = c.family == Family::Rms || swiglu;
-  const bool residual = c.family == Family::Residual;
+  const bool kv = c.family == Family::ResidualKv;
+  const bool residual = c.family == Family::Residual || kv;
   // Two groups of U steps (one for U = 19, which only 4B's 9728 uses); the
   // general instance at a K and an N off the tile.
-  const int64_t K = c.group == 0 ? 2 * 512 + 40 : 512 * c.group * (c.group == 19 ? 1 : 2);
+  // (gemv_residual_kv's x is whole heads of 128.)
+  const int64_t K = c.group == 0 ? 2 * 512 + (kv ? 128 : 40)
+                                 : 512 * c.group * (c.group == 19 ? 1 : 2);
   const int64_t rows = c.group == 0 ? 13 : 12;  // outputs (R = 2 or 4 rows per program)
   const int64_t N = swiglu ? 2 * rows : rows;   // rows of w
   const float normEps = 1e-6f;
 
   std::string name = familyName(c.family);
+  if (kv)
+    name += "__HD_128";
   if (c.group != 0)
     name += std::string("__WHOLE_1") + (c.group == 1 ? "" : "__U_" + std::to_string(c.group));
   qwen3::test::KernelUnderTest kut;
@@ -115,6 +125,21 @@ TEST_P(DecodeGemvKernel, MatchesFp64ReferenceAndRefusesPartialGroups) {
     sumSq += double(decode(x[k])) * decode(x[k]);
   const float ssStart = residual ? 0.5f : static_cast<float>(sumSq);
   Buffer bss = kut.upload(DType::F32, &ssStart, 1, 4);
+  // gemv_residual_kv's cache write: one KV head of 128 dims after K query
+  // dims in the QKV row, the token at row 5 of 8, the caches poisoned.
+  constexpr int64_t HD = 128, cacheRows = 8;
+  const int32_t pos = 5;
+  std::vector<uint16_t> qkv(K + 2 * HD), kw(HD), cache(cacheRows * HD, qwen3::test::kPoison);
+  for (uint16_t &e : qkv)
+    e = encode(dist(gen));
+  for (uint16_t &e : kw)
+    e = encode(1.0f + dist(gen) / 4);
+  std::vector<float> invFreq(HD / 2);
+  for (int64_t i = 0; i < HD / 2; ++i)
+    invFreq[i] = float(1.0 / std::pow(1e6, 2.0 * i / HD));
+  Buffer bqkv = upload(qkv), bkw = upload(kw), bkc = upload(cache), bvc = upload(cache);
+  Buffer bf = kut.upload(DType::F32, invFreq.data(), HD / 2, 4);
+  Buffer bpos = kut.upload(DType::I32, &pos, 1, 4);
   auto launch = [&](int64_t k) {
     switch (c.family) {
     case Family::Gemv:
@@ -132,6 +157,13 @@ TEST_P(DecodeGemvKernel, MatchesFp64ReferenceAndRefusesPartialGroups) {
       return stream.launch(kut.kernel, {Arg::in(bx, {1, 1, k}), Arg::in(bw, {2, rows, k}),
                                        Arg::out(by, {1, rows}), Arg::in(bss, {1}),
                                        Arg::real(normEps)});
+    case Family::ResidualKv:
+      return stream.launch(
+          kut.kernel, {Arg::in(bx, {1, k}), Arg::in(bw, {N, k}), Arg::inout(by, {1, rows}),
+                       Arg::add(bss, {1}), Arg::in(bqkv, {1, k + 2 * HD}), Arg::in(bkw, {HD}),
+                       Arg::in(bf, {HD / 2}), Arg::in(bpos, {1}),
+                       Arg::inout(bkc, {cacheRows, 1, HD}), Arg::inout(bvc, {cacheRows, 1, HD}),
+                       Arg::real(normEps)});
     }
     return Status::error("unknown family");
   };
@@ -184,6 +216,41 @@ TEST_P(DecodeGemvKernel, MatchesFp64ReferenceAndRefusesPartialGroups) {
       wantSs += double(decode(y[j])) * decode(y[j]);
   EXPECT_NEAR(ssEnd, wantSs, 1e-6 * wantSs) << name << " (" << c.dtype << "): sum of squares";
 
+  if (kv) {
+    std::vector<uint16_t> kc(cache.size()), vc(cache.size());
+    ASSERT_TRUE(stream.copyToHost(kc.data(), bkc, kc.size() * 2).isOk());
+    ASSERT_TRUE(stream.copyToHost(vc.data(), bvc, vc.size() * 2).isOk());
+    ASSERT_TRUE(stream.synchronize().isOk());
+    // The key: QK-norm with kw, then RoPE at pos, rounded where rope.tile
+    // rounds (as DecodeAttentionKernelTest's reference).
+    auto round = [&](double v) { return double(decode(encode(float(v)))); };
+    const uint16_t *xk = &qkv[K];
+    double kss = 0;
+    for (int64_t d = 0; d < HD; ++d)
+      kss += double(decode(xk[d])) * decode(xk[d]);
+    const double kr = 1.0 / std::sqrt(kss / HD + normEps);
+    std::vector<double> xn(HD), kn(HD);
+    for (int64_t d = 0; d < HD; ++d)
+      xn[d] = round(round(decode(xk[d]) * kr) * decode(kw[d]));
+    for (int64_t d = 0; d < HD; ++d) {
+      const double ang = double(invFreq[d % (HD / 2)]) * double(pos);
+      const double rot = d < HD / 2 ? -xn[d + HD / 2] : xn[d - HD / 2];
+      kn[d] = round(round(xn[d] * round(std::cos(ang))) + round(rot * round(std::sin(ang))));
+    }
+    for (int64_t r = 0; r < cacheRows; ++r)
+      for (int64_t d = 0; d < HD; ++d) {
+        const int64_t at = r * HD + d;
+        if (r != pos) {
+          ASSERT_EQ(kc[at], qwen3::test::kPoison) << name << ": key row " << r << " written";
+          ASSERT_EQ(vc[at], qwen3::test::kPoison) << name << ": value row " << r << " written";
+          continue;
+        }
+        ASSERT_EQ(vc[at], qkv[K + HD + d]) << name << ": value row " << pos << ", dim " << d;
+        ASSERT_LE(std::abs(decode(kc[at]) - kn[d]), 2 * eps * (std::abs(kn[d]) + 1.0))
+            << name << ": key row " << pos << ", dim " << d;
+      }
+  }
+
   // K one tile short of whole groups: the contract refuses the launch.
   if (c.group > 1) {
     Status refused = launch(K - 512);
@@ -201,6 +268,8 @@ std::vector<Case> cases() {
       out.push_back({dt, Family::GemvFour, u});
     for (int64_t u : {0, 1, 2, 4, 6, 8, 10, 19})
       out.push_back({dt, Family::Residual, u});
+    for (int64_t u : {0, 1, 2, 4, 8, 10})
+      out.push_back({dt, Family::ResidualKv, u});
   }
   return out;
 }
