@@ -1,12 +1,15 @@
 //===- LowerJoin.cpp - tile.join on the GPU: a ticket per block -----------===//
 //
 // Every thread block takes one ticket from its group's counter after its
-// stores, in the pattern of cooperative groups' grid barrier: a block
-// barrier (the block's stores are issued), then thread 0 fences at GPU
-// scope (membar.gl: those stores are visible device-wide before the
-// ticket), adds 1 to the counter, and fences again (the group's stores,
-// ordered before the other tickets, are visible to what follows). The
-// thread with the last ticket resets the counter. The flag crosses the
+// stores: a block barrier (the block's stores happen before what thread 0
+// does next), then thread 0 runs the PTX memory model's release pattern
+// (fence.acq_rel.gpu, then a relaxed atomic add on the counter) and its
+// acquire pattern (the add, then fence.acq_rel.gpu again), so the thread
+// that takes a group's last ticket observes every store the group made
+// before its tickets, and the block barrier after passes that on to the
+// block's threads. (fence.acq_rel, not membar.gl's fence.sc: nothing here
+// needs a single order of all fences.) The last ticket's thread resets the
+// counter. The flag crosses the
 // block through shared memory; the region runs where it is set, so it is
 // uniform over the block.
 //
@@ -15,7 +18,7 @@
 #include "GPUKernelLowering.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
-#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 
 using namespace mlir;
@@ -45,7 +48,8 @@ LogicalResult GPUKernelLowering::lowerJoin(JoinOp op) {
   {
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(taker.thenBlock());
-    NVVM::MembarOp::create(b, loc, NVVM::MemScopeKind::GPU);
+    // syncscope "device": NVPTX's .gpu scope.
+    LLVM::FenceOp::create(b, loc, LLVM::AtomicOrdering::acq_rel, "device");
     Value one = arith::ConstantIntOp::create(b, loc, i32, 1);
     Value old = memref::AtomicRMWOp::create(b, loc, arith::AtomicRMWKind::addi,
                                             one, tickets, ValueRange{key});
@@ -56,7 +60,7 @@ LogicalResult GPUKernelLowering::lowerJoin(JoinOp op) {
     memref::StoreOp::create(b, loc, arith::ConstantIntOp::create(b, loc, i32, 0),
                             tickets, ValueRange{key});
     b.setInsertionPointAfter(reset);
-    NVVM::MembarOp::create(b, loc, NVVM::MemScopeKind::GPU);
+    LLVM::FenceOp::create(b, loc, LLVM::AtomicOrdering::acq_rel, "device");
     memref::StoreOp::create(b, loc, arith::ExtUIOp::create(b, loc, i32, last),
                             flag, ValueRange{index(0)});
   }

@@ -302,8 +302,7 @@ Status Engine::create(const std::string &modelDir, const EngineOptions &opts,
   // every `..., S = n` instance; the grouped ones with the merge of the same
   // S (decode_attention merges its shares itself, and the output
   // projection after it writes the token's K/V). A tier's S is its partial
-  // output's static dim ([heads, S, HD]); the merge's launch contract
-  // refuses any other.
+  // output's static dim; the merge's launch contract refuses any other.
   for (bool grouped : {false, true}) {
     const std::string attnName =
         std::string(grouped ? "grouped_decode_attention" : "decode_attention") + g;
@@ -317,9 +316,11 @@ Status Engine::create(const std::string &modelDir, const EngineOptions &opts,
       if (!(st = m.kernel(inst, t.attn)) ||
           (grouped && !(st = m.kernel("attention_merge_kv_write" + hd + *rest, t.merge))))
         return st;
+      // ([heads, S, HD] grouped; [heads, HD, S] per head, the partials
+      // transposed for its merge.)
       for (const ContractParam &p : t.attn.contract().params)
-        if (p.name == "po" && p.shape.size() == 3 && p.shape[1] > 0)
-          t.splits = p.shape[1];
+        if (p.name == "po" && p.shape.size() == 3 && p.shape[grouped ? 1 : 2] > 0)
+          t.splits = p.shape[grouped ? 1 : 2];
       if (t.splits <= (grouped ? 1 : 0))
         return Status::error(manifest + ": '" + inst + "' has no static split count");
       // An explicit instance at the default S is the same tier.

@@ -113,7 +113,7 @@ Status Engine::Impl::decodeLayers(Acts &a, const Buffer &ids) {
       // head), and the output projection writes the token's K/V.
       TRY(launch(A.attn, {Arg::in(a.qkv, {1, nqkv}), Arg::in(L.qNorm, {HD}),
                             Arg::in(L.kNorm, {HD}), Arg::in(invFreq, {HD / 2}), kin, vin,
-                            Arg::in(pos, {1}), Arg::inout(a.po, {c.heads, splits, HD}),
+                            Arg::in(pos, {1}), Arg::inout(a.po, {c.heads, HD, splits}),
                             Arg::inout(a.plse, {c.heads, splits}), Arg::out(a.attn, {1, nq}),
                             Arg::ticket(tickets, {c.heads}), Arg::real(scale),
                             Arg::real(eps)},

@@ -1,5 +1,5 @@
 // tile.join on the GPU: after the block's stores, a barrier; thread 0
-// fences (membar.gl), takes a ticket with an atomic add on the group's
+// fences (fence.acq_rel.gpu), takes a ticket with an atomic add on the group's
 // counter (block id along the join's dim), resets it if it was the last
 // (group size - 1: the grid's other dims), fences again and passes the
 // flag through shared memory; the region runs under the flag. The CPU
@@ -20,13 +20,13 @@
 // CHECK: %[[LAST:.*]] = arith.index_cast %[[LASTI]] : index to i32
 // CHECK: gpu.barrier
 // CHECK: scf.if
-// CHECK-NEXT: nvvm.memory.barrier <gpu>
+// CHECK-NEXT: llvm.fence syncscope("device") acq_rel
 // CHECK: %[[OLD:.*]] = memref.atomic_rmw addi %{{.*}}, %arg3[%[[KEY]]]
 // CHECK: %[[IS:.*]] = arith.cmpi eq, %[[OLD]], %[[LAST]] : i32
 // CHECK: scf.if %[[IS]] {
 // CHECK-NEXT: %[[ZERO:.*]] = arith.constant 0 : i32
 // CHECK-NEXT: memref.store %[[ZERO]], %arg3[%[[KEY]]]
-// CHECK: nvvm.memory.barrier <gpu>
+// CHECK: llvm.fence syncscope("device") acq_rel
 // CHECK: memref.store %{{.*}}, %[[FLAG:.*]][%{{.*}}] : memref<1xi32, #gpu.address_space<workgroup>>
 // CHECK: gpu.barrier
 // CHECK: memref.load %[[FLAG]]
@@ -47,9 +47,9 @@
 
 // NVVM-LABEL: llvm.func @merge
 // NVVM: nvvm.barrier
-// NVVM: nvvm.memory.barrier <gpu>
+// NVVM: llvm.fence syncscope("device") acq_rel
 // NVVM: llvm.atomicrmw add
-// NVVM: nvvm.memory.barrier <gpu>
+// NVVM: llvm.fence syncscope("device") acq_rel
 tile.kernel @merge(%x: !tile.view<in, ?x4xf32>, %parts: !tile.view<inout, ?x4xf32>,
                    %y: !tile.view<out, ?xf32>, %t: !tile.view<ticket, ?xi32>) {
   %pp = tile.partition %parts : !tile.partition<inout, ?x4xf32, tile = [1, 1]>

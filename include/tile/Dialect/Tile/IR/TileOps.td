@@ -221,7 +221,7 @@ def Tile_JoinOp : Tile_Op<"join", [HasParent<"KernelOp">,
     at 0.
 
     The GPU lowering orders the group's stores before the last program's
-    reads with a block barrier and `membar.gl` around one atomic add per
+    reads with a block barrier and `fence.acq_rel.gpu` around one atomic add per
     program; the CPU lowering takes the ticket with an atomic add too.
 
     ```mlir
