@@ -119,6 +119,30 @@ lexLess(ArrayRef<LinearExpr> a, ArrayRef<LinearExpr> b) {
   return cases;
 }
 
+/// The element boxes of two tiles (of programs A and B) and the
+/// constraints under which they overlap.
+struct TileBoxes {
+  SmallVector<LinearExpr> loA, hiA, loB, hiB;
+  SmallVector<LinearConstraint> overlap;
+
+  /// One dim: tile index `a` of size `ta` in A, `b` of size `tb` in B.
+  void addDim(const LinearExpr &a, int64_t ta, const LinearExpr &b, int64_t tb) {
+    loA.push_back(a * ta);
+    hiA.push_back(loA.back() + (ta - 1));
+    loB.push_back(b * tb);
+    hiB.push_back(loB.back() + (tb - 1));
+    overlap.push_back(LinearConstraint::le(loA.back(), hiB.back()));
+    overlap.push_back(LinearConstraint::le(loB.back(), hiA.back()));
+  }
+  /// The overlapping elements at a witness, per dim [lo, hi).
+  SmallVector<std::pair<int64_t, int64_t>> region(const Witness &w) const {
+    SmallVector<std::pair<int64_t, int64_t>> r;
+    for (unsigned d = 0; d < loA.size(); ++d)
+      r.push_back({std::max(w(loA[d]), w(loB[d])), std::min(w(hiA[d]), w(hiB[d])) + 1});
+    return r;
+  }
+};
+
 static std::string formatRegion(ArrayRef<std::pair<int64_t, int64_t>> r) {
   std::string s;
   for (auto [i, range] : llvm::enumerate(r))
@@ -134,18 +158,10 @@ void OwnershipVerifier::checkPair(Claim a, Claim b) {
   SmallVector<LinearExpr> grid = gridExtents(*sys);
   sys->addPathConditions(a.op, Copy::A);
   sys->addPathConditions(b.op, Copy::B);
-  unsigned rank = a.type.getRank();
-  SmallVector<LinearExpr> loA, hiA, loB, hiB;
-  SmallVector<LinearConstraint> overlap;
-  for (unsigned d = 0; d < rank; ++d) {
-    int64_t ta = a.type.getTileShape()[d], tb = b.type.getTileShape()[d];
-    loA.push_back(sys->get(a.op.getIndices()[d], Copy::A) * ta);
-    hiA.push_back(loA.back() + (ta - 1));
-    loB.push_back(sys->get(b.op.getIndices()[d], Copy::B) * tb);
-    hiB.push_back(loB.back() + (tb - 1));
-    overlap.push_back(LinearConstraint::le(loA[d], hiB[d]));
-    overlap.push_back(LinearConstraint::le(loB[d], hiA[d]));
-  }
+  TileBoxes boxes;
+  for (unsigned d = 0; d < a.type.getRank(); ++d)
+    boxes.addDim(sys->get(a.op.getIndices()[d], Copy::A), a.type.getTileShape()[d],
+                 sys->get(b.op.getIndices()[d], Copy::B), b.type.getTileShape()[d]);
   // Claims that could run at once belong to distinct programs; where one
   // of them is in the join's region, to distinct groups (a program of the
   // same group stored before the ticket, the region runs after the last).
@@ -160,7 +176,7 @@ void OwnershipVerifier::checkPair(Claim a, Claim b) {
   if (a.op != b.op)
     llvm::append_range(cases, lexLess(kb, ka));
   for (SmallVector<LinearConstraint> &c : cases) {
-    llvm::append_range(c, overlap);
+    llvm::append_range(c, boxes.overlap);
     if (sys->isEmpty(c))
       continue;
     std::optional<SmallVector<int64_t>> values = sys->sample(c);
@@ -170,16 +186,12 @@ void OwnershipVerifier::checkPair(Claim a, Claim b) {
            << describeKernelArg(kernel, a.view.getArgNumber());
     } else {
       Witness w(*sys, *values);
-      SmallVector<std::pair<int64_t, int64_t>> region;
-      for (unsigned d = 0; d < rank; ++d)
-        region.push_back({std::max(w(loA[d]), w(loB[d])),
-                          std::min(w(hiA[d]), w(hiB[d])) + 1});
       unsigned gridRank = sys->gridRank();
       diag << (a.inJoin || b.inJoin ? "the join regions of programs "
                                      : "programs ")
            << w.program(pa, gridRank) << " and "
            << w.program(pb, gridRank) << " both own elements "
-           << formatRegion(region) << " of "
+           << formatRegion(boxes.region(w)) << " of "
            << describeKernelArg(kernel, a.view.getArgNumber()) << " (with "
            << w.launchValues(grid, gridRank) << ")";
     }
@@ -310,21 +322,13 @@ void OwnershipVerifier::checkJoinRead(LoadOp load, Claim c) {
   sys->addPathConditions(load, Copy::A);
   sys->addPathConditions(c.op, Copy::B);
   auto partition = cast<PartitionType>(load.getSource().getType());
-  unsigned rank = partition.getRank();
-  SmallVector<LinearConstraint> query;
-  SmallVector<LinearExpr> loA, hiA, loB, hiB;
-  for (unsigned d = 0; d < rank; ++d) {
-    int64_t ta = partition.getTileShape()[d], tb = c.type.getTileShape()[d];
-    loA.push_back(sys->get(load.getIndices()[d], Copy::A) * ta);
-    hiA.push_back(loA.back() + (ta - 1));
-    loB.push_back(sys->get(c.op.getIndices()[d], Copy::B) * tb);
-    hiB.push_back(loB.back() + (tb - 1));
-    query.push_back(LinearConstraint::le(loA[d], hiB[d]));
-    query.push_back(LinearConstraint::le(loB[d], hiA[d]));
-  }
+  TileBoxes boxes;
+  for (unsigned d = 0; d < partition.getRank(); ++d)
+    boxes.addDim(sys->get(load.getIndices()[d], Copy::A), partition.getTileShape()[d],
+                 sys->get(c.op.getIndices()[d], Copy::B), c.type.getTileShape()[d]);
   unsigned g = static_cast<unsigned>(join.getDim());
   for (bool below : {true, false}) {
-    SmallVector<LinearConstraint> q(query);
+    SmallVector<LinearConstraint> q(boxes.overlap);
     q.push_back(below ? LinearConstraint::le(pa[g] + 1, pb[g])
                       : LinearConstraint::le(pb[g] + 1, pa[g]));
     if (sys->isEmpty(q))
@@ -332,18 +336,14 @@ void OwnershipVerifier::checkJoinRead(LoadOp load, Claim c) {
     std::optional<SmallVector<int64_t>> values = sys->sample(q);
     InFlightDiagnostic diag = load.emitError();
     if (!values) {
-      diag << "cannot prove that the join reads of "
+      diag << "cannot prove that the join's reads of "
            << describeKernelArg(kernel, c.view.getArgNumber())
-           << " stay inside what its group stores";
+           << " miss what programs of other groups claim";
     } else {
       Witness w(*sys, *values);
-      SmallVector<std::pair<int64_t, int64_t>> region;
-      for (unsigned d = 0; d < rank; ++d)
-        region.push_back({std::max(w(loA[d]), w(loB[d])),
-                          std::min(w(hiA[d]), w(hiB[d])) + 1});
       unsigned gridRank = sys->gridRank();
       diag << "the join of program " << w.program(pa, gridRank)
-           << " reads elements " << formatRegion(region) << " of "
+           << " reads elements " << formatRegion(boxes.region(w)) << " of "
            << describeKernelArg(kernel, c.view.getArgNumber())
            << " that program " << w.program(pb, gridRank)
            << ", of another group, owns (with "

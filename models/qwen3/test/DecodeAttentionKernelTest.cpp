@@ -45,7 +45,6 @@ TEST_P(DecodeAttentionKernel, MatchesFp64ReferenceAndWritesTheToken) {
   const qwen3::test::HalfType ht = qwen3::test::HalfType::of(c.dtype);
   auto encode = ht.encode;
   auto decode = ht.decode;
-  auto round = [&](double v) { return double(decode(encode(float(v)))); };
   const double eps = ht.eps;
   const DType type = ht.type;
   constexpr int64_t HD = 128, maxSeq = 2048;
@@ -143,19 +142,7 @@ TEST_P(DecodeAttentionKernel, MatchesFp64ReferenceAndWritesTheToken) {
 
   // QK-norm then RoPE at the position, rounded where rope.tile rounds.
   auto normRope = [&](const uint16_t *x, const std::vector<uint16_t> &w) {
-    double ss = 0;
-    for (int64_t d = 0; d < HD; ++d)
-      ss += double(decode(x[d])) * decode(x[d]);
-    const double r = 1.0 / std::sqrt(ss / HD + normEps);
-    std::vector<double> xn(HD), out(HD);
-    for (int64_t d = 0; d < HD; ++d)
-      xn[d] = round(round(decode(x[d]) * r) * decode(w[d]));
-    for (int64_t d = 0; d < HD; ++d) {
-      const double ang = double(invFreq[d % (HD / 2)]) * double(p0);
-      const double rot = d < HD / 2 ? -xn[d + HD / 2] : xn[d - HD / 2];
-      out[d] = round(round(xn[d] * round(std::cos(ang))) + round(rot * round(std::sin(ang))));
-    }
-    return out;
+    return qwen3::test::normRopeReference(ht, x, w.data(), invFreq, p0, normEps);
   };
 
   double errSq = 0, refSq = 0;

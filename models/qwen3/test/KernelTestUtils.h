@@ -16,8 +16,10 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <memory>
 #include <string>
+#include <vector>
 
 namespace qwen3::test {
 
@@ -37,6 +39,30 @@ struct HalfType {
             tile_runtime::DType::F16};
   }
 };
+
+/// A head of a query or key as the kernels see it, in fp64: QK-norm
+/// (x / rms(x) times w), then NeoX RoPE at `pos` with `invFreq` (HD / 2
+/// frequencies), rounded to the type wherever rope.tile rounds.
+inline std::vector<double> normRopeReference(const HalfType &ht, const uint16_t *x,
+                                             const uint16_t *w,
+                                             const std::vector<float> &invFreq,
+                                             int64_t pos, double normEps) {
+  const int64_t hd = static_cast<int64_t>(invFreq.size()) * 2;
+  auto round = [&](double v) { return double(ht.decode(ht.encode(float(v)))); };
+  double ss = 0;
+  for (int64_t d = 0; d < hd; ++d)
+    ss += double(ht.decode(x[d])) * ht.decode(x[d]);
+  const double r = 1.0 / std::sqrt(ss / hd + normEps);
+  std::vector<double> xn(hd), out(hd);
+  for (int64_t d = 0; d < hd; ++d)
+    xn[d] = round(round(ht.decode(x[d]) * r) * ht.decode(w[d]));
+  for (int64_t d = 0; d < hd; ++d) {
+    const double ang = double(invFreq[d % (hd / 2)]) * double(pos);
+    const double rot = d < hd / 2 ? -xn[d + hd / 2] : xn[d - hd / 2];
+    out[d] = round(round(xn[d] * round(std::cos(ang))) + round(rot * round(std::sin(ang))));
+  }
+  return out;
+}
 
 /// NaN in f16 and in bf16: outputs are filled with it, so an element the
 /// kernel never wrote is seen.

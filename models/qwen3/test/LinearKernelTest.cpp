@@ -221,22 +221,10 @@ TEST_P(DecodeGemvKernel, MatchesFp64ReferenceAndRefusesPartialGroups) {
     ASSERT_TRUE(stream.copyToHost(kc.data(), bkc, kc.size() * 2).isOk());
     ASSERT_TRUE(stream.copyToHost(vc.data(), bvc, vc.size() * 2).isOk());
     ASSERT_TRUE(stream.synchronize().isOk());
-    // The key: QK-norm with kw, then RoPE at pos, rounded where rope.tile
-    // rounds (as DecodeAttentionKernelTest's reference).
-    auto round = [&](double v) { return double(decode(encode(float(v)))); };
-    const uint16_t *xk = &qkv[K];
-    double kss = 0;
-    for (int64_t d = 0; d < HD; ++d)
-      kss += double(decode(xk[d])) * decode(xk[d]);
-    const double kr = 1.0 / std::sqrt(kss / HD + normEps);
-    std::vector<double> xn(HD), kn(HD);
-    for (int64_t d = 0; d < HD; ++d)
-      xn[d] = round(round(decode(xk[d]) * kr) * decode(kw[d]));
-    for (int64_t d = 0; d < HD; ++d) {
-      const double ang = double(invFreq[d % (HD / 2)]) * double(pos);
-      const double rot = d < HD / 2 ? -xn[d + HD / 2] : xn[d - HD / 2];
-      kn[d] = round(round(xn[d] * round(std::cos(ang))) + round(rot * round(std::sin(ang))));
-    }
+    // The key: QK-norm with kw, then RoPE at pos, as the attention's
+    // reference computes it.
+    const std::vector<double> kn =
+        qwen3::test::normRopeReference(ht, &qkv[K], kw.data(), invFreq, pos, normEps);
     for (int64_t r = 0; r < cacheRows; ++r)
       for (int64_t d = 0; d < HD; ++d) {
         const int64_t at = r * HD + d;
