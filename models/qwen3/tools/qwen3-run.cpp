@@ -86,7 +86,7 @@ Generates text with a Hugging Face Qwen3 checkpoint on tile kernels.
   --attention-programs N         (default 0: a wave, 4 per SM of the GPU, 3
                                  for the grouped kernel)
   --attention-grouped-from N     position from which decode runs the grouped
-                                 attention kernel (default 512; 0: always)
+                                 attention kernel (default 2048; 0: always)
   --help                 this text
 )";
 

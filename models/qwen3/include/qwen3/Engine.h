@@ -46,8 +46,12 @@ struct EngineOptions {
   /// (one program per KV head and share, tensor cores) instead of
   /// decode_attention (one per query head and share): it reads each K/V
   /// block once per GQA group but costs more per program, so it pays once
-  /// the shares are long. 0: every step.
-  int64_t attentionGroupedFrom = 512;
+  /// the shares are long. 0: every step. (2048 since decode_attention
+  /// merges its own shares: at tg 2048 on an H200 it beat the grouped
+  /// kernel and its merge launch from 512 on by 8.7% at Qwen3-0.6B, 1.9% at
+  /// 4B, 0.7% at 8B, and grouping only from 4096 lost at tg 8192:
+  /// bench/results/2026-11-22-decode-join-h200.md.)
+  int64_t attentionGroupedFrom = 2048;
   /// Measurement only: launches of kernels whose names start with one of
   /// these are left out of every step, so the step time without them shows
   /// what they cost inside the replayed graph (launch gaps and overlap
