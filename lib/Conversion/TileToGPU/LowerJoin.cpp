@@ -9,9 +9,8 @@
 // before its tickets, and the block barrier after passes that on to the
 // block's threads. (fence.acq_rel, not membar.gl's fence.sc: nothing here
 // needs a single order of all fences.) The last ticket's thread resets the
-// counter. The flag crosses the
-// block through shared memory; the region runs where it is set, so it is
-// uniform over the block.
+// counter. The flag crosses the block through shared memory; the region
+// runs where it is set, so it is uniform over the block.
 //
 //===----------------------------------------------------------------------===//
 
