@@ -68,6 +68,18 @@ std::optional<std::string> instanceSuffix(const std::string &inst, const std::st
   return rest;
 }
 
+/// `inst` without a trailing occupancy hint (`__MP_<n>`: the programs per
+/// SM its registers were capped for, a property of the instance the engine
+/// does not choose by).
+std::string withoutOccupancyHint(const std::string &inst) {
+  const std::string tag = "__MP_";
+  const size_t at = inst.rfind(tag);
+  if (at == std::string::npos || at + tag.size() == inst.size() ||
+      inst.find_first_not_of("0123456789", at + tag.size()) != std::string::npos)
+    return inst;
+  return inst.substr(0, at);
+}
+
 } // namespace
 
 
@@ -372,10 +384,14 @@ Status Engine::create(const std::string &modelDir, const EngineOptions &opts,
     all.push_back(&family->general);
     const std::string whole = base + "__WHOLE_1";
     for (const std::string &inst : names) {
-      std::optional<std::string> rest = instanceSuffix(inst, whole, "U");
+      std::optional<std::string> rest = instanceSuffix(withoutOccupancyHint(inst), whole, "U");
       if (!rest)
         continue;
       const int64_t u = rest->empty() ? 1 : std::stoll(rest->substr(4));
+      if (family->whole.count(u))
+        return Status::error(manifest + ": two instances of " + whole + " with U = " +
+                             std::to_string(u) + " ('" + family->whole[u].name() +
+                             "' and '" + inst + "')");
       if (!(st = m.kernel(inst, family->whole[u])))
         return st;
       all.push_back(&family->whole[u]);
