@@ -367,9 +367,10 @@ Status Engine::create(const std::string &modelDir, const EngineOptions &opts,
       all.push_back(&t.merge);
   }
   // Each decode GEMV's instances without bounds checks, by U: whatever the
-  // kernel set has (`name__WHOLE_1`, `name__WHOLE_1__U_<U>`; the U lists
-  // live in models/qwen3/CMakeLists.txt), `pick` falling back to smaller
-  // groups, then to the general instance, where one is missing.
+  // kernel set has (`name__WHOLE_1`, `name__WHOLE_1__U_<U>`, either with
+  // an occupancy cap `__MP_<n>` or without; the U lists live in
+  // models/qwen3/CMakeLists.txt), `pick` falling back to smaller groups,
+  // then to the general instance, where one is missing.
   m.gemvSwiglu.rows = 1;
   m.gemvFour.rows = 4;
   for (auto [family, name] : {std::pair{&m.gemv, "gemv"}, std::pair{&m.gemvFour, "gemv__R_4"},
