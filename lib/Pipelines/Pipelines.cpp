@@ -94,6 +94,7 @@ void tile::buildTileToNVVMPipeline(OpPassManager &pm,
   toGPU.numWarps = options.numWarps;
   toGPU.reloadBroadcasts = options.reloadBroadcasts;
   toGPU.rematerializeBroadcasts = options.rematerializeBroadcasts;
+  toGPU.registersForReductions = options.registersForReductions;
   toGPU.gridDependencyControl = waitsForPriorGrid(options);
   toGPU.hopperMatmul = usesHopperMatmul(options);
   pm.addPass(createConvertTileToGPU(toGPU));

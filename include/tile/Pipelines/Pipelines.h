@@ -59,6 +59,12 @@ struct TileToNVVMOptions : public PassPipelineOptions<TileToNVVMOptions> {
       llvm::cl::desc("also recompute element-wise work on read-only loads "
                      "in a broadcast's layout"),
       llvm::cl::init(false)};
+  PassOptions::Option<bool> registersForReductions{
+      *this, "registers-for-reductions",
+      llvm::cl::desc("reduction results and single elements kept in the "
+                     "registers of the threads that use them, not passed "
+                     "through shared memory"),
+      llvm::cl::init(true)};
   PassOptions::Option<bool> gridDependencyControl{
       *this, "grid-dependency-control",
       llvm::cl::desc("kernels wait for the prior grid at entry, so the "

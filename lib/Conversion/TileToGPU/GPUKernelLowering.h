@@ -164,6 +164,15 @@ public:
   Value insertSlot(Location loc, Value regs, Value slot, int64_t k);
   Value extractSlot(Location loc, Value regs, int64_t k, int64_t vec);
   Value shuffleXor(Location loc, Value v, int32_t offset);
+  /// `v` of lane 0 of this thread's warp (shfl.idx).
+  Value shuffleFromLane0(Location loc, Value v);
+  /// How many threads, from thread 0, hold single-element tile `v` in their
+  /// registers: the flat layout promises thread 0 only (1); a scalar is in
+  /// every thread. See `replicated`.
+  int64_t replicatedIn(Value v) const;
+  /// Records result `v` as held by threads 0 .. n - 1 (single-element
+  /// tiles only; others are ignored).
+  void setReplicated(Value v, int64_t n);
   /// Clones `combiner` (2N scalar args, yields N) on `lhs` and `rhs`.
   SmallVector<Value> combine(Region &combiner, ValueRange lhs, ValueRange rhs);
 
@@ -184,6 +193,9 @@ public:
   /// loads, splats and constants, recomputed in the broadcast's layout
   /// (LowerBroadcast.cpp); null where that does not apply.
   Value loadBroadcast(BroadcastOp op);
+  /// A broadcast needing no element of another thread, as a splat of
+  /// registers (LowerBroadcast.cpp); null where it does.
+  Value broadcastInRegisters(BroadcastOp op);
   Value rematerialize(Value v, ArrayRef<int64_t> from, ArrayRef<int64_t> to,
                       unsigned &budget);
   Value reloadInLayout(LoadOp load, ArrayRef<int64_t> from,
@@ -235,6 +247,9 @@ public:
   int64_t threads;
   bool reloadBroadcasts = true;
   bool rematerializeBroadcasts = false;
+  /// registers-for-reductions: `replicated`, and reductions whose threads
+  /// keep their results (lowerReduceLastDim).
+  bool registersForReductions = true;
   /// The kernel's fragment layouts (empty without fragment dots) and the
   /// registers of the tiles that have one.
   FragmentPlan fragments;
@@ -251,6 +266,14 @@ public:
   /// The scratch space (bytes) and the most any op needs of it.
   BlockArgument scratchSpace;
   int64_t scratchBytes = 0;
+  /// Single-element tiles computed in more threads than thread 0, which is
+  /// all the flat layout asks: a reduction's result is in every thread of
+  /// its shuffle group, a splat or a single-element load in every thread,
+  /// and element-wise ops keep the fewest of their operands'. A broadcast,
+  /// an extract or a loop-carried value that needs the element in no more
+  /// threads than hold it takes it from its own registers, not through
+  /// shared memory (two barriers each).
+  llvm::DenseMap<Value, int64_t> replicated;
   /// What partitions and claimed blocks lowered to (memref, tile shape).
   llvm::DenseMap<Value, std::pair<Value, ArrayRef<int64_t>>> partitions;
   llvm::DenseMap<Value, Value> blocks;

@@ -1,6 +1,8 @@
 //===- LowerBroadcast.cpp - broadcasts recomputed in their own layout -----===//
 //
-// Triton gives a value the layout of its consumer. Here the consumer that
+// A broadcast whose threads already hold their elements (a single-element
+// tile held by all of them, a column of one-vector rows) is a splat of
+// registers. Otherwise: Triton gives a value the layout of its consumer. Here the consumer that
 // would otherwise move data through shared memory (a store, a barrier, a
 // load, every loop iteration) is a broadcast: the x of a GEMV, a row of
 // norm weights, a normalized activation. When the broadcast's source is
@@ -29,6 +31,37 @@ using namespace tile::gpu_lowering;
 
 /// Ops recomputed per broadcast at most: a bound on code growth.
 static constexpr unsigned kRematerializeBudget = 32;
+
+/// A broadcast whose every thread already holds what it needs: a
+/// single-element source held by all threads with positions in the result
+/// (its register, splatted), or a column [..., R, 1] -> [..., R, C] whose
+/// result rows are one vector each (C = vec): row r is position r of both
+/// layouts, so each thread splats its own registers.
+Value GPUKernelLowering::broadcastInRegisters(BroadcastOp op) {
+  RankedTensorType srcType = op.getSource().getType();
+  RankedTensorType type = op.getResult().getType();
+  Layout layout = Layout::get(type, threads);
+  Location loc = op.getLoc();
+  Value src = map.lookup(op.getSource());
+  if (srcType.getNumElements() == 1) {
+    if (replicatedIn(op.getSource()) < std::min(layout.positions, threads))
+      return {};
+    return vector::BroadcastOp::create(
+        b, loc, layout.registerType(), vector::ExtractOp::create(b, loc, src, 0));
+  }
+  ArrayRef<int64_t> from = srcType.getShape(), to = type.getShape();
+  if (!registersForReductions || from.back() != 1 || to.back() != layout.vec ||
+      from.drop_back() != to.drop_back())
+    return {};
+  Value regs = zeroOf(layout.registerType());
+  for (int64_t k = 0; k < layout.slots; ++k) {
+    Value row = vector::ExtractOp::create(b, loc, src, k);
+    regs = insertSlot(loc, regs,
+                      vector::BroadcastOp::create(b, loc, layout.slotType(), row),
+                      k);
+  }
+  return regs;
+}
 
 Value GPUKernelLowering::loadBroadcast(BroadcastOp op) {
   if (!reloadBroadcasts)

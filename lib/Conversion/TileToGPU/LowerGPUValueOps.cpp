@@ -38,6 +38,7 @@ LogicalResult GPUKernelLowering::lowerElementwise(Operation *op) {
     auto attr = DenseElementsAttr::get(layout.registerType(),
                                        dense.getSplatValue<Attribute>());
     map.map(c.getResult(), arith::ConstantOp::create(b, op->getLoc(), attr));
+    setReplicated(c.getResult(), threads);
     return success();
   }
   if (!op->hasTrait<OpTrait::Elementwise>())
@@ -48,6 +49,11 @@ LogicalResult GPUKernelLowering::lowerElementwise(Operation *op) {
   for (OpResult r : clone->getResults())
     if (auto t = dyn_cast<RankedTensorType>(r.getType()))
       r.setType(Layout::get(t, threads).registerType());
+  int64_t held = threads;
+  for (Value operand : op->getOperands())
+    held = std::min(held, replicatedIn(operand));
+  for (Value r : op->getResults())
+    setReplicated(r, held);
   return success();
 }
 
@@ -90,11 +96,18 @@ LogicalResult GPUKernelLowering::lowerConvert(ConvertOp op) {
   }
   map.map(op.getResult(),
           convertElements(b, op.getLoc(), regs, from, to, op.getRounding()));
+  setReplicated(op.getResult(), replicatedIn(op.getSource()));
   return success();
 }
 
 LogicalResult GPUKernelLowering::lowerExtract(ExtractOp op) {
   Location loc = op.getLoc();
+  if (replicatedIn(op.getSource()) >= threads) {
+    // Every thread holds the only element: the scalar is uniform as it is.
+    map.map(op.getResult(),
+            vector::ExtractOp::create(b, loc, map.lookup(op.getSource()), 0));
+    return success();
+  }
   Value buf = toShared(loc, op.getSource());
   int64_t linear = 0;
   ArrayRef<int64_t> shape = op.getSource().getType().getShape();
@@ -120,16 +133,22 @@ LogicalResult GPUKernelLowering::lowerShapeOp(Operation *op) {
             }));
     return success();
   }
-  if (auto broadcast = dyn_cast<BroadcastOp>(op))
+  if (auto broadcast = dyn_cast<BroadcastOp>(op)) {
+    if (Value regs = broadcastInRegisters(broadcast)) {
+      map.map(broadcast.getResult(), regs);
+      return success();
+    }
     if (Value regs = loadBroadcast(broadcast)) {
       map.map(broadcast.getResult(), regs);
       return success();
     }
+  }
   if (auto reshape = dyn_cast<ReshapeOp>(op)) {
     // Same linear order; identical registers when the vector width agrees.
     Layout src = Layout::get(reshape.getSource().getType(), threads);
     if (src.vec == layout.vec) {
       map.map(reshape.getResult(), map.lookup(reshape.getSource()));
+      setReplicated(reshape.getResult(), replicatedIn(reshape.getSource()));
       return success();
     }
   }
@@ -189,37 +208,89 @@ LogicalResult GPUKernelLowering::lowerShapeOp(Operation *op) {
   return success();
 }
 
-/// Reduction along the last dim with shuffles: each row's vector positions
-/// are held by G threads (G = min(Q, T) for Q positions per row).
+/// The elements a reduction along `dim` combines into each result: the
+/// extent of `dim`, when every dim after it is 1 (the reduced line is then
+/// contiguous, as a last dim is); 0 otherwise.
+static int64_t contiguousLine(RankedTensorType type, int64_t dim) {
+  ArrayRef<int64_t> shape = type.getShape();
+  for (int64_t d = dim + 1; d < type.getRank(); ++d)
+    if (shape[d] != 1)
+      return 0;
+  return shape[dim];
+}
+
+/// Reduction of contiguous lines (along the last dim, or a dim followed by
+/// unit dims only) with shuffles: each line's vector positions are held by
+/// G threads (G = min(Q, T) for Q positions per line). Where each thread's
+/// registers already hold its results, shared memory is not used: lines
+/// of one vector (Q = 1: line r is position r of the input and of the
+/// result), and a single line (its result is in each of the G threads,
+/// and lane 0 gives it to the rest of the warp).
 LogicalResult GPUKernelLowering::lowerReduceLastDim(ReduceOp op) {
   Location loc = op.getLoc();
   auto inType = cast<RankedTensorType>(op.getInputs()[0].getType());
   Layout in = Layout::get(inType, threads);
-  int64_t Q = inType.getShape().back() / in.vec;
+  int64_t line = contiguousLine(inType, op.getDim());
+  int64_t Q = line / in.vec;
   int64_t T = threads;
   int64_t G = std::min(Q, T);
-  int64_t rows = inType.getNumElements() / inType.getShape().back();
+  int64_t rows = inType.getNumElements() / line;
   unsigned n = op.getInputs().size();
-  SmallVector<std::pair<Type, int64_t>> shapes;
-  for (Value input : op.getInputs())
-    shapes.push_back({cast<RankedTensorType>(input.getType()).getElementType(),
-                      rows});
-  if (G > 32)
-    for (Value input : op.getInputs())
-      shapes.push_back(
-          {cast<RankedTensorType>(input.getType()).getElementType(), T / 32});
-  SmallVector<Value> bufs = scratch(loc, shapes);
-  SmallVector<Value> outBufs(bufs.begin(), bufs.begin() + n);
-  SmallVector<Value> partBufs(bufs.begin() + n, bufs.end());
   SmallVector<Value> regs;
   for (Value input : op.getInputs())
     regs.push_back(map.lookup(input));
   auto lane = [&](unsigned i, int64_t pos) {
     return vector::ExtractOp::create(b, loc, regs[i], pos).getResult();
   };
+  auto resultRegs = [&](unsigned i) {
+    return Layout::get(cast<RankedTensorType>(op.getResults()[i].getType()),
+                       threads)
+        .registerType();
+  };
+  Layout out0 = Layout::get(
+      cast<RankedTensorType>(op.getResults()[0].getType()), threads);
+  if (registersForReductions && Q == 1 && rows > 1 && out0.vec == 1 &&
+      out0.positions == rows) {
+    // Each thread folds its own slots' vectors, into its own slots.
+    SmallVector<Value> out;
+    for (unsigned i = 0; i < n; ++i)
+      out.push_back(zeroOf(resultRegs(i)));
+    for (int64_t k = 0; k < in.slots; ++k) {
+      SmallVector<Value> acc;
+      for (unsigned i = 0; i < n; ++i)
+        acc.push_back(lane(i, k * in.vec));
+      for (int64_t l = 1; l < in.vec; ++l) {
+        SmallVector<Value> next;
+        for (unsigned i = 0; i < n; ++i)
+          next.push_back(lane(i, k * in.vec + l));
+        acc = combine(op.getCombiner(), acc, next);
+      }
+      for (unsigned i = 0; i < n; ++i)
+        out[i] = vector::InsertOp::create(b, loc, acc[i], out[i], k);
+    }
+    for (unsigned i = 0; i < n; ++i)
+      map.map(op.getResults()[i], out[i]);
+    return success();
+  }
+  bool single = registersForReductions && rows == 1;
+  SmallVector<std::pair<Type, int64_t>> shapes;
+  if (!single)
+    for (Value input : op.getInputs())
+      shapes.push_back(
+          {cast<RankedTensorType>(input.getType()).getElementType(), rows});
+  if (G > 32)
+    for (Value input : op.getInputs())
+      shapes.push_back(
+          {cast<RankedTensorType>(input.getType()).getElementType(), T / 32});
+  SmallVector<Value> bufs = shapes.empty() ? SmallVector<Value>()
+                                           : scratch(loc, shapes);
+  unsigned outCount = single ? 0 : n;
+  SmallVector<Value> outBufs(bufs.begin(), bufs.begin() + outCount);
+  SmallVector<Value> partBufs(bufs.begin() + outCount, bufs.end());
   // Slots of one row: Q/T of them when a row spans the block, else one.
   int64_t slotsPerRow = Q >= T ? Q / T : 1;
-  gpu::BarrierOp::create(b, loc);
+  if (!bufs.empty())
+    gpu::BarrierOp::create(b, loc);
   for (int64_t k0 = 0; k0 < in.slots; k0 += slotsPerRow) {
     SmallVector<Value> acc;
     for (unsigned i = 0; i < n; ++i)
@@ -264,7 +335,20 @@ LogicalResult GPUKernelLowering::lowerReduceLastDim(ReduceOp op) {
           next.push_back(memref::LoadOp::create(b, loc, partBufs[i], at));
         acc = combine(op.getCombiner(), acc, next);
       }
-      gpu::BarrierOp::create(b, loc);
+      // The next row's partials reuse the buffers (a single row has none;
+      // the next op's own barrier covers these reads).
+      if (!single)
+        gpu::BarrierOp::create(b, loc);
+    }
+    if (single) {
+      // Threads 0 .. G - 1 hold the result; lane 0 gives it to its warp.
+      for (unsigned i = 0; i < n; ++i) {
+        Value v = G < 32 ? shuffleFromLane0(loc, acc[i]) : acc[i];
+        map.map(op.getResults()[i],
+                vector::BroadcastOp::create(b, loc, resultRegs(i), v));
+        setReplicated(op.getResults()[i], std::max<int64_t>(G, 32));
+      }
+      return success();
     }
     // The group's first thread writes the row result.
     Value p = arith::AddIOp::create(b, loc, tid, index(k0 * T));
@@ -300,8 +384,11 @@ LogicalResult GPUKernelLowering::lowerReduce(ReduceOp op) {
   auto inType = cast<RankedTensorType>(op.getInputs()[0].getType());
   int64_t dim = op.getDim();
   Layout in = Layout::get(inType, threads);
-  int64_t Q = inType.getShape().back() / in.vec;
-  bool shuffles = dim == inType.getRank() - 1 && llvm::isPowerOf2_64(Q) &&
+  int64_t line = registersForReductions || dim == inType.getRank() - 1
+                     ? contiguousLine(inType, dim)
+                     : 0;
+  int64_t Q = line / in.vec;
+  bool shuffles = Q > 0 && llvm::isPowerOf2_64(Q) &&
                   (Q % threads == 0 || threads % Q == 0);
   if (shuffles)
     return lowerReduceLastDim(op);

@@ -297,8 +297,19 @@ LogicalResult GPUKernelLowering::lowerLoad(LoadOp op) {
   auto [base, offsets] =
       resolveAccess(loc, op.getSource(), op.getIndices(), layout.type);
   TypedAttr pad = op.getPadding() ? *op.getPadding() : TypedAttr();
-  map.map(op.getResult(), maskedLoad(*this, loc, base, offsets, layout, pad,
-                                     /*dimMap=*/{}, isProvenInBounds(op)));
+  // A single element (a position, a norm's sum) is loaded by every thread
+  // as if each were thread 0: one address, one transaction per warp, and
+  // its uses need no shared memory to reach the other threads.
+  bool single = registersForReductions && layout.positions == 1;
+  Value realTid = tid;
+  if (single)
+    tid = index(0);
+  Value regs = maskedLoad(*this, loc, base, offsets, layout, pad,
+                          /*dimMap=*/{}, isProvenInBounds(op));
+  tid = realTid;
+  map.map(op.getResult(), regs);
+  if (single)
+    setReplicated(op.getResult(), threads);
   return success();
 }
 

@@ -241,32 +241,49 @@ void GPUKernelLowering::writeSharedRegs(Location loc, Value regs,
   }
 }
 
-Value GPUKernelLowering::shuffleXor(Location loc, Value v, int32_t offset) {
+/// gpu.shuffle moves 32- and 64-bit values; narrower ones are widened.
+static Value shuffle(OpBuilder &b, Location loc, Value v, int32_t offset,
+                     gpu::ShuffleMode mode) {
   Type type = v.getType();
-  // gpu.shuffle moves 32- and 64-bit values; widen the rest.
-  if (type.isF16() || type.isBF16()) {
-    Value w = arith::ExtFOp::create(b, loc, b.getF32Type(), v);
-    Value s = gpu::ShuffleOp::create(b, loc, w, offset, 32,
-                                     gpu::ShuffleMode::XOR)
-                  .getShuffleResult();
-    return arith::TruncFOp::create(b, loc, type, s);
-  }
-  if (type.isIndex()) {
-    Value w = arith::IndexCastOp::create(b, loc, b.getI64Type(), v);
-    Value s = gpu::ShuffleOp::create(b, loc, w, offset, 32,
-                                     gpu::ShuffleMode::XOR)
-                  .getShuffleResult();
-    return arith::IndexCastOp::create(b, loc, type, s);
-  }
-  if (type.isInteger() && type.getIntOrFloatBitWidth() < 32) {
-    Value w = arith::ExtUIOp::create(b, loc, b.getI32Type(), v);
-    Value s = gpu::ShuffleOp::create(b, loc, w, offset, 32,
-                                     gpu::ShuffleMode::XOR)
-                  .getShuffleResult();
-    return arith::TruncIOp::create(b, loc, type, s);
-  }
-  return gpu::ShuffleOp::create(b, loc, v, offset, 32, gpu::ShuffleMode::XOR)
-      .getShuffleResult();
+  auto move = [&](Value w) {
+    return gpu::ShuffleOp::create(b, loc, w, offset, 32, mode)
+        .getShuffleResult();
+  };
+  if (type.isF16() || type.isBF16())
+    return arith::TruncFOp::create(
+        b, loc, type, move(arith::ExtFOp::create(b, loc, b.getF32Type(), v)));
+  if (type.isIndex())
+    return arith::IndexCastOp::create(
+        b, loc, type,
+        move(arith::IndexCastOp::create(b, loc, b.getI64Type(), v)));
+  if (type.isInteger() && type.getIntOrFloatBitWidth() < 32)
+    return arith::TruncIOp::create(
+        b, loc, type, move(arith::ExtUIOp::create(b, loc, b.getI32Type(), v)));
+  return move(v);
+}
+
+Value GPUKernelLowering::shuffleXor(Location loc, Value v, int32_t offset) {
+  return shuffle(b, loc, v, offset, gpu::ShuffleMode::XOR);
+}
+
+Value GPUKernelLowering::shuffleFromLane0(Location loc, Value v) {
+  return shuffle(b, loc, v, 0, gpu::ShuffleMode::IDX);
+}
+
+int64_t GPUKernelLowering::replicatedIn(Value v) const {
+  auto type = dyn_cast<RankedTensorType>(v.getType());
+  if (!type)
+    return threads;
+  if (type.getNumElements() != 1 || layoutOf(v))
+    return 1;
+  auto it = replicated.find(v);
+  return it == replicated.end() ? 1 : it->second;
+}
+
+void GPUKernelLowering::setReplicated(Value v, int64_t n) {
+  auto type = dyn_cast<RankedTensorType>(v.getType());
+  if (registersForReductions && type && type.getNumElements() == 1 && n > 1)
+    replicated[v] = std::min(n, threads);
 }
 
 SmallVector<Value> GPUKernelLowering::combine(Region &combiner, ValueRange lhs,
@@ -305,12 +322,16 @@ LogicalResult GPUKernelLowering::lowerFor(scf::ForOp op) {
                                  map.lookup(op.getUpperBound()),
                                  map.lookup(op.getStep()), inits);
   map.map(op.getInductionVar(), loop.getInductionVar());
-  for (auto [old, neu] :
-       llvm::zip(op.getRegionIterArgs(), loop.getRegionIterArgs())) {
+  for (auto [old, neu, init] : llvm::zip(op.getRegionIterArgs(),
+                                         loop.getRegionIterArgs(),
+                                         op.getInitArgs())) {
     if (layoutOf(old))
       fragmentRegs[old] = neu;
     else
       map.map(old, neu);
+    // A single-element iter_arg is taken to be in as many threads as its
+    // init, up to a warp: the yield makes it so (a shuffle, see below).
+    setReplicated(old, std::min<int64_t>(replicatedIn(init), 32));
   }
   OpBuilder::InsertionGuard guard(b);
   Block *body = loop.getBody();
@@ -320,8 +341,10 @@ LogicalResult GPUKernelLowering::lowerFor(scf::ForOp op) {
   if (failed(lowerBlock(*op.getBody())))
     return failure();
   for (auto [old, neu, arg] :
-       llvm::zip(op.getResults(), loop.getResults(), op.getRegionIterArgs()))
+       llvm::zip(op.getResults(), loop.getResults(), op.getRegionIterArgs())) {
     setResult(old, neu, layoutOf(arg));
+    setReplicated(old, replicatedIn(arg));
+  }
   return success();
 }
 
@@ -345,6 +368,14 @@ LogicalResult GPUKernelLowering::lowerIf(scf::IfOp op) {
   }
   for (auto [old, neu] : llvm::zip(op.getResults(), branch.getResults()))
     map.map(old, neu);
+  if (op.getNumResults() != 0) {
+    // A result is in the threads that hold both branches' values.
+    auto thenYield = cast<scf::YieldOp>(op.thenBlock()->getTerminator());
+    auto elseYield = cast<scf::YieldOp>(op.elseBlock()->getTerminator());
+    for (auto [i, r] : llvm::enumerate(op.getResults()))
+      setReplicated(r, std::min(replicatedIn(thenYield.getOperand(i)),
+                                replicatedIn(elseYield.getOperand(i))));
+  }
   return success();
 }
 
@@ -416,9 +447,18 @@ LogicalResult GPUKernelLowering::lowerFlatOp(Operation *op) {
     // A loop's iter_args keep their layouts; an if's results are flat.
     auto loop = dyn_cast<scf::ForOp>(y->getParentOp());
     SmallVector<Value> values;
-    for (auto [i, v] : llvm::enumerate(y.getOperands()))
+    for (auto [i, v] : llvm::enumerate(y.getOperands())) {
       values.push_back(operandIn(
           v, loop ? layoutOf(loop.getRegionIterArgs()[i]) : std::nullopt));
+      // A single-element iter_arg is taken to be in a warp's threads (at
+      // most) at the next iteration: lane 0 gives it to the warp.
+      if (loop && replicatedIn(v) < replicatedIn(loop.getRegionIterArgs()[i])) {
+        auto regs = cast<VectorType>(values.back().getType());
+        Value e = vector::ExtractOp::create(b, loc, values.back(), 0);
+        values.back() = vector::BroadcastOp::create(b, loc, regs,
+                                                    shuffleFromLane0(loc, e));
+      }
+    }
     scf::YieldOp::create(b, loc, values);
     return success();
   }
@@ -474,6 +514,7 @@ LogicalResult GPUKernelLowering::lowerFlatOp(Operation *op) {
     map.map(splat.getResult(),
             vector::BroadcastOp::create(b, loc, layout.registerType(),
                                         map.lookup(splat.getValue())));
+    setReplicated(splat.getResult(), threads);
     return success();
   }
   return llvm::TypeSwitch<Operation *, LogicalResult>(op)
@@ -582,6 +623,7 @@ struct ConvertTileToGPUPass
       lowering.hopper = plan ? &*plan : nullptr;
       lowering.reloadBroadcasts = reloadBroadcasts;
       lowering.rematerializeBroadcasts = rematerializeBroadcasts;
+      lowering.registersForReductions = registersForReductions;
       for (auto [old, neu] : llvm::zip_first(kernel.getArguments(),
                                              entry.getArguments()))
         lowering.map.map(old, neu);

@@ -6,7 +6,8 @@
 // CHECK: gpu.module @tile_kernels
 // The `in` view is readonly; the verified kernel's inputs are invariant.
 // CHECK: gpu.func @rows(%{{.*}}: memref<?x256xf16, strided<[256, 1], offset: ?>> {llvm.readonly}, %{{.*}}: memref<?x256xf16, strided<[256, 1], offset: ?>>)
-// CHECK-SAME: workgroup(
+// No shared memory: the row's sum never leaves the registers of the warp.
+// CHECK-NOT: workgroup(
 // CHECK-SAME: kernel attributes {known_block_size = array<i32: 64, 1, 1>, tile.invariant_inputs}
 // CHECK-DAG: gpu.thread_id x
 // CHECK-DAG: gpu.block_id x
@@ -15,9 +16,14 @@
 // element by element with padding at the edges,
 // CHECK: memref.load
 // reduced along the row with shuffles within the 32 threads of the row,
+// which all hold the sum after them, so the broadcast back over the row
+// is a splat of a register (no barrier),
 // CHECK: gpu.shuffle xor %{{.*}}, %c16_i32, %c32_i32 : f32
 // CHECK: gpu.shuffle xor %{{.*}}, %c1_i32, %c32_i32 : f32
-// CHECK: gpu.barrier
+// CHECK-NOT: gpu.barrier
+// CHECK: vector.broadcast %{{.*}} : f32 to vector<8xf32>
+// CHECK-NEXT: arith.divf
+// CHECK-NOT: gpu.barrier
 // and stored 16 bytes at a time.
 // CHECK: vector.store %{{.*}} {alignment = 16 : i64} : memref<?x256xf16, strided<[256, 1], offset: ?>>, vector<8xf16>
 // CHECK: gpu.return

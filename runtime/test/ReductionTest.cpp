@@ -1,0 +1,131 @@
+//===- ReductionTest.cpp - reductions whose results stay in registers ----===//
+//
+// Compiled for the CPU and the CUDA device, as DeviceTest.cpp. On the GPU
+// these kernels' reductions and broadcasts take no shared memory: a row's
+// sum kept in each thread of its warp, a column reduced by shuffles, rows
+// of one vector folded in their own thread, loop-carried single elements
+// given to the warp by lane 0 (test/Conversion/TileToGPU/
+// reduce-in-registers.mlir checks the lowering; this, the values). Each is
+// checked element by element against a double reference, on poisoned
+// outputs.
+//
+//===----------------------------------------------------------------------===//
+
+#include "RuntimeTestUtils.h"
+
+#include <cmath>
+
+using namespace tile_runtime;
+using namespace tile_runtime::test;
+
+namespace {
+
+class ReductionTest : public ::testing::Test {
+protected:
+  void SetUp() override { ASSERT_OK(rt.open(TILE_TEST_DEVICE)); }
+
+  // Launches `kernel` on x ([rows, cols]) into a poisoned y of the same
+  // shape, and checks every element against want(row, x row).
+  template <typename Want>
+  void expectRows(const char *kernel, int rows, int cols, Want want,
+                  double tol) {
+    auto x = randomFloats(rows * cols, -4, 4, 5 + cols);
+    Buffer bx = rt.upload(x);
+    Buffer by = rt.upload(poisoned32(rows * cols));
+    ASSERT_OK(rt.stream().launch(rt.kernel(kernel),
+                                 {Arg::in(bx, {rows, cols}), Arg::out(by, {rows, cols})}));
+    std::vector<float> y = rt.download(by);
+    std::vector<double> ref(cols);
+    for (int r = 0; r < rows; ++r) {
+      want(&x[static_cast<size_t>(r) * cols], ref.data());
+      for (int c = 0; c < cols; ++c) {
+        float got = y[static_cast<size_t>(r) * cols + c];
+        ASSERT_FALSE(isPoison(got)) << kernel << " row " << r << " col " << c;
+        ASSERT_LE(std::abs(got - ref[c]), tol * std::abs(ref[c]) + 1e-30)
+            << kernel << " row " << r << " col " << c;
+      }
+    }
+  }
+
+  Loaded rt;
+};
+
+void softmax(const float *x, double *y, int n) {
+  double m = -INFINITY, s = 0;
+  for (int i = 0; i < n; ++i)
+    m = std::max(m, double(x[i]));
+  for (int i = 0; i < n; ++i)
+    s += std::exp(double(x[i]) - m);
+  for (int i = 0; i < n; ++i)
+    y[i] = std::exp(double(x[i]) - m) / s;
+}
+
+TEST_F(ReductionTest, RowRmsBroadcastsTheRowsMeanSquare) {
+  expectRows("row_rms", 45, 128, [](const float *x, double *y) {
+    double ss = 0;
+    for (int i = 0; i < 128; ++i)
+      ss += double(x[i]) * x[i];
+    double r = 1 / std::sqrt(ss / 128 + 1e-6);
+    for (int i = 0; i < 128; ++i)
+      y[i] = x[i] * r;
+  }, 1e-5);
+}
+
+TEST_F(ReductionTest, SoftmaxOverAColumnOf32) {
+  // [rows, 1]: program n takes rows 32n .. 32n + 31 as one column.
+  const int blocks = 23;
+  auto x = randomFloats(blocks * 32, -6, 6, 17);
+  Buffer bx = rt.upload(x);
+  Buffer by = rt.upload(poisoned32(blocks * 32));
+  ASSERT_OK(rt.stream().launch(rt.kernel("softmax_columns"),
+                               {Arg::in(bx, {blocks * 32, 1}), Arg::out(by, {blocks * 32, 1})}));
+  std::vector<float> y = rt.download(by);
+  double ref[32];
+  for (int n = 0; n < blocks; ++n) {
+    softmax(&x[n * 32], ref, 32);
+    for (int i = 0; i < 32; ++i) {
+      ASSERT_FALSE(isPoison(y[n * 32 + i])) << "element " << n * 32 + i;
+      ASSERT_LE(std::abs(y[n * 32 + i] - ref[i]), 1e-5 * ref[i]) << "element " << n * 32 + i;
+    }
+  }
+}
+
+TEST_F(ReductionTest, SoftmaxOverRowsOfEight) {
+  // 150 rows: the last program's 64-row block is partial.
+  expectRows("softmax_rows8", 150, 8,
+             [](const float *x, double *y) { softmax(x, y, 8); }, 1e-5);
+}
+
+TEST_F(ReductionTest, LoopCarriedLogSumExpOverRowsReadFromDevice) {
+  const int xrows = 40, outs = 7;
+  auto x = randomFloats(xrows * 6, -3, 3, 23);
+  Buffer bx = rt.upload(x);
+  for (int32_t count : {29, 0, 1000}) { // 1000: clamped to the 40 rows
+    Buffer bc;
+    ASSERT_OK(rt.device->allocate(DType::I32, 1, bc));
+    ASSERT_OK(rt.stream().copyToDevice(bc, &count, 4));
+    Buffer by = rt.upload(poisoned32(outs));
+    ASSERT_OK(rt.stream().launch(rt.kernel("running_logsumexp"),
+                                 {Arg::in(bx, {xrows, 6}), Arg::in(bc, {1}),
+                                  Arg::out(by, {outs})}));
+    std::vector<float> y = rt.download(by);
+    int rows = std::min(count, xrows);
+    for (int n = 0; n < outs; ++n) {
+      ASSERT_FALSE(isPoison(y[n])) << "output " << n << ", count " << count;
+      if (rows == 0) { // no rows: log(0) + -inf
+        EXPECT_TRUE(std::isinf(y[n]) && y[n] < 0) << "output " << n << ": " << y[n];
+        continue;
+      }
+      double m = -INFINITY, s = 0;
+      for (int i = 0; i < rows * 6; ++i)
+        m = std::max(m, double(x[i]) * (n + 1));
+      for (int i = 0; i < rows * 6; ++i)
+        s += std::exp(double(x[i]) * (n + 1) - m);
+      double want = m + std::log(s);
+      EXPECT_LE(std::abs(y[n] - want), 1e-5 * std::abs(want) + 1e-5)
+          << "output " << n << ", count " << count;
+    }
+  }
+}
+
+} // namespace
