@@ -95,6 +95,7 @@ void tile::buildTileToNVVMPipeline(OpPassManager &pm,
   toGPU.reloadBroadcasts = options.reloadBroadcasts;
   toGPU.rematerializeBroadcasts = options.rematerializeBroadcasts;
   toGPU.registersForReductions = options.registersForReductions;
+  toGPU.warpShuffles = options.warpShuffles;
   toGPU.gridDependencyControl = waitsForPriorGrid(options);
   toGPU.hopperMatmul = usesHopperMatmul(options);
   pm.addPass(createConvertTileToGPU(toGPU));

@@ -65,6 +65,11 @@ struct TileToNVVMOptions : public PassPipelineOptions<TileToNVVMOptions> {
                      "registers of the threads that use them, not passed "
                      "through shared memory"),
       llvm::cl::init(true)};
+  PassOptions::Option<bool> warpShuffles{
+      *this, "warp-shuffles",
+      llvm::cl::desc("shape ops on tiles that fit the first warp moved with "
+                     "shuffles, not through shared memory"),
+      llvm::cl::init(true)};
   PassOptions::Option<bool> gridDependencyControl{
       *this, "grid-dependency-control",
       llvm::cl::desc("kernels wait for the prior grid at entry, so the "

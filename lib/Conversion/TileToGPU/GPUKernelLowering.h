@@ -164,7 +164,9 @@ public:
   Value insertSlot(Location loc, Value regs, Value slot, int64_t k);
   Value extractSlot(Location loc, Value regs, int64_t k, int64_t vec);
   Value shuffleXor(Location loc, Value v, int32_t offset);
-  /// `v` of lane 0 of this thread's warp (shfl.idx).
+  /// `v` of lane `lane` (i32) of this thread's warp (shfl.idx).
+  Value shuffleIdx(Location loc, Value v, Value lane);
+  /// `v` of lane 0 of this thread's warp.
   Value shuffleFromLane0(Location loc, Value v);
   /// How many threads, from thread 0, hold single-element tile `v` in their
   /// registers: the flat layout promises thread 0 only (1); a scalar is in
@@ -208,6 +210,9 @@ public:
   LogicalResult lowerReduce(ReduceOp op);
   LogicalResult lowerReduceLastDim(ReduceOp op);
   LogicalResult lowerShapeOp(Operation *op);
+  /// A shape op whose operands and result fit the first warp, as shuffles
+  /// (LowerWarpShuffles.cpp); null where it does not apply.
+  Value shapeOpInWarp(Operation *op);
   LogicalResult lowerDot(DotOp op);
   LogicalResult lowerDotMMA(DotOp op);
   LogicalResult lowerDotFMA(DotOp op);
@@ -250,6 +255,8 @@ public:
   /// registers-for-reductions: `replicated`, and reductions whose threads
   /// keep their results (lowerReduceLastDim).
   bool registersForReductions = true;
+  /// warp-shuffles: shapeOpInWarp.
+  bool warpShuffles = true;
   /// The kernel's fragment layouts (empty without fragment dots) and the
   /// registers of the tiles that have one.
   FragmentPlan fragments;

@@ -152,6 +152,11 @@ LogicalResult GPUKernelLowering::lowerShapeOp(Operation *op) {
       return success();
     }
   }
+  if (warpShuffles)
+    if (Value regs = shapeOpInWarp(op)) {
+      map.map(op->getResult(0), regs);
+      return success();
+    }
   // Everything else reads its operands from shared memory by index.
   SmallVector<Value> bufs = toShared(loc, op->getOperands());
   auto srcShape = [&](unsigned i) {

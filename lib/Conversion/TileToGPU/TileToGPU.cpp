@@ -242,11 +242,12 @@ void GPUKernelLowering::writeSharedRegs(Location loc, Value regs,
 }
 
 /// gpu.shuffle moves 32- and 64-bit values; narrower ones are widened.
-static Value shuffle(OpBuilder &b, Location loc, Value v, int32_t offset,
+static Value shuffle(OpBuilder &b, Location loc, Value v, Value offset,
                      gpu::ShuffleMode mode) {
   Type type = v.getType();
+  Value width = arith::ConstantIntOp::create(b, loc, b.getI32Type(), 32);
   auto move = [&](Value w) {
-    return gpu::ShuffleOp::create(b, loc, w, offset, 32, mode)
+    return gpu::ShuffleOp::create(b, loc, w, offset, width, mode)
         .getShuffleResult();
   };
   if (type.isF16() || type.isBF16())
@@ -263,11 +264,18 @@ static Value shuffle(OpBuilder &b, Location loc, Value v, int32_t offset,
 }
 
 Value GPUKernelLowering::shuffleXor(Location loc, Value v, int32_t offset) {
-  return shuffle(b, loc, v, offset, gpu::ShuffleMode::XOR);
+  return shuffle(b, loc, v,
+                 arith::ConstantIntOp::create(b, loc, b.getI32Type(), offset),
+                 gpu::ShuffleMode::XOR);
+}
+
+Value GPUKernelLowering::shuffleIdx(Location loc, Value v, Value lane) {
+  return shuffle(b, loc, v, lane, gpu::ShuffleMode::IDX);
 }
 
 Value GPUKernelLowering::shuffleFromLane0(Location loc, Value v) {
-  return shuffle(b, loc, v, 0, gpu::ShuffleMode::IDX);
+  return shuffleIdx(loc, v,
+                    arith::ConstantIntOp::create(b, loc, b.getI32Type(), 0));
 }
 
 int64_t GPUKernelLowering::replicatedIn(Value v) const {
@@ -624,6 +632,7 @@ struct ConvertTileToGPUPass
       lowering.reloadBroadcasts = reloadBroadcasts;
       lowering.rematerializeBroadcasts = rematerializeBroadcasts;
       lowering.registersForReductions = registersForReductions;
+      lowering.warpShuffles = warpShuffles;
       for (auto [old, neu] : llvm::zip_first(kernel.getArguments(),
                                              entry.getArguments()))
         lowering.map.map(old, neu);

@@ -1,11 +1,13 @@
-//===- ReductionTest.cpp - reductions whose results stay in registers ----===//
+//===- SmallTileTest.cpp - small tiles kept in registers ------------------===//
 //
 // Compiled for the CPU and the CUDA device, as DeviceTest.cpp. On the GPU
-// these kernels' reductions and broadcasts take no shared memory: a row's
-// sum kept in each thread of its warp, a column reduced by shuffles, rows
-// of one vector folded in their own thread, loop-carried single elements
-// given to the warp by lane 0 (test/Conversion/TileToGPU/
-// reduce-in-registers.mlir checks the lowering; this, the values). Each is
+// these kernels' reductions, broadcasts and shape ops take no shared
+// memory: a row's sum kept in each thread of its warp, a column reduced by
+// shuffles, rows of one vector folded in their own thread, loop-carried
+// single elements given to the warp by lane 0, slices, concats, reshapes,
+// broadcasts and permutes of tiles in the first warp as shuffles
+// (test/Conversion/TileToGPU/reduce-in-registers.mlir and
+// warp-shuffles.mlir check the lowering; this, the values). Each is
 // checked element by element against a double reference, on poisoned
 // outputs.
 //
@@ -20,7 +22,7 @@ using namespace tile_runtime::test;
 
 namespace {
 
-class ReductionTest : public ::testing::Test {
+class SmallTileTest : public ::testing::Test {
 protected:
   void SetUp() override { ASSERT_OK(rt.open(TILE_TEST_DEVICE)); }
 
@@ -60,7 +62,7 @@ void softmax(const float *x, double *y, int n) {
     y[i] = std::exp(double(x[i]) - m) / s;
 }
 
-TEST_F(ReductionTest, RowRmsBroadcastsTheRowsMeanSquare) {
+TEST_F(SmallTileTest, RowRmsBroadcastsTheRowsMeanSquare) {
   expectRows("row_rms", 45, 128, [](const float *x, double *y) {
     double ss = 0;
     for (int i = 0; i < 128; ++i)
@@ -71,7 +73,7 @@ TEST_F(ReductionTest, RowRmsBroadcastsTheRowsMeanSquare) {
   }, 1e-5);
 }
 
-TEST_F(ReductionTest, SoftmaxOverAColumnOf32) {
+TEST_F(SmallTileTest, SoftmaxOverAColumnOf32) {
   // [rows, 1]: program n takes rows 32n .. 32n + 31 as one column.
   const int blocks = 23;
   auto x = randomFloats(blocks * 32, -6, 6, 17);
@@ -90,13 +92,13 @@ TEST_F(ReductionTest, SoftmaxOverAColumnOf32) {
   }
 }
 
-TEST_F(ReductionTest, SoftmaxOverRowsOfEight) {
+TEST_F(SmallTileTest, SoftmaxOverRowsOfEight) {
   // 150 rows: the last program's 64-row block is partial.
   expectRows("softmax_rows8", 150, 8,
              [](const float *x, double *y) { softmax(x, y, 8); }, 1e-5);
 }
 
-TEST_F(ReductionTest, LoopCarriedLogSumExpOverRowsReadFromDevice) {
+TEST_F(SmallTileTest, LoopCarriedLogSumExpOverRowsReadFromDevice) {
   const int xrows = 40, outs = 7;
   auto x = randomFloats(xrows * 6, -3, 3, 23);
   Buffer bx = rt.upload(x);
@@ -125,6 +127,38 @@ TEST_F(ReductionTest, LoopCarriedLogSumExpOverRowsReadFromDevice) {
       EXPECT_LE(std::abs(y[n] - want), 1e-5 * std::abs(want) + 1e-5)
           << "output " << n << ", count " << count;
     }
+  }
+}
+
+TEST_F(SmallTileTest, ShapeOpsWithinTheFirstWarp) {
+  const int rows = 19;
+  auto x = randomFloats(rows * 128, -2, 2, 31);
+  Buffer bx = rt.upload(x);
+  Buffer by = rt.upload(poisoned32(rows * 128));
+  Buffer bz = rt.upload(poisoned32(rows * 128));
+  Buffer bp = rt.upload(poisoned32(rows * 32));
+  ASSERT_OK(rt.stream().launch(rt.kernel("warp_shapes"),
+                               {Arg::in(bx, {rows, 128}), Arg::out(by, {rows, 128}),
+                                Arg::out(bz, {rows, 2, 64}), Arg::out(bp, {rows, 8, 4})}));
+  std::vector<float> y = rt.download(by), z = rt.download(bz), p = rt.download(bp);
+  for (int n = 0; n < rows; ++n) {
+    const float *v = &x[n * 128];
+    for (int i = 0; i < 128; ++i) { // rotate-half: exact
+      float want = i < 64 ? -v[i + 64] : v[i - 64];
+      ASSERT_EQ(y[n * 128 + i], want) << "rotate-half row " << n << " element " << i;
+    }
+    for (int r = 0; r < 2; ++r)
+      for (int i = 0; i < 64; ++i) {
+        float got = z[n * 128 + r * 64 + i];
+        ASSERT_FALSE(isPoison(got)) << "broadcast row " << n << "." << r << " element " << i;
+        double want = std::exp(double(v[i]));
+        ASSERT_LE(std::abs(got - want), 1e-5 * want) << "broadcast row " << n << "." << r
+                                                     << " element " << i;
+      }
+    for (int r = 0; r < 8; ++r) // p[n] = transpose of v[0:32] as [4, 8]
+      for (int c = 0; c < 4; ++c)
+        ASSERT_EQ(p[n * 32 + r * 4 + c], v[c * 8 + r]) << "transpose row " << n << " (" << r
+                                                      << ", " << c << ")";
   }
 }
 
