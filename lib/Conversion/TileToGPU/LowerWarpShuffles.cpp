@@ -19,6 +19,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/Utils/IndexingUtils.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 
 using namespace mlir;
@@ -28,22 +29,6 @@ using namespace tile::gpu_lowering;
 /// Shuffles per op at most (past that, shared memory is cheaper).
 static constexpr int64_t kShuffleBudget = 64;
 
-static SmallVector<int64_t> delinearize(int64_t e, ArrayRef<int64_t> shape) {
-  SmallVector<int64_t> idx(shape.size());
-  for (int64_t d = static_cast<int64_t>(shape.size()) - 1; d >= 0; --d) {
-    idx[d] = e % shape[d];
-    e /= shape[d];
-  }
-  return idx;
-}
-
-static int64_t linearize(ArrayRef<int64_t> idx, ArrayRef<int64_t> shape) {
-  int64_t e = 0;
-  for (auto [i, s] : llvm::zip(idx, shape))
-    e = e * s + i;
-  return e;
-}
-
 /// The operand and its linear element index that element `e` of the result
 /// of shape op `op` is (the same mapping lowerShapeOp reads shared memory
 /// by).
@@ -51,34 +36,38 @@ static std::pair<unsigned, int64_t> sourceOf(Operation *op, int64_t e) {
   auto shapeOf = [&](Value v) {
     return cast<RankedTensorType>(v.getType()).getShape();
   };
-  ArrayRef<int64_t> shape = shapeOf(op->getResult(0));
+  // Row-major linear index of `at` in a tile of `shape`.
+  auto linear = [](ArrayRef<int64_t> at, ArrayRef<int64_t> shape) {
+    return mlir::linearize(at, computeStrides(shape));
+  };
   if (isa<ReshapeOp>(op))
     return {0, e};
-  SmallVector<int64_t> idx = delinearize(e, shape);
+  SmallVector<int64_t> idx =
+      mlir::delinearize(e, computeStrides(shapeOf(op->getResult(0))));
   if (isa<BroadcastOp>(op)) {
     ArrayRef<int64_t> src = shapeOf(op->getOperand(0));
     for (auto [d, s] : llvm::enumerate(src))
       if (s == 1)
         idx[d] = 0;
-    return {0, linearize(idx, src)};
+    return {0, linear(idx, src)};
   }
   if (auto permute = dyn_cast<PermuteOp>(op)) {
     SmallVector<int64_t> at(idx.size());
     for (auto [i, p] : llvm::enumerate(permute.getPermutation()))
       at[p] = idx[i];
-    return {0, linearize(at, shapeOf(op->getOperand(0)))};
+    return {0, linear(at, shapeOf(op->getOperand(0)))};
   }
   if (auto slice = dyn_cast<SliceOp>(op)) {
     for (auto [d, o] : llvm::enumerate(slice.getOffsets()))
       idx[d] += o;
-    return {0, linearize(idx, shapeOf(op->getOperand(0)))};
+    return {0, linear(idx, shapeOf(op->getOperand(0)))};
   }
   auto concat = cast<ConcatOp>(op);
   int64_t dim = concat.getDim();
   for (unsigned i = 0; i < op->getNumOperands(); ++i) {
     ArrayRef<int64_t> s = shapeOf(op->getOperand(i));
     if (idx[dim] < s[dim] || i + 1 == op->getNumOperands())
-      return {i, linearize(idx, s)};
+      return {i, linear(idx, s)};
     idx[dim] -= s[dim];
   }
   llvm_unreachable("concat operands cover the result");
@@ -138,7 +127,6 @@ Value GPUKernelLowering::shapeOpInWarp(Operation *op) {
 
   Location loc = op->getLoc();
   Type i32 = b.getI32Type();
-  auto constant = [&](int64_t v) { return index(v); };
   Value regs = zeroOf(layout.registerType());
   for (int64_t i = 0; i < layout.vec; ++i) {
     Value lane;
@@ -148,13 +136,13 @@ Value GPUKernelLowering::shapeOpInWarp(Operation *op) {
       // f = f0 + a * (tid - t0), as signed index arithmetic: threads outside
       // the run compute some other lane, whose value they never select.
       Value f = arith::AddIOp::create(
-          b, loc, constant(r.f0 - r.a * r.t0),
-          arith::MulIOp::create(b, loc, tid, constant(r.a)));
+          b, loc, index(r.f0 - r.a * r.t0),
+          arith::MulIOp::create(b, loc, tid, index(r.a)));
       Value from = arith::IndexCastOp::create(
-          b, loc, i32, arith::DivSIOp::create(b, loc, f, constant(src.vec)));
+          b, loc, i32, arith::DivSIOp::create(b, loc, f, index(src.vec)));
       Value v;
       Value at = r.lanes.size() > 1
-                     ? arith::RemSIOp::create(b, loc, f, constant(src.vec))
+                     ? arith::RemSIOp::create(b, loc, f, index(src.vec))
                            .getResult()
                      : Value();
       for (int64_t l : r.lanes) {
@@ -165,7 +153,7 @@ Value GPUKernelLowering::shapeOpInWarp(Operation *op) {
           continue;
         }
         Value here = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
-                                           at, constant(l));
+                                           at, index(l));
         v = arith::SelectOp::create(b, loc, here, moved, v);
       }
       if (!lane) {
@@ -174,7 +162,7 @@ Value GPUKernelLowering::shapeOpInWarp(Operation *op) {
       }
       // Runs are consecutive: thread ids from t0 on take this one.
       Value inRun = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::uge,
-                                          tid, constant(r.t0));
+                                          tid, index(r.t0));
       lane = arith::SelectOp::create(b, loc, inRun, v, lane);
     }
     regs = vector::InsertOp::create(b, loc, lane, regs, i);
