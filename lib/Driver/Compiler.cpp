@@ -206,7 +206,9 @@ llvm::Expected<CompileResult>
 tile::compileModule(ModuleOp module, const CompileOptions &o,
                     const KernelCache *cache, std::string *warnings) {
   CompileResult result;
-  if (cache) {
+  // The key names what was compiled in the manifest, with or without a
+  // cache to look it up in.
+  {
     KernelCacheKeyInputs key;
     key.target = o.target;
     key.features = o.emit == "host-so" ? o.hostCpu : "";
@@ -224,6 +226,8 @@ tile::compileModule(ModuleOp module, const CompileOptions &o,
     }
     key.module = canonicalModuleBytes(module);
     result.cacheKey = KernelCache::computeKey(key);
+  }
+  if (cache) {
     std::string warning;
     if (std::optional<std::string> hit =
             cache->lookup(result.cacheKey, &warning)) {

@@ -60,7 +60,7 @@ llvm::Error validateCompileOptions(CompileOptions &options);
 
 struct CompileResult {
   std::string bytes;
-  std::string cacheKey; ///< empty without a cache
+  std::string cacheKey; ///< the content key, also without a cache
   bool cacheHit = false;
 };
 
