@@ -202,31 +202,33 @@ static llvm::Expected<std::string> compileHost(ModuleOp module,
   return (*so)->getBuffer().str();
 }
 
+/// The kernel cache key of `module` compiled with `o`: the manifest names
+/// each kernel by it, with or without a cache to look it up in.
+static std::string contentKey(ModuleOp module, const CompileOptions &o) {
+  KernelCacheKeyInputs key;
+  key.target = o.target;
+  key.features = o.emit == "host-so" ? o.hostCpu : "";
+  key.optLevel = o.optLevel;
+  key.emit = o.emit;
+  key.pipelineOptions = "tile-to-cpu";
+  if (o.isGpu()) {
+    std::string printed;
+    llvm::raw_string_ostream os(printed);
+    TileToNVVMOptions options;
+    gpuOptions(o, options);
+    options.print(os);
+    key.pipelineOptions = "tile-to-cubin" + printed;
+    key.toolchain = ptxasFingerprint();
+  }
+  key.module = canonicalModuleBytes(module);
+  return KernelCache::computeKey(key);
+}
+
 llvm::Expected<CompileResult>
 tile::compileModule(ModuleOp module, const CompileOptions &o,
                     const KernelCache *cache, std::string *warnings) {
   CompileResult result;
-  // The key names what was compiled in the manifest, with or without a
-  // cache to look it up in.
-  {
-    KernelCacheKeyInputs key;
-    key.target = o.target;
-    key.features = o.emit == "host-so" ? o.hostCpu : "";
-    key.optLevel = o.optLevel;
-    key.emit = o.emit;
-    key.pipelineOptions = "tile-to-cpu";
-    if (o.isGpu()) {
-      std::string printed;
-      llvm::raw_string_ostream os(printed);
-      TileToNVVMOptions options;
-      gpuOptions(o, options);
-      options.print(os);
-      key.pipelineOptions = "tile-to-cubin" + printed;
-      key.toolchain = ptxasFingerprint();
-    }
-    key.module = canonicalModuleBytes(module);
-    result.cacheKey = KernelCache::computeKey(key);
-  }
+  result.cacheKey = contentKey(module, o);
   if (cache) {
     std::string warning;
     if (std::optional<std::string> hit =

@@ -2,9 +2,9 @@
 //
 // A broadcast whose threads already hold their elements (a single-element
 // tile held by all of them, a column of one-vector rows) is a splat of
-// registers. Otherwise: Triton gives a value the layout of its consumer. Here the consumer that
-// would otherwise move data through shared memory (a store, a barrier, a
-// load, every loop iteration) is a broadcast: the x of a GEMV, a row of
+// registers. Otherwise: Triton gives a value the layout of its consumer.
+// Here the consumer that would otherwise move data through shared memory
+// (a store, a barrier, a load, every loop iteration) is a broadcast: the x of a GEMV, a row of
 // norm weights, a normalized activation. When the broadcast's source is
 // computed element-wise from loads of read-only (`in`) partitions, splats
 // of uniform scalars and constants, the computation is issued again in the
