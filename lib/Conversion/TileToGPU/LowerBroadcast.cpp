@@ -1,20 +1,19 @@
 //===- LowerBroadcast.cpp - broadcasts recomputed in their own layout -----===//
 //
-// A broadcast whose threads already hold their elements (a single-element
-// tile held by all of them, a column of one-vector rows) is a splat of
-// registers. Otherwise: Triton gives a value the layout of its consumer.
-// Here the consumer that would otherwise move data through shared memory
-// (a store, a barrier, a load, every loop iteration) is a broadcast: the x of a GEMV, a row of
-// norm weights, a normalized activation. When the broadcast's source is
-// computed element-wise from loads of read-only (`in`) partitions, splats
-// of uniform scalars and constants, the computation is issued again in the
-// broadcast's layout: each thread loads and computes exactly the elements
-// it holds. Loads repeat (they hit L1) and element-wise work repeats once
-// per broadcast copy, which costs far less than the round trip through
-// shared memory for the small sources broadcasts have. Only the reload of a
-// load (through reshapes) is on by default; recomputing converts and
-// arithmetic is `rematerialize-broadcasts` (measured both ways: see the pass
-// documentation).
+// A broadcast whose threads already hold their elements (a single-element tile
+// held by all of them, a column of one-vector rows) is a splat of registers.
+// Otherwise: Triton gives a value the layout of its consumer. Here the consumer
+// that would otherwise move data through shared memory (a store, a barrier, a
+// load, every loop iteration) is a broadcast: the x of a GEMV, a row of norm
+// weights, a normalized activation. When the broadcast's source is computed
+// element-wise from loads of read-only (`in`) partitions, splats of uniform
+// scalars and constants, the computation is issued again in the broadcast's
+// layout: each thread loads and computes exactly the elements it holds. Loads
+// repeat (they hit L1) and element-wise work repeats once per broadcast copy,
+// which costs far less than the round trip through shared memory for the small
+// sources broadcasts have. Only the reload of a load (through reshapes) is on
+// by default; recomputing converts and arithmetic is `rematerialize-broadcasts`
+// (measured both ways: see the pass documentation).
 //
 //===----------------------------------------------------------------------===//
 
