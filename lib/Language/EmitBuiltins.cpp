@@ -339,7 +339,7 @@ std::optional<Val> EmitterImpl::builtin(const Expr &e, bool &handled) {
     PartitionType pt = partitionOf(*ref);
     if (!pt || !pt.isShared()) {
       error(args[0].loc) << "prefetch needs a tile position p[i, ...] of a "
-                            "shared input (&Tensor or &frozen Tensor)";
+                            "shared input (&Tensor, &frozen or &settled Tensor)";
       return std::nullopt;
     }
     PrefetchOp::create(b, l, ref->value, ref->indices);
@@ -377,7 +377,7 @@ std::optional<Val> EmitterImpl::builtin(const Expr &e, bool &handled) {
       auto pt = cast<PartitionType>(ref->value.getType());
       if (pt.isShared()) {
         error(args[0].loc) << "cannot store into a shared input (&Tensor, &frozen "
-                              "Tensor): it is read-only, in unchecked code too";
+                              "or &settled Tensor): it is read-only, in unchecked code too";
         return std::nullopt;
       }
       Value x = tileValue(pt);

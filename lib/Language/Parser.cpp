@@ -181,7 +181,7 @@ private:
         p.mode = "out";
         advance();
       } else {
-        for (StringRef mode : {"inout", "add", "frozen", "ticket"})
+        for (StringRef mode : {"inout", "add", "frozen", "settled", "ticket"})
           if (isKeyword(mode)) {
             p.mode = mode.str();
             advance();
@@ -213,7 +213,8 @@ private:
                 "ticket tensors are only passed to join(...)");
           return p;
         }
-        if (p.mode == "in" || p.mode == "frozen" || p.mode == "add") {
+        if (p.mode == "in" || p.mode == "frozen" || p.mode == "settled" ||
+            p.mode == "add") {
           error("'by' partitions exclusively owned tensors (&mut, &inout); " +
                 std::string(p.mode == "add" ? "add-only tensors"
                                             : "shared inputs") +

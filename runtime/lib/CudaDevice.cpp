@@ -127,7 +127,7 @@ public:
     config.sharedMemBytes = static_cast<unsigned>(meta.dynamicSharedBytes);
     config.hStream = stream;
     CUlaunchAttribute attr{};
-    if (l.kernel->meta.gridDependencyWait && device->programmaticLaunch) {
+    if (l.programmatic) {
       // The kernel waits for the prior grid before touching memory, so it
       // may be scheduled while that grid finishes (captured graphs keep
       // this as a programmatic edge).

@@ -10,6 +10,7 @@
 #ifndef TILE_RUNTIME_LIB_DEVICEIMPL_H
 #define TILE_RUNTIME_LIB_DEVICEIMPL_H
 
+#include "ProgrammaticChain.h"
 #include "tile/runtime/Runtime.h"
 
 #include <atomic>
@@ -25,6 +26,9 @@ struct CheckedLaunch {
   std::array<int64_t, 3> grid{};
   const LaunchArg *args = nullptr;
   size_t numArgs = 0;
+  /// Launched as a programmatic dependent of the kernel before it (the
+  /// kernel waits for that grid itself; ProgrammaticChain admitted it).
+  bool programmatic = false;
 };
 
 struct KernelImpl {
@@ -75,6 +79,8 @@ public:
   bool isCapturing = false;
   size_t capturedLaunches = 0;
   std::vector<std::shared_ptr<BufferStorage>> capturedBuffers;
+  /// What a programmatic dependent launched next could overlap.
+  ProgrammaticChain chain;
 };
 
 class DeviceImpl {

@@ -62,13 +62,16 @@ std::string_view toString(AccessMode mode) {
     return "frozen";
   case AccessMode::Ticket:
     return "ticket";
+  case AccessMode::Settled:
+    return "settled";
   }
   return "in";
 }
 
 bool parseAccessMode(std::string_view text, AccessMode &mode) {
   for (AccessMode m : {AccessMode::In, AccessMode::Out, AccessMode::InOut,
-                       AccessMode::Add, AccessMode::Frozen, AccessMode::Ticket})
+                       AccessMode::Add, AccessMode::Frozen, AccessMode::Ticket,
+                       AccessMode::Settled})
     if (toString(m) == text) {
       mode = m;
       return true;

@@ -270,7 +270,8 @@ Status LaunchContract::fromJson(std::string_view text, LaunchContract &out) {
         return r.status;
       if (!parseAccessMode(mode, p.mode))
         return Status::error("launch contract: " + where +
-                             ".mode: expected in, frozen, out, inout or add");
+                             ".mode: expected in, frozen, settled, out, "
+                             "inout, add or ticket");
       if (!r.getDimList(pj, "shape", where, p.shape) ||
           !r.getDimList(pj, "strides", where, p.strides))
         return r.status;

@@ -397,6 +397,10 @@ Status Stream::launch(const Kernel &kernel, const Arg *args, size_t numArgs) {
   if (numArgs > kMaxArgs)
     return Status::error("kernel " + meta.name + ": more than 64 arguments");
   LaunchArg launchArgs[kMaxArgs];
+  // The bytes each view spans (empty for scalars), and those of the
+  // `settled` views, which the kernel may read before its grid wait.
+  ByteRange spans[kMaxArgs];
+  std::vector<ByteRange> early;
   for (size_t i = 0; i < numArgs; ++i) {
     const ContractParam &p = params[i];
     const Arg &a = args[i];
@@ -470,6 +474,11 @@ Status Stream::launch(const Kernel &kernel, const Arg *args, size_t numArgs) {
           " elements");
     l.isView = true;
     l.address = b.address + static_cast<uint64_t>(a.offset * esize);
+    if (!empty)
+      spans[i] = {l.address, b.address + static_cast<uint64_t>(last + 1) *
+                                             static_cast<uint64_t>(esize)};
+    if (p.mode == AccessMode::Settled && !empty)
+      early.push_back(spans[i]);
     if (l.address % 16 != 0)
       return Status::error(label(meta, idx) +
                            ": the view's address is not 16-byte aligned "
@@ -488,8 +497,17 @@ Status Stream::launch(const Kernel &kernel, const Arg *args, size_t numArgs) {
     return Status::ok(); // an empty problem
   launch.args = launchArgs;
   launch.numArgs = numArgs;
+  launch.programmatic = meta.gridDependencyWait &&
+                        impl->device->programmaticLaunch &&
+                        impl->chain.admits(early);
   if (Status s = impl->launch(launch); !s)
     return s;
+  if (!launch.programmatic)
+    impl->chain.restart(); // it waits for everything queued before it
+  for (size_t i = 0; i < numArgs; ++i)
+    if (params[i].kind == ContractParam::Kind::View &&
+        isExclusive(params[i].mode))
+      impl->chain.recordWrite(spans[i]);
   if (impl->isCapturing) {
     impl->capturedLaunches++;
     for (size_t i = 0; i < numArgs; ++i)
@@ -511,6 +529,8 @@ Status Stream::copyToDevice(const Buffer &dst, const void *src, size_t bytes,
     return Status::error("copyToDevice: host copies cannot be captured (the "
                          "host memory would have to outlive the graph); "
                          "write per-replay inputs before replaying");
+  impl->chain.recordWrite({dst.address() + dstOffset,
+                           dst.address() + dstOffset + bytes});
   return impl->copyToDevice(dst.address() + dstOffset, src, bytes);
 }
 
@@ -540,6 +560,7 @@ Status Stream::copy(const Buffer &dst, const Buffer &src, size_t bytes) {
     return Status::error("copy: source and destination overlap");
   keep(*impl, dst.shared());
   keep(*impl, src.shared());
+  impl->chain.recordWrite({d, d + bytes});
   return impl->copy(d, s0, bytes);
 }
 
@@ -551,6 +572,7 @@ Status Stream::fill(const Buffer &dst, uint8_t byte) {
       !s)
     return s;
   keep(*impl, dst.shared());
+  impl->chain.recordWrite({dst.address(), dst.address() + dst.bytes()});
   return impl->fill(dst.address(), byte, dst.bytes());
 }
 
@@ -590,7 +612,10 @@ Status Stream::wait(const Event &event) {
 Status Stream::synchronize() {
   if (!impl)
     return Status::error("synchronize: no stream");
-  return impl->synchronize();
+  if (Status s = impl->synchronize(); !s)
+    return s;
+  impl->chain.restart(); // nothing queued before is still running
+  return Status::ok();
 }
 
 Status Stream::beginCapture() {
@@ -601,6 +626,8 @@ Status Stream::beginCapture() {
   if (Status s = impl->beginCapture(); !s)
     return s;
   impl->isCapturing = true;
+  // The graph's first launch waits for everything before its replay.
+  impl->chain.restart();
   impl->capturedLaunches = 0;
   impl->capturedBuffers.clear();
   impl->device->openCaptures++;
@@ -612,6 +639,8 @@ Status Stream::endCapture(Graph &graph) {
     return Status::error("endCapture: the stream is not capturing");
   impl->isCapturing = false;
   impl->device->openCaptures--;
+  // The chain was the graph's; the stream's own is no longer listed.
+  impl->chain.forget();
   std::shared_ptr<GraphImpl> g;
   Status s = impl->endCapture(g);
   std::vector<std::shared_ptr<BufferStorage>> buffers;
@@ -655,6 +684,9 @@ Status Graph::replay(Stream &stream) const {
     return Status::error("replay: no stream");
   if (stream.impl->isCapturing)
     return Status::error("replay: the stream is capturing");
+  // The graph's launches are not listed here: no kernel that reads a
+  // `settled` view joins its chain.
+  stream.impl->chain.forget();
   return impl->replay(*stream.impl);
 }
 

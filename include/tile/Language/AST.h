@@ -109,7 +109,8 @@ struct Param {
   std::string name;
   Kind kind = Kind::Scalar;
   std::string mode; ///< "in" (&), "out" (&mut), "inout" (&inout), "add" (&add),
-                    ///< "frozen" (&frozen), "ticket" (&ticket)
+                    ///< "frozen" (&frozen), "settled" (&settled),
+                    ///< "ticket" (&ticket)
   std::string dtype;
   std::vector<ExprPtr> shape; ///< Wild for `?`
   /// `strides = [...]` (Wild for `?`); empty: row-major contiguous.

@@ -387,12 +387,29 @@ LogicalResult GPUKernelLowering::lowerIf(scf::IfOp op) {
   return success();
 }
 
+/// A prefetch, or a load of memory no launch the kernel overlaps writes (a
+/// `frozen` or `settled` partition).
+static bool accessesBeforeGridWait(Operation &op) {
+  if (isa<PrefetchOp>(op))
+    return true;
+  if (auto load = dyn_cast<LoadOp>(op))
+    if (auto partition = dyn_cast<PartitionType>(load.getSource().getType()))
+      return isReadableBeforeGridWait(partition.getMode());
+  return false;
+}
+
+/// Whether `op` may run before the kernel's griddepcontrol.wait: it changes
+/// no memory, or accesses only memory the grid before cannot be writing.
+static bool runsBeforeGridWait(Operation &op) {
+  return isa<GridOp, AssumeOp>(op) || isMemoryEffectFree(&op) ||
+         accessesBeforeGridWait(op);
+}
+
 LogicalResult GPUKernelLowering::lowerBlock(Block &block) {
   for (Operation &op : block) {
     // The deferred griddepcontrol.wait goes before the first op of the
-    // kernel's body that touches memory other than by prefetching.
-    if (&block == gridWaitBlock && !isa<PrefetchOp, GridOp, AssumeOp>(op) &&
-        !isMemoryEffectFree(&op))
+    // kernel's body that needs it.
+    if (&block == gridWaitBlock && !runsBeforeGridWait(op))
       emitGridWait(op.getLoc());
     if (failed(lowerOp(&op)))
       return failure();
@@ -609,7 +626,7 @@ struct ConvertTileToGPUPass
         func->setAttr(NVVM::NVVMDialect::getMinctasmAttrName(),
                       b.getI32IntegerAttr(static_cast<int32_t>(n.getInt())));
       }
-      // `in` and `frozen` views are never written by the kernel; with the
+      // `in`, `frozen` and `settled` views are never written by the kernel; with the
       // ownership proof (and the launch contract) nothing else writes them
       // during the launch either, which tile-mark-invariant-loads turns
       // into ld.global.nc (for `in` views, unless the kernel waits for the
@@ -647,12 +664,14 @@ struct ConvertTileToGPUPass
         // opens with prefetches issues them before its wait (lowerBlock
         // places it): they change no value, and L2 is coherent, so they
         // only start its first weights streaming while the previous kernel
-        // runs.
+        // runs. Loads of `frozen` and `settled` views that open the kernel
+        // go before it too (their memory is written by no launch this one
+        // overlaps: the runtime checks the chain for `settled` ones), with
+        // the math between them: a decode attention computes its RoPE
+        // angles while the projection before it still runs.
         NVVM::GriddepcontrolOp::create(
             b, kernel.getLoc(), NVVM::GridDepActionKind::launch_dependents);
-        bool prefetches = llvm::any_of(
-            body, [](Operation &op) { return isa<PrefetchOp>(op); });
-        if (prefetches)
+        if (llvm::any_of(body, accessesBeforeGridWait))
           lowering.gridWaitBlock = &body;
         else
           NVVM::GriddepcontrolOp::create(b, kernel.getLoc(),
@@ -677,7 +696,7 @@ struct ConvertTileToGPUPass
       }
       if (failed(lowering.lowerBlock(body)))
         return signalPassFailure();
-      if (lowering.gridWaitBlock) // nothing after the prefetches
+      if (lowering.gridWaitBlock) // nothing needed the wait
         lowering.emitGridWait(kernel.getLoc());
       lowering.finishScratch();
       gpu::ReturnOp::create(b, kernel.getLoc());

@@ -496,9 +496,16 @@ static LogicalResult verifyPartitionTileValue(Operation *op,
   return success();
 }
 
-/// "an 'in'" or "a 'frozen'", for messages.
+/// "an 'in'", "a 'frozen'" or "a 'settled'", for messages.
 static StringRef sharedModeName(OwnershipMode mode) {
-  return mode == OwnershipMode::Frozen ? "a 'frozen'" : "an 'in'";
+  switch (mode) {
+  case OwnershipMode::Frozen:
+    return "a 'frozen'";
+  case OwnershipMode::Settled:
+    return "a 'settled'";
+  default:
+    return "an 'in'";
+  }
 }
 
 LogicalResult PartitionOp::verify() {
@@ -567,7 +574,7 @@ LogicalResult LoadOp::verify() {
 LogicalResult PrefetchOp::verify() {
   PartitionType partition = getSource().getType();
   if (!partition.isShared())
-    return emitOpError("can only prefetch an 'in' or 'frozen' partition: a "
+    return emitOpError("can only prefetch an 'in', 'frozen' or 'settled' partition: a "
                        "shared read-only input");
   if (failed(verifyTileIndices(*this, partition, getIndices())))
     return failure();
@@ -611,7 +618,7 @@ LogicalResult GatherOp::verify() {
   if (failed(detail::verifyTileOperandsAndResults(*this)))
     return failure();
   if (!partition.isShared() && !isInUncheckedRegion(*this))
-    return emitOpError("gathers only from 'in' or 'frozen' partitions; this "
+    return emitOpError("gathers only from 'in', 'frozen' or 'settled' partitions; this "
                        "one is '")
            << stringifyOwnershipMode(partition.getMode()) << "'";
   ArrayRef<int64_t> tile = partition.getTileShape();

@@ -173,6 +173,9 @@ tile::buildLaunchContract(KernelOp kernel) {
       case OwnershipMode::Frozen:
         param.mode = rt::AccessMode::Frozen;
         break;
+      case OwnershipMode::Settled:
+        param.mode = rt::AccessMode::Settled;
+        break;
       case OwnershipMode::Out:
         param.mode = rt::AccessMode::Out;
         break;

@@ -42,13 +42,17 @@ bool parseDType(std::string_view text, DType &type);
 /// memory no kernel writes (the runtime checks that the buffer is frozen).
 /// `Ticket` views hold tile.join's counters, taken atomically by every
 /// program; each launch leaves them at 0, so the buffer must hold zeros
-/// when first used.
-enum class AccessMode : uint8_t { In, Out, InOut, Add, Frozen, Ticket };
+/// when first used. `Settled` views are read like `In` ones, and may be
+/// read before the kernel waits for the grid before it: the stream
+/// launches such a kernel as a programmatic dependent only when no launch
+/// of the chain it would join writes the view.
+enum class AccessMode : uint8_t { In, Out, InOut, Add, Frozen, Ticket, Settled };
 std::string_view toString(AccessMode mode);
 /// The mode `toString` names `text`; false when none does.
 bool parseAccessMode(std::string_view text, AccessMode &mode);
 inline bool isShared(AccessMode mode) {
-  return mode == AccessMode::In || mode == AccessMode::Frozen;
+  return mode == AccessMode::In || mode == AccessMode::Frozen ||
+         mode == AccessMode::Settled;
 }
 inline bool isExclusive(AccessMode mode) { return !isShared(mode); }
 

@@ -283,7 +283,7 @@ tile.kernel @gather_from_out(%y: !tile.view<out, ?x64xf32>, %s: i32) {
   %c0 = arith.constant 0 : index
   %rows = tile.splat %s : tensor<4xi32>
   %p = tile.partition %y : !tile.partition<out, ?x64xf32, tile = [1, 64]>
-  // expected-error @+1 {{'tile.gather' op gathers only from 'in' or 'frozen' partitions; this one is 'out'}}
+  // expected-error @+1 {{'tile.gather' op gathers only from 'in', 'frozen' or 'settled' partitions; this one is 'out'}}
   %g = tile.gather %p[%rows, %c0] : !tile.partition<out, ?x64xf32, tile = [1, 64]>, tensor<4xi32> -> tensor<4x64xf32>
   tile.return
 }
@@ -348,7 +348,7 @@ tile.kernel @gather_rows_type(%x: !tile.view<in, ?x64xf32>, %s: f32) {
 tile.kernel @prefetch_out(%y: !tile.view<out, ?x?xf16>) {
   %c0 = arith.constant 0 : index
   %p = tile.partition %y : !tile.partition<out, ?x?xf16, tile = [2, 64]>
-  // expected-error @+1 {{'tile.prefetch' op can only prefetch an 'in' or 'frozen' partition: a shared read-only input}}
+  // expected-error @+1 {{'tile.prefetch' op can only prefetch an 'in', 'frozen' or 'settled' partition: a shared read-only input}}
   tile.prefetch %p[%c0, %c0] : !tile.partition<out, ?x?xf16, tile = [2, 64]>
   tile.return
 }

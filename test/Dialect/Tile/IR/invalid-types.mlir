@@ -1,7 +1,7 @@
 // Every verifier rule of !tile.view, !tile.partition and !tile.owned.
 // RUN: tile-opt %s -split-input-file -verify-diagnostics
 
-// expected-error @+1 {{expected ownership mode 'in', 'out', 'inout', 'add', 'frozen' or 'ticket', got 'shared'}}
+// expected-error @+1 {{expected ownership mode 'in', 'out', 'inout', 'add', 'frozen', 'ticket' or 'settled', got 'shared'}}
 tile.kernel @bad_mode(%x: !tile.view<shared, 4xf16>) { tile.return }
 
 // -----

@@ -248,3 +248,17 @@ tile.kernel @frozen(%w: !tile.view<frozen, ?x1024xbf16>, %ids: !tile.view<in, 4x
   %rows = tile.gather %p[%tok, %c0] : !tile.partition<frozen, ?x1024xbf16, tile = [1, 256]>, tensor<4xi32> -> tensor<4x256xbf16>
   tile.return
 }
+
+// A settled view reads like an `in` one too.
+// CHECK-LABEL: tile.kernel @settled
+// CHECK-SAME: !tile.view<settled, 1xi32>
+// CHECK: tile.load %{{.*}}[%{{.*}}] : !tile.partition<settled, 1xi32, tile = [1]> -> tensor<1xi32>
+// CHECK: tile.prefetch %{{.*}}[%{{.*}}, %{{.*}}] : !tile.partition<settled, ?x1024xbf16, tile = [1, 256]>
+tile.kernel @settled(%pos: !tile.view<settled, 1xi32>, %w: !tile.view<settled, ?x1024xbf16>) {
+  %c0 = arith.constant 0 : index
+  %p = tile.partition %pos : !tile.partition<settled, 1xi32, tile = [1]>
+  %v = tile.load %p[%c0] : !tile.partition<settled, 1xi32, tile = [1]> -> tensor<1xi32>
+  %pw = tile.partition %w : !tile.partition<settled, ?x1024xbf16, tile = [1, 256]>
+  tile.prefetch %pw[%c0, %c0] : !tile.partition<settled, ?x1024xbf16, tile = [1, 256]>
+  tile.return
+}

@@ -13,7 +13,8 @@ def Tile_OwnershipMode : I32EnumAttr<"OwnershipMode",
       I32EnumAttrCase<"InOut", 2, "inout">,
       I32EnumAttrCase<"Add", 3, "add">,
       I32EnumAttrCase<"Frozen", 4, "frozen">,
-      I32EnumAttrCase<"Ticket", 5, "ticket">
+      I32EnumAttrCase<"Ticket", 5, "ticket">,
+      I32EnumAttrCase<"Settled", 6, "settled">
     ]> {
   let cppNamespace = "::tile";
   let genSpecializedAttr = 0;

@@ -14,9 +14,17 @@
 namespace tile {
 class OwnedType;
 
-/// `in` and `frozen` views are shared and read-only.
+/// `in`, `frozen` and `settled` views are shared and read-only.
 inline bool isSharedMode(OwnershipMode mode) {
-  return mode == OwnershipMode::In || mode == OwnershipMode::Frozen;
+  return mode == OwnershipMode::In || mode == OwnershipMode::Frozen ||
+         mode == OwnershipMode::Settled;
+}
+
+/// `frozen` and `settled` views hold memory that no launch the kernel can
+/// overlap writes, so their loads may be issued before the kernel waits
+/// for the grid before it (griddepcontrol.wait).
+inline bool isReadableBeforeGridWait(OwnershipMode mode) {
+  return mode == OwnershipMode::Frozen || mode == OwnershipMode::Settled;
 }
 } // namespace tile
 

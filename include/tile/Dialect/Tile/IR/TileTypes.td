@@ -23,6 +23,14 @@ def Tile_ViewType : Tile_Type<"View", "view"> {
       frozen buffer to every written argument, copy and fill). Its loads
       keep the read-only data path even in a kernel that overlaps the grid
       before it (programmatic dependent launch); meant for weights.
+    * `settled`: like `in`, from memory that no launch earlier in the
+      kernel's programmatic chain writes (the launches since the last one
+      that waited for everything before it in stream order). Written by
+      kernels, but not by any this one can overlap: the runtime checks the
+      launches queued before it and launches it without the programmatic
+      edge when one of them writes the view. Its loads may be issued
+      before the kernel's grid-dependency wait, ahead of the grid before
+      it; meant for per-step state (a decode position) and small tables.
     * `out`: exclusively owned and write-only; written only through blocks
       claimed with `tile.own`.
     * `inout`: exclusively owned; read and written only through claimed
