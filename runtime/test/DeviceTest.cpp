@@ -161,6 +161,37 @@ TEST_F(DeviceTest, FrozenInputsNeedAFrozenBuffer) {
   ASSERT_OK(rt.stream().endCapture(g));
 }
 
+// A settled view is read before the kernel's grid wait, so a kernel that
+// reads one must not overlap a launch that writes it: queued right behind
+// the writer, the stream launches it with a full dependency. (On a GPU,
+// launched as a programmatic dependent, it would copy the poison: the
+// writer's single program spends its time in a loop before its store.)
+TEST_F(DeviceTest, SettledInputWaitsForAWriterInItsChain) {
+  const int64_t n = 4 * 256;
+  Buffer x = rt.upload(poisoned32(n));
+  Buffer y = rt.upload(poisoned32(n));
+  ASSERT_OK(rt.stream().synchronize());
+  for (int64_t t = 0; t < n / 256; ++t)
+    ASSERT_OK(rt.stream().launch(rt.kernel("slow_write"),
+                                 {Arg::out(x, {256}, {1}, t * 256),
+                                  Arg::integer(200000), Arg::real(1.5f + t)}));
+  ASSERT_OK(rt.stream().launch(rt.kernel("settled_copy"),
+                               {Arg::in(x, {n}), Arg::out(y, {n})}));
+  std::vector<float> got = rt.download(y);
+  for (int64_t i = 0; i < n; ++i) {
+    ASSERT_FALSE(isPoison(got[i])) << "element " << i << " read before it was written";
+    ASSERT_EQ(got[i], 2.0f * (1.5f + i / 256)) << i;
+  }
+  // Read again with no writer in the chain, as a programmatic dependent of
+  // a kernel that writes other memory.
+  Buffer z = rt.upload(poisoned32(n));
+  ASSERT_OK(rt.stream().synchronize());
+  ASSERT_OK(rt.stream().launch(rt.kernel("add_one"), {Arg::inout(z, {n})}));
+  ASSERT_OK(rt.stream().launch(rt.kernel("settled_copy"),
+                               {Arg::in(x, {n}), Arg::out(y, {n})}));
+  EXPECT_EQ(rt.download(y), got);
+}
+
 TEST_F(DeviceTest, NoOverlapRuleRejectsAliasedOutput) {
   auto x = randomFloats(8 * 256, 1, 2, 2);
   Buffer b = rt.upload(x);

@@ -88,7 +88,8 @@ struct Arg {
   double floatValue = 0;
 
   /// A shared, read-only view of `buffer`: `shape`, row-major strides unless
-  /// given, starting `offset` elements in. Also for `frozen` parameters.
+  /// given, starting `offset` elements in. Also for `frozen` and `settled`
+  /// parameters.
   static Arg in(const Buffer &buffer, std::initializer_list<int64_t> shape,
                 std::initializer_list<int64_t> strides = {},
                 int64_t offset = 0);
