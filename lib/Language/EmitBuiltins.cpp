@@ -338,8 +338,9 @@ std::optional<Val> EmitterImpl::builtin(const Expr &e, bool &handled) {
       return std::nullopt;
     PartitionType pt = partitionOf(*ref);
     if (!pt || !pt.isShared()) {
-      error(args[0].loc) << "prefetch needs a tile position p[i, ...] of a "
-                            "shared input (&Tensor, &frozen or &settled Tensor)";
+      error(args[0].loc)
+          << "prefetch needs a tile position p[i, ...] of a "
+             "shared input (&Tensor, &frozen or &settled Tensor)";
       return std::nullopt;
     }
     PrefetchOp::create(b, l, ref->value, ref->indices);
@@ -376,8 +377,9 @@ std::optional<Val> EmitterImpl::builtin(const Expr &e, bool &handled) {
       // Unchecked code writes the partition at any index, unclaimed.
       auto pt = cast<PartitionType>(ref->value.getType());
       if (pt.isShared()) {
-        error(args[0].loc) << "cannot store into a shared input (&Tensor, &frozen "
-                              "or &settled Tensor): it is read-only, in unchecked code too";
+        error(args[0].loc)
+            << "cannot store into a shared input (&Tensor, &frozen "
+               "or &settled Tensor): it is read-only, in unchecked code too";
         return std::nullopt;
       }
       Value x = tileValue(pt);

@@ -69,9 +69,9 @@ std::string_view toString(AccessMode mode) {
 }
 
 bool parseAccessMode(std::string_view text, AccessMode &mode) {
-  for (AccessMode m : {AccessMode::In, AccessMode::Out, AccessMode::InOut,
-                       AccessMode::Add, AccessMode::Frozen, AccessMode::Ticket,
-                       AccessMode::Settled})
+  for (AccessMode m :
+       {AccessMode::In, AccessMode::Out, AccessMode::InOut, AccessMode::Add,
+        AccessMode::Frozen, AccessMode::Ticket, AccessMode::Settled})
     if (toString(m) == text) {
       mode = m;
       return true;

@@ -1,4 +1,4 @@
-//===- ProgrammaticChain.h - what a programmatic dependent overlaps -*- C++ -*-===//
+//===- ProgrammaticChain.h - what a PDL launch overlaps ---------*- C++ -*-===//
 //
 // Private to the runtime. A kernel launched as a programmatic dependent
 // (PDL) may be scheduled before the kernel ahead of it on its stream ends,

@@ -529,8 +529,8 @@ Status Stream::copyToDevice(const Buffer &dst, const void *src, size_t bytes,
     return Status::error("copyToDevice: host copies cannot be captured (the "
                          "host memory would have to outlive the graph); "
                          "write per-replay inputs before replaying");
-  impl->chain.recordWrite({dst.address() + dstOffset,
-                           dst.address() + dstOffset + bytes});
+  impl->chain.recordWrite(
+      {dst.address() + dstOffset, dst.address() + dstOffset + bytes});
   return impl->copyToDevice(dst.address() + dstOffset, src, bytes);
 }
 

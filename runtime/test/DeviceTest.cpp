@@ -179,7 +179,8 @@ TEST_F(DeviceTest, SettledInputWaitsForAWriterInItsChain) {
                                {Arg::in(x, {n}), Arg::out(y, {n})}));
   std::vector<float> got = rt.download(y);
   for (int64_t i = 0; i < n; ++i) {
-    ASSERT_FALSE(isPoison(got[i])) << "element " << i << " read before it was written";
+    ASSERT_FALSE(isPoison(got[i]))
+        << "element " << i << " read before it was written";
     ASSERT_EQ(got[i], 2.0f * (1.5f + i / 256)) << i;
   }
   // Read again with no writer in the chain, as a programmatic dependent of

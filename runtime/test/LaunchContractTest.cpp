@@ -291,7 +291,9 @@ TEST(LaunchContract, BadJsonIsAnErrorNamingTheField) {
       "rules": []})", "shape and strides must have the same");
   expectError(R"({"version": 1, "kernel": "k", "params": [{"kind": "view",
       "dtype": "f16", "mode": "const", "shape": [4], "strides": [1]}],
-      "rules": []})", "params[0].mode: expected in, frozen, settled, out, inout, add or ticket");
+      "rules": []})",
+              "params[0].mode: expected in, frozen, settled, out, inout, add "
+              "or ticket");
   expectError(R"({"version": 1, "kernel": "k", "params": [], "rules": [
       {"kind": "no_overlap", "a": 0, "b": 1}]})",
               "rules[0].a: argument 0 is not a parameter");

@@ -1,4 +1,4 @@
-//===- ProgrammaticChainTest.cpp - which launches may overlap a settled read ===//
+//===- ProgrammaticChainTest.cpp - chain bookkeeping -------------------===//
 
 #include "ProgrammaticChain.h"
 

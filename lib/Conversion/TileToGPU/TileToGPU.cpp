@@ -626,9 +626,9 @@ struct ConvertTileToGPUPass
         func->setAttr(NVVM::NVVMDialect::getMinctasmAttrName(),
                       b.getI32IntegerAttr(static_cast<int32_t>(n.getInt())));
       }
-      // `in`, `frozen` and `settled` views are never written by the kernel; with the
-      // ownership proof (and the launch contract) nothing else writes them
-      // during the launch either, which tile-mark-invariant-loads turns
+      // `in`, `frozen` and `settled` views are never written by the kernel;
+      // with the ownership proof (and the launch contract) nothing else writes
+      // them during the launch either, which tile-mark-invariant-loads turns
       // into ld.global.nc (for `in` views, unless the kernel waits for the
       // grid before it: that grid may still be writing them while this one
       // is resident; `frozen` memory is written by no kernel at all).

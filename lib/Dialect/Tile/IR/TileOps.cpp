@@ -574,8 +574,9 @@ LogicalResult LoadOp::verify() {
 LogicalResult PrefetchOp::verify() {
   PartitionType partition = getSource().getType();
   if (!partition.isShared())
-    return emitOpError("can only prefetch an 'in', 'frozen' or 'settled' partition: a "
-                       "shared read-only input");
+    return emitOpError(
+        "can only prefetch an 'in', 'frozen' or 'settled' partition: a "
+        "shared read-only input");
   if (failed(verifyTileIndices(*this, partition, getIndices())))
     return failure();
   return success();
@@ -618,8 +619,9 @@ LogicalResult GatherOp::verify() {
   if (failed(detail::verifyTileOperandsAndResults(*this)))
     return failure();
   if (!partition.isShared() && !isInUncheckedRegion(*this))
-    return emitOpError("gathers only from 'in', 'frozen' or 'settled' partitions; this "
-                       "one is '")
+    return emitOpError(
+               "gathers only from 'in', 'frozen' or 'settled' partitions; this "
+               "one is '")
            << stringifyOwnershipMode(partition.getMode()) << "'";
   ArrayRef<int64_t> tile = partition.getTileShape();
   if (tile[0] != 1)

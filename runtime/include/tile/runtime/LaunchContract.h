@@ -46,7 +46,15 @@ bool parseDType(std::string_view text, DType &type);
 /// read before the kernel waits for the grid before it: the stream
 /// launches such a kernel as a programmatic dependent only when no launch
 /// of the chain it would join writes the view.
-enum class AccessMode : uint8_t { In, Out, InOut, Add, Frozen, Ticket, Settled };
+enum class AccessMode : uint8_t {
+  In,
+  Out,
+  InOut,
+  Add,
+  Frozen,
+  Ticket,
+  Settled
+};
 std::string_view toString(AccessMode mode);
 /// The mode `toString` names `text`; false when none does.
 bool parseAccessMode(std::string_view text, AccessMode &mode);
