@@ -128,9 +128,10 @@ public:
     config.hStream = stream;
     CUlaunchAttribute attr{};
     if (l.programmatic) {
-      // The kernel waits for the prior grid before touching memory, so it
-      // may be scheduled while that grid finishes (captured graphs keep
-      // this as a programmatic edge).
+      // The kernel waits for the prior grid before touching memory that
+      // grid may write (ProgrammaticChain vouched for its settled views),
+      // so it may be scheduled while that grid finishes (captured graphs
+      // keep this as a programmatic edge).
       attr.id = CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;
       attr.value.programmaticStreamSerializationAllowed = 1;
       config.attrs = &attr;

@@ -474,11 +474,12 @@ Status Stream::launch(const Kernel &kernel, const Arg *args, size_t numArgs) {
           " elements");
     l.isView = true;
     l.address = b.address + static_cast<uint64_t>(a.offset * esize);
-    if (!empty)
+    if (!empty) {
       spans[i] = {l.address, b.address + static_cast<uint64_t>(last + 1) *
                                              static_cast<uint64_t>(esize)};
-    if (p.mode == AccessMode::Settled && !empty)
-      early.push_back(spans[i]);
+      if (p.mode == AccessMode::Settled)
+        early.push_back(spans[i]);
+    }
     if (l.address % 16 != 0)
       return Status::error(label(meta, idx) +
                            ": the view's address is not 16-byte aligned "
@@ -529,9 +530,9 @@ Status Stream::copyToDevice(const Buffer &dst, const void *src, size_t bytes,
     return Status::error("copyToDevice: host copies cannot be captured (the "
                          "host memory would have to outlive the graph); "
                          "write per-replay inputs before replaying");
-  impl->chain.recordWrite(
-      {dst.address() + dstOffset, dst.address() + dstOffset + bytes});
-  return impl->copyToDevice(dst.address() + dstOffset, src, bytes);
+  uint64_t at = dst.address() + dstOffset;
+  impl->chain.recordWrite({at, at + bytes});
+  return impl->copyToDevice(at, src, bytes);
 }
 
 Status Stream::copyToHost(void *dst, const Buffer &src, size_t bytes,

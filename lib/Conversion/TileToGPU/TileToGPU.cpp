@@ -655,7 +655,8 @@ struct ConvertTileToGPUPass
         lowering.map.map(old, neu);
       Block &body = kernel.getBody().front();
       if (gridDependencyControl) {
-        // The trigger, then the wait, before any access. The trigger lets
+        // The trigger, then the wait, before any access the grid before may
+        // race (lowerBlock places the wait, see below). The trigger lets
         // the next kernel's blocks be scheduled as soon as all of this one's
         // are (they then sit in their own wait), so a chain of small kernels
         // is launched ahead of the one running. The next kernel's wait
