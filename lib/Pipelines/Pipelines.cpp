@@ -101,6 +101,11 @@ void tile::buildTileToNVVMPipeline(OpPassManager &pm,
   pm.addPass(createConvertTileToGPU(toGPU));
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
+  if (!options.chain.empty()) {
+    ChainKernelsOptions chain;
+    chain.chain = options.chain;
+    pm.addPass(createChainKernels(chain));
+  }
   GpuNVVMAttachTargetOptions target;
   target.chip = options.chip;
   target.features = options.features;

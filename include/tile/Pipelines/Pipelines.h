@@ -81,6 +81,11 @@ struct TileToNVVMOptions : public PassPipelineOptions<TileToNVVMOptions> {
       llvm::cl::desc("tiled-matmul kernels as warp-specialized TMA + wgmma "
                      "pipelines (sm_90a; ignored elsewhere)"),
       llvm::cl::init(true)};
+  PassOptions::Option<std::string> chain{
+      *this, "chain",
+      llvm::cl::desc("name=part1,part2,...: chain the module's kernels into "
+                     "one (tile-chain-kernels; the parts are dropped)"),
+      llvm::cl::init("")};
   PassOptions::Option<std::string> ptxasOptions{
       *this, "ptxas-options",
       llvm::cl::desc("extra ptxas options (tilec: -c, relocatable CUBINs)"),
