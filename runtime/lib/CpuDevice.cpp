@@ -196,6 +196,11 @@ public:
       return Status::error(path + ": cannot load the host shared object: " +
                            error);
     for (const ManifestKernel &k : manifest.kernels) {
+      // A chain runs its parts one after another here (Stream::launch).
+      if (!k.chain.empty()) {
+        functions.push_back(nullptr);
+        continue;
+      }
       void *f = dlsym(lib->handle, ("_tile_packed_" + k.name).c_str());
       if (!f)
         return Status::error(path + ": kernel " + k.name +

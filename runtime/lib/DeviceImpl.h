@@ -36,6 +36,8 @@ struct KernelImpl {
   void *function = nullptr; ///< CUfunction, or the host _tile_packed_ entry
   std::shared_ptr<void> module; ///< keeps the loaded artifact alive
   std::shared_ptr<DeviceImpl> device; ///< the device outlives its kernels
+  /// A chain's parts (ManifestKernel::chain), in order.
+  std::vector<std::shared_ptr<KernelImpl>> parts;
 };
 
 class EventImpl {

@@ -5,6 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <fstream>
@@ -146,6 +147,32 @@ Status Manifest::parse(std::string_view text, const std::string &path,
                              mk.uncheckedRegions, where);
         !s)
       return s;
+    if (auto chain = k.find("chain"); chain != k.end()) {
+      // A chain: its parts are kernels listed before it, none a chain.
+      if (!chain->is_array() || chain->size() < 2)
+        return r.fail(where + ": 'chain' must list two kernels or more");
+      for (const json &part : *chain) {
+        if (!part.is_string())
+          return r.fail(where + ": 'chain' must list kernel names");
+        std::string name = part.get<std::string>();
+        auto it = std::find_if(m.kernels.begin(), m.kernels.end(),
+                               [&](const ManifestKernel &o) { return o.name == name; });
+        if (it == m.kernels.end() || !it->chain.empty())
+          return r.fail(where + ": chain part '" + name +
+                        "' is not a kernel listed before it");
+        if (it->numWarps != mk.numWarps || !it->tensorMaps.empty() ||
+            it->dynamicSharedBytes != 0 || !it->gridDependencyWait)
+          return r.fail(where + ": chain part '" + name +
+                        "' cannot run in a chain (warps, TMA or grid wait)");
+        mk.chain.push_back(std::move(name));
+      }
+      if (!mk.gridDependencyWait || k.contains("launch_contract"))
+        return r.fail(where + ": a chain waits for the grid before and has no "
+                              "launch contract of its own");
+      mk.contract.kernel = mk.name;
+      m.kernels.push_back(std::move(mk));
+      continue;
+    }
     auto contract = k.find("launch_contract");
     if (contract == k.end() || !contract->is_object())
       return r.fail(where + ": 'launch_contract' must be an object");

@@ -193,6 +193,89 @@ TEST_F(DeviceTest, SettledInputWaitsForAWriterInItsChain) {
   EXPECT_EQ(rt.download(y), got);
 }
 
+// A chained kernel runs chain_fill, chain_reverse and add_one in order in
+// one grid: each program of the second part reads a tile another program of
+// the first wrote after busy work, so a part that did not wait for the one
+// before reads poison. On the GPU the first part has more programs than
+// fit at once (the dispatch by ticket is what keeps the waits from
+// deadlocking); the CPU device runs the parts one after another. Three
+// launches: each must find the counters back at zero.
+TEST_F(DeviceTest, ChainedKernelRunsItsPartsInOrder) {
+  const bool gpu = std::string(TILE_TEST_DEVICE) == "cuda";
+  const int64_t tiles = gpu ? 4096 : 16, n = tiles * 256;
+  const int32_t steps = gpu ? 2000 : 40;
+  Buffer counters;
+  ASSERT_OK(rt.device->allocate(DType::I32, 8, counters));
+  std::vector<int32_t> zeros(8, 0);
+  ASSERT_OK(rt.stream().copyToDevice(counters, zeros.data(), 8 * 4));
+  const Kernel &chain = rt.kernel("chain_fill__then__chain_reverse__then__add_one");
+  for (int round = 0; round < 3; ++round) {
+    const float c = 1.25f + round;
+    Buffer x = rt.upload(poisoned32(n));
+    Buffer y = rt.upload(poisoned32(n));
+    ASSERT_OK(rt.stream().synchronize());
+    ASSERT_OK(rt.stream().launch(
+        chain, {Arg::out(x, {n}), Arg::integer(steps), Arg::real(c), Arg::in(x, {n}),
+                Arg::out(y, {n}), Arg::inout(y, {n}), Arg::ticket(counters, {4})}));
+    float v = 0;
+    for (int32_t i = 0; i < steps; ++i)
+      v = v * 0.5f + c;
+    std::vector<float> got = rt.download(y);
+    for (int64_t i = 0; i < n; ++i) {
+      ASSERT_FALSE(isPoison(got[i])) << "element " << i << " read before it was written";
+      float want = (v + static_cast<float>(tiles - 1 - i / 256)) * 2.0f + 1.0f;
+      ASSERT_EQ(got[i], want) << "round " << round << ", element " << i;
+    }
+    std::vector<int32_t> left(8);
+    ASSERT_OK(rt.stream().copyToHost(left.data(), counters, 8 * 4));
+    ASSERT_OK(rt.stream().synchronize());
+    EXPECT_EQ(left, zeros) << "round " << round;
+  }
+}
+
+TEST_F(DeviceTest, ChainedKernelRejectsWhatItsPartsWouldRace) {
+  const int64_t n = 4 * 256;
+  Buffer x = rt.upload(poisoned32(n));
+  Buffer y = rt.upload(poisoned32(n));
+  Buffer counters;
+  ASSERT_OK(rt.device->allocate(DType::I32, 8, counters));
+  std::vector<int32_t> zeros(8, 0);
+  ASSERT_OK(rt.stream().copyToDevice(counters, zeros.data(), 8 * 4));
+  // settled_copy reads x before it waits for the part before, which writes x.
+  expectError(rt.stream().launch(rt.kernel("chain_fill__then__settled_copy"),
+                                 {Arg::out(x, {n}), Arg::integer(4), Arg::real(1),
+                                  Arg::in(x, {n}), Arg::out(y, {n}),
+                                  Arg::ticket(counters, {3})}),
+              {"kernel chain_fill__then__settled_copy", "part settled_copy",
+               "settled view", "part chain_fill writes"});
+  const Kernel &chain = rt.kernel("chain_fill__then__chain_reverse__then__add_one");
+  // Each part's own contract holds (chain_reverse: x and y of one length).
+  expectError(rt.stream().launch(chain, {Arg::out(x, {n}), Arg::integer(4), Arg::real(1),
+                                         Arg::in(x, {n - 256}), Arg::out(y, {n}),
+                                         Arg::inout(y, {n}), Arg::ticket(counters, {4})}),
+              {"kernel chain_reverse", "x and y have the same length"});
+  // Counters: one more than the parts, written, not overlapping the parts.
+  expectError(rt.stream().launch(chain, {Arg::out(x, {n}), Arg::integer(4), Arg::real(1),
+                                         Arg::in(x, {n}), Arg::out(y, {n}),
+                                         Arg::inout(y, {n}), Arg::ticket(counters, {3})}),
+              {"the chain's counters", "at least 4"});
+  expectError(rt.stream().launch(chain, {Arg::out(x, {n}), Arg::integer(4), Arg::real(1),
+                                         Arg::in(x, {n}), Arg::out(y, {n}),
+                                         Arg::inout(y, {n}), Arg::in(counters, {4})}),
+              {"the chain's counters", "Arg::ticket"});
+  expectError(rt.stream().launch(chain, {Arg::out(x, {n}), Arg::integer(4), Arg::real(1),
+                                         Arg::in(x, {n}), Arg::out(y, {n}),
+                                         Arg::inout(y, {n})}),
+              {"kernel chain_fill__then__chain_reverse__then__add_one", "expects 7 arguments"});
+  // An empty part: the chain's waits would count programs that never run.
+  expectError(rt.stream().launch(chain, {Arg::out(x, {0}), Arg::integer(4), Arg::real(1),
+                                         Arg::in(x, {0}), Arg::out(y, {0}),
+                                         Arg::inout(y, {0}), Arg::ticket(counters, {4})}),
+              {"part chain_fill has an empty grid"});
+  for (float v : rt.download(y))
+    ASSERT_TRUE(isPoison(v)) << "a rejected launch wrote its output";
+}
+
 TEST_F(DeviceTest, NoOverlapRuleRejectsAliasedOutput) {
   auto x = randomFloats(8 * 256, 1, 2, 2);
   Buffer b = rt.upload(x);

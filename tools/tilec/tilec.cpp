@@ -87,6 +87,13 @@ static cl::opt<bool> withHost(
              "device; the manifest describes both"),
     cl::init(false), cl::cat(toolOptions));
 
+static cl::list<std::string> chains(
+    "chain",
+    cl::desc("GPU: also compile 'k1,k2,...' (kernel instances of this build) "
+             "as one kernel named k1__then__k2..., which runs them in order "
+             "in one grid (docs/runtime.md, chained launches)"),
+    cl::cat(toolOptions));
+
 static cl::opt<bool> forbidUnchecked(
     "forbid-unchecked",
     cl::desc("reject any unchecked { ... } region (safe-subset builds)"),
@@ -369,6 +376,50 @@ int main(int argc, char **argv) {
           {"box", llvm::json::Array{m.box[0], m.box[1]}}});
     (*desc)["tensor_maps"] = std::move(maps);
   }
+  // Chains: their parts by name, in order; each compiles as a module of
+  // its parts with tile-chain-kernels.
+  // (Names are copied: the host compile below lowers the module.)
+  struct Chain {
+    std::string name;
+    std::vector<size_t> parts;
+    std::vector<std::string> partNames;
+    int64_t unchecked = 0;
+  };
+  std::vector<Chain> chainList;
+  for (const std::string &spec : chains) {
+    if (emit != "cubin" || !options.waitsForPriorGrid())
+      return fail("--chain=" + spec +
+                  ": chains need --emit=cubin for a GPU with griddepcontrol "
+                  "(sm_90a, sm_100)");
+    Chain c;
+    llvm::SmallVector<StringRef> names;
+    StringRef(spec).split(names, ',', -1, /*KeepEmpty=*/false);
+    if (names.size() < 2)
+      return fail("--chain=" + spec + ": expected two kernels or more, "
+                                      "separated by commas");
+    for (StringRef n : names) {
+      auto it = llvm::find_if(kernels, [&](KernelOp k) { return k.getSymName() == n; });
+      if (it == kernels.end())
+        return fail("--chain=" + spec + ": no kernel instance named '" + n +
+                    "' (add it with --specialize)");
+      size_t index = it - kernels.begin();
+      if (llvm::is_contained(c.parts, index))
+        return fail("--chain=" + spec + ": '" + n + "' is listed twice");
+      if (warps[index] != warps[c.parts.empty() ? index : c.parts.front()])
+        return fail("--chain=" + spec + ": '" + n +
+                    "' runs another number of warps than '" + names.front() + "'");
+      c.parts.push_back(index);
+      c.partNames.push_back(n.str());
+      if (auto u = kernels[index]->getAttrOfType<IntegerAttr>(kUncheckedRegionsAttrName))
+        c.unchecked += u.getInt();
+      c.name += (c.name.empty() ? "" : "__then__") + n.str();
+    }
+    if (llvm::any_of(kernels, [&](KernelOp k) { return k.getSymName() == c.name; }) ||
+        llvm::any_of(chainList, [&](const Chain &o) { return o.name == c.name; }))
+      return fail("--chain=" + spec + ": '" + c.name + "' is defined twice");
+    chainList.push_back(std::move(c));
+  }
+
   std::string artifact;
   std::vector<std::string> keys(kernels.size());
   std::string hitSummary;
@@ -376,16 +427,26 @@ int main(int argc, char **argv) {
   if (emit == "cubin") {
     // One relocatable CUBIN per kernel, each through the cache, in
     // parallel; then one link.
-    std::vector<std::string> payloads(kernels.size());
-    for (size_t i = 0; i < kernels.size(); ++i) {
+    // One module per kernel, then one per chain (its parts).
+    const size_t units = kernels.size() + chainList.size();
+    std::vector<std::string> payloads(units), unitNames(units);
+    for (size_t i = 0; i < units; ++i) {
       OwningOpRef<ModuleOp> one = ModuleOp::create(module->getLoc());
-      one->getBody()->push_back(kernels[i]->clone());
+      if (i < kernels.size()) {
+        one->getBody()->push_back(kernels[i]->clone());
+        unitNames[i] = kernels[i].getSymName().str();
+      } else {
+        for (size_t part : chainList[i - kernels.size()].parts)
+          one->getBody()->push_back(kernels[part]->clone());
+        unitNames[i] = chainList[i - kernels.size()].name;
+      }
       llvm::raw_string_ostream os(payloads[i]);
       if (failed(writeBytecodeToFile(*one, os)))
-        return fail("cannot serialize kernel " + kernels[i].getSymName());
+        return fail("cannot serialize kernel " + unitNames[i]);
     }
-    std::vector<std::string> objects(kernels.size()), errors(kernels.size());
-    std::vector<char> hits(kernels.size(), 0);
+    keys.resize(units);
+    std::vector<std::string> objects(units), errors(units);
+    std::vector<char> hits(units, 0);
     std::mutex diagMutex;
     CompileOptions relocatable = options;
     relocatable.emit = "cubin-relocatable";
@@ -404,7 +465,14 @@ int main(int argc, char **argv) {
         return;
       }
       std::string warnings;
-      auto r = compileModule(*m, relocatable, cachePtr, &warnings);
+      CompileOptions unit = relocatable;
+      if (i >= kernels.size()) {
+        const Chain &c = chainList[i - kernels.size()];
+        unit.pipelineOptions += " chain=" + c.name + "=";
+        for (size_t k = 0; k < c.partNames.size(); ++k)
+          unit.pipelineOptions += (k ? "," : "") + c.partNames[k];
+      }
+      auto r = compileModule(*m, unit, cachePtr, &warnings);
       if (!r) {
         errors[i] = llvm::toString(r.takeError()) + "\n" + diags;
         return;
@@ -418,23 +486,23 @@ int main(int argc, char **argv) {
       }
     };
     unsigned threads = jobs ? jobs : llvm::hardware_concurrency().compute_thread_count();
-    if (threads <= 1 || kernels.size() == 1) {
-      for (size_t i = 0; i < kernels.size(); ++i)
+    if (threads <= 1 || units == 1) {
+      for (size_t i = 0; i < units; ++i)
         work(i);
     } else {
       llvm::DefaultThreadPool pool(llvm::hardware_concurrency(threads));
-      for (size_t i = 0; i < kernels.size(); ++i)
+      for (size_t i = 0; i < units; ++i)
         pool.async([&, i] { work(i); });
       pool.wait();
     }
     size_t hitCount = 0;
-    for (size_t i = 0; i < kernels.size(); ++i) {
+    for (size_t i = 0; i < units; ++i) {
       if (!errors[i].empty())
-        return fail("kernel " + kernels[i].getSymName() + ": " + errors[i]);
+        return fail("kernel " + unitNames[i] + ": " + errors[i]);
       hitCount += hits[i];
     }
-    hitSummary = std::to_string(hitCount) + "/" +
-                 std::to_string(kernels.size()) + " kernels from the cache";
+    hitSummary = std::to_string(hitCount) + "/" + std::to_string(units) +
+                 " kernels from the cache";
     timer.mark("compile kernels (" + hitSummary + ")");
     auto linked = linkCubins(objects, options.target);
     if (!linked)
@@ -499,6 +567,20 @@ int main(int argc, char **argv) {
     (*k)["num_warps"] = warps[i];
     if (options.waitsForPriorGrid())
       (*k)["grid_dependency_wait"] = true;
+  }
+  // A chain has no contract of its own: the runtime checks each part's.
+  for (size_t c = 0; c < chainList.size(); ++c) {
+    llvm::json::Object k;
+    k["name"] = chainList[c].name;
+    llvm::json::Array parts;
+    for (const std::string &part : chainList[c].partNames)
+      parts.push_back(part);
+    k["chain"] = std::move(parts);
+    k["cache_key"] = keys[kernels.size() + c];
+    k["num_warps"] = warps[chainList[c].parts.front()];
+    k["grid_dependency_wait"] = true;
+    k["unchecked_regions"] = chainList[c].unchecked;
+    manifestKernels.push_back(std::move(k));
   }
   llvm::json::Object manifest;
   manifest["tile_manifest_version"] = 1;

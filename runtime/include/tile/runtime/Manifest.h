@@ -44,6 +44,9 @@ struct ManifestKernel {
   /// TMA descriptors of the CUDA artifact's trailing parameters, in order
   /// (the host artifact takes none).
   std::vector<ManifestTensorMap> tensorMaps;
+  /// A chained kernel (tilec --chain): the kernels it runs in order in one
+  /// grid, each under its own launch contract; its own contract is empty.
+  std::vector<std::string> chain;
   LaunchContract contract;
 };
 

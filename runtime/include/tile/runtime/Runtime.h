@@ -198,6 +198,13 @@ public:
   /// derives the grid, and queues the kernel. On a violation nothing is
   /// launched and the message names the kernel, the argument and the rule.
   Status launch(const Kernel &kernel, std::initializer_list<Arg> args);
+  ///
+  /// A chained kernel (tilec --chain) runs its parts in order in one grid:
+  /// it takes each part's arguments in order (each part's contract checks
+  /// its own), then its counters, an Arg::ticket of at least one more i32
+  /// than it has parts, zeros at the first launch (every launch leaves them
+  /// so). No part may have an empty grid, and a part's `settled` views must
+  /// not overlap what an earlier part writes.
   Status launch(const Kernel &kernel, const Arg *args, size_t numArgs);
 
   /// Host <-> device copies (offsets and sizes in bytes, inside the buffer).
@@ -236,6 +243,9 @@ private:
   friend class Device;
   friend class Graph;
   friend struct BufferStorage;
+  Status launchChain(const KernelImpl &kernel, const Arg *args, size_t numArgs);
+  /// While capturing: the launch's buffers, which the graph keeps alive.
+  void keepCaptured(const Arg *args, size_t numArgs);
   std::shared_ptr<StreamImpl> impl;
 };
 
