@@ -302,8 +302,8 @@ def ChainKernels : Pass<"tile-chain-kernels", "::mlir::ModuleOp"> {
 
     The parts are removed from the module (they are compiled on their
     own). Workgroup memory is the parts' allocations side by side; the
-    register cap is the smallest `nvvm.minctasm` of the parts, if all have
-    one.
+    register cap is the loosest `nvvm.minctasm` above 1 any part has (the
+    fewest programs per SM), so no part gets fewer registers than alone.
   }];
   let options = [
     Option<"chain", "chain", "std::string", /*default=*/"\"\"",

@@ -171,12 +171,14 @@ struct ChainKernelsPass : public tile::impl::ChainKernelsBase<ChainKernelsPass> 
     if (llvm::all_of(parts, [](gpu::GPUFuncOp p) { return p->hasAttr(kInvariantInputsAttrName); }))
       func->setAttr(kInvariantInputsAttrName, b.getUnitAttr());
     StringRef minctasm = NVVM::NVVMDialect::getMinctasmAttrName();
-    if (llvm::all_of(parts, [&](gpu::GPUFuncOp p) { return p->hasAttr(minctasm); })) {
-      int64_t fewest = INT64_MAX;
-      for (gpu::GPUFuncOp p : parts)
-        fewest = std::min(fewest, p->getAttrOfType<IntegerAttr>(minctasm).getInt());
+    // The loosest register cap a part asks for (1 asks for none): no part
+    // gets fewer registers than it would alone under its own cap.
+    int64_t fewest = INT64_MAX;
+    for (gpu::GPUFuncOp p : parts)
+      if (auto n = p->getAttrOfType<IntegerAttr>(minctasm); n && n.getInt() > 1)
+        fewest = std::min(fewest, n.getInt());
+    if (fewest != INT64_MAX)
       func->setAttr(minctasm, b.getI32IntegerAttr(static_cast<int32_t>(fewest)));
-    }
     // Only `frozen` marks carry over: memory no kernel writes. An `in` view
     // of a later part may be what an earlier part writes.
     for (auto [p, part] : llvm::enumerate(parts))

@@ -309,6 +309,11 @@ Status Engine::create(const std::string &modelDir, const EngineOptions &opts,
                                      &m.kGemm, &m.kGemmNarrow, &m.kSwiglu, &m.kSwigluRows,
                                      &m.kArgmaxP, &m.kArgmaxF, &m.kSample, &m.kAdvance};
   const std::vector<std::string> names = m.module.kernelNames();
+  if (opts.chainedLaunches)
+    for (const std::string &name : names)
+      if (name.find("__then__") != std::string::npos &&
+          !(st = m.kernel(name, m.chains[name])))
+        return st;
   // The decode attention's tiers: `decode_attention<G, HD>` and
   // `grouped_decode_attention<G, HD>` at the kernel set's default S and
   // every `..., S = n` instance; the grouped ones with the merge of the same
@@ -459,6 +464,9 @@ Status Engine::create(const std::string &modelDir, const EngineOptions &opts,
       !(st = m.stream.fill(m.normSums, 0)) ||
       !(st = m.device->allocate(DType::I32, c.heads, m.stream, m.tickets)) ||
       !(st = m.stream.fill(m.tickets, 0)) ||
+      !(st = m.device->allocate(DType::I32, Impl::kChainCounters, m.stream,
+                                m.chainCounters)) ||
+      !(st = m.stream.fill(m.chainCounters, 0)) ||
       !(st = m.allocActs(m.decodeActs, 1)) || !(st = m.stream.synchronize()))
     return st;
   out = std::move(e);

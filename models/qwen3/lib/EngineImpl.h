@@ -106,6 +106,11 @@ struct Engine::Impl {
   /// decode_attention's ticket counters (one per query head, zero between
   /// launches: each launch leaves them so).
   Buffer tickets;
+  /// The chained kernels of the set by name (`a__then__b`), and their
+  /// counters (zero between launches).
+  std::map<std::string, Kernel> chains;
+  Buffer chainCounters;
+  static constexpr int64_t kChainCounters = 8;
   /// gemv at four rows per program (`gemv__R_4`): the LM head at K <= 2048,
   /// whose two-row programs of 1024 columns are too short (Qwen3-0.6B's
   /// 75,968 programs took 95 us of an 817 us step; four rows took the step
@@ -222,15 +227,19 @@ struct Engine::Impl {
   /// activations, the KV rows it must read), for the profile's bandwidth.
   Status launch(const Kernel &k, std::initializer_list<Arg> args,
                 double bytes = 0) {
+    return launch(k, args.begin(), args.size(), bytes);
+  }
+  Status launch(const Kernel &k, const Arg *args, size_t numArgs,
+                double bytes = 0) {
     for (const std::string &prefix : opts.leaveOut)
       if (k.name().rfind(prefix, 0) == 0)
         return Status::ok();
     if (!profile)
-      return stream.launch(k, args);
+      return stream.launch(k, args, numArgs);
     Event a, b;
     if (Status st = stream.record(a); !st)
       return st;
-    if (Status st = stream.launch(k, args); !st)
+    if (Status st = stream.launch(k, args, numArgs); !st)
       return st;
     if (Status st = stream.record(b); !st)
       return st;

@@ -29,6 +29,9 @@ struct EngineOptions {
   /// Launch kernels as programmatic dependents (CUDA; see
   /// Device::setProgrammaticLaunch).
   bool programmaticLaunch = true;
+  /// Run the decode attention and the output projection after it as one
+  /// chained kernel where the kernel set has the pair (tilec --chain).
+  bool chainedLaunches = true;
   /// The decode attention's KV split count (an S the kernel set has); 0:
   /// chosen per step among the S whose grid, heads x S (KV heads x S for
   /// the grouped kernel), is within one wave of attentionPrograms: for
