@@ -16,6 +16,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <set>
 
 using namespace qwen3;
 
@@ -43,8 +44,10 @@ std::vector<float> goldenLogits(const std::string &name, int64_t steps,
 /// attentionGroupedFrom 0: every decode step runs grouped_decode_attention.
 std::unique_ptr<Engine> openEngine(const std::string &name, int64_t attentionSplits = 0,
                                    int64_t keysPerShare = 32,
-                                   int64_t groupedFrom = EngineOptions().attentionGroupedFrom) {
+                                   int64_t groupedFrom = EngineOptions().attentionGroupedFrom,
+                                   bool chained = false) {
   EngineOptions opts;
+  opts.chainedLaunches = chained;
   opts.device = test::testDevice();
   opts.kernelsDir = test::kernelsDir();
   opts.maxSeqLen = 128;
@@ -137,6 +140,27 @@ void expectGreedyDecodeMatches(const std::string &name, Engine *engine) {
 
 TEST_P(Qwen3EngineDtype, GreedyDecodeMatchesTransformers) {
   expectGreedyDecodeMatches(GetParam(), openEngine(GetParam()).get());
+}
+
+// The decode attention and the output projection as one chained kernel
+// (the kernel set chains the tiny model's default tier): the parts in one
+// grid on the GPU, one after another on the CPU.
+TEST_P(Qwen3EngineDtype, ChainedAttentionAndProjectionMatchTransformers) {
+  // S = 16: the tier the kernel set chains.
+  std::unique_ptr<Engine> engine =
+      openEngine(GetParam(), 16, 32, EngineOptions().attentionGroupedFrom, true);
+  ASSERT_TRUE(engine);
+  expectGreedyDecodeMatches(GetParam(), engine.get());
+  // The step launched the chain, not its parts.
+  std::vector<KernelTime> times;
+  Status st = engine->profileDecode(times);
+  ASSERT_TRUE(st.isOk()) << st.message();
+  std::set<std::string> names;
+  for (const KernelTime &t : times)
+    names.insert(t.name);
+  EXPECT_TRUE(names.count("decode_attention__G_2__HD_64__then__gemv_residual_kv__HD_64"));
+  EXPECT_FALSE(names.count("decode_attention__G_2__HD_64"));
+  EXPECT_FALSE(names.count("gemv_residual_kv__HD_64"));
 }
 
 // Each KV split count of the kernel set (8, 16, 32; the grouped kernel has

@@ -30,8 +30,10 @@ struct EngineOptions {
   /// Device::setProgrammaticLaunch).
   bool programmaticLaunch = true;
   /// Run the decode attention and the output projection after it as one
-  /// chained kernel where the kernel set has the pair (tilec --chain).
-  bool chainedLaunches = true;
+  /// chained kernel where the kernel set has the pair (tilec --chain). Off
+  /// by default: 8-10% slower decode on an H200
+  /// (bench/results/2026-11-23-chained-launches-h200.md).
+  bool chainedLaunches = false;
   /// The decode attention's KV split count (an S the kernel set has); 0:
   /// chosen per step among the S whose grid, heads x S (KV heads x S for
   /// the grouped kernel), is within one wave of attentionPrograms: for
