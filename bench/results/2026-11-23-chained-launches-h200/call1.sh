@@ -1,5 +1,6 @@
 #!/bin/bash
-# Call 1: the decode attention and the output projection as one chained kernel (default) against two launches (--no-chain), same binaries and kernel set.
+# Call 1: the decode attention and the output projection as one chained kernel against two launches, same binaries and kernel set.
+# (qwen3-run then chained by default and took --no-chain; it now takes --chain: swap the variants' flags to repeat it.)
 R=$PWD
 PY=/opt/torch/.venv/bin/python3
 K=$R/build/models/qwen3/kernels
