@@ -155,8 +155,9 @@ Status Manifest::parse(std::string_view text, const std::string &path,
         if (!part.is_string())
           return r.fail(where + ": 'chain' must list kernel names");
         std::string name = part.get<std::string>();
-        auto it = std::find_if(m.kernels.begin(), m.kernels.end(),
-                               [&](const ManifestKernel &o) { return o.name == name; });
+        auto it = std::find_if(
+            m.kernels.begin(), m.kernels.end(),
+            [&](const ManifestKernel &o) { return o.name == name; });
         if (it == m.kernels.end() || !it->chain.empty())
           return r.fail(where + ": chain part '" + name +
                         "' is not a kernel listed before it");

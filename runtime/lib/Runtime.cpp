@@ -400,7 +400,8 @@ struct CheckedArgs {
 /// A view argument's buffer, bounds and alignment; its launch form and the
 /// bytes it spans (empty for an empty view).
 static Status checkView(const StreamImpl &stream, const std::string &what,
-                        const Arg &a, DType dtype, LaunchArg &l, ByteRange &span) {
+                        const Arg &a, DType dtype, LaunchArg &l,
+                        ByteRange &span) {
   if (!a.buffer)
     return Status::error(what + ": the buffer is empty");
   const BufferStorage &b = *a.buffer;
@@ -409,7 +410,8 @@ static Status checkView(const StreamImpl &stream, const std::string &what,
   if (a.rank < 0)
     return Status::error(what +
                          ": shape and strides must have the same rank, at "
-                         "most " + std::to_string(kMaxViewRank));
+                         "most " +
+                         std::to_string(kMaxViewRank));
   if (b.dtype != dtype)
     return Status::error(what + " has dtype " + std::string(toString(b.dtype)) +
                          ", expected " + std::string(toString(dtype)));
@@ -421,8 +423,8 @@ static Status checkView(const StreamImpl &stream, const std::string &what,
     if (a.shape[d] == 0)
       empty = true;
     if (a.shape[d] > 0 && a.strides[d] > 0) {
-      if (a.shape[d] - 1 > (std::numeric_limits<int64_t>::max() - last) /
-                               a.strides[d])
+      if (a.shape[d] - 1 >
+          (std::numeric_limits<int64_t>::max() - last) / a.strides[d])
         return Status::error(what + ": the view's extent overflows");
       last += (a.shape[d] - 1) * a.strides[d];
     }
@@ -484,7 +486,9 @@ static Status checkArgs(const StreamImpl &stream, const ManifestKernel &meta,
           (exclusive ? ": the kernel writes it, pass it exclusively "
                        "(Arg::out / Arg::inout / Arg::add / Arg::ticket)"
                      : ": the kernel only reads it, pass it shared (Arg::in)"));
-    if (Status s = checkView(stream, label(meta, idx), a, p.dtype, l, out.spans[i]); !s)
+    if (Status s =
+            checkView(stream, label(meta, idx), a, p.dtype, l, out.spans[i]);
+        !s)
       return s;
     if (exclusive && a.buffer->frozen)
       return Status::error(label(meta, idx) + " is " +
@@ -553,7 +557,8 @@ void Stream::keepCaptured(const Arg *args, size_t numArgs) {
 // A chain: each part's arguments and contract as if launched alone, then
 // one launch of the chained kernel (docs/runtime.md). Where the device has
 // no chained code (the CPU device), the parts run one after another.
-Status Stream::launchChain(const KernelImpl &k, const Arg *args, size_t numArgs) {
+Status Stream::launchChain(const KernelImpl &k, const Arg *args,
+                           size_t numArgs) {
   const ManifestKernel &meta = k.meta;
   const size_t parts = k.parts.size();
   std::vector<CheckedArgs> checked(parts);
@@ -562,9 +567,9 @@ Status Stream::launchChain(const KernelImpl &k, const Arg *args, size_t numArgs)
     const ManifestKernel &part = k.parts[p]->meta;
     size_t n = part.contract.params.size();
     if (first + n > numArgs)
-      return Status::error("kernel " + meta.name + ": expects the arguments of " +
-                           "its parts and the chain's counters, got " +
-                           std::to_string(numArgs));
+      return Status::error(
+          "kernel " + meta.name + ": expects the arguments of " +
+          "its parts and the chain's counters, got " + std::to_string(numArgs));
     if (Status s = checkArgs(*impl, part, args + first, n, checked[p]); !s)
       return s;
     const std::array<int64_t, 3> &g = checked[p].grid;
@@ -574,10 +579,10 @@ Status Stream::launchChain(const KernelImpl &k, const Arg *args, size_t numArgs)
     first += n;
   }
   if (first + 1 != numArgs)
-    return Status::error("kernel " + meta.name + ": expects " +
-                         std::to_string(first + 1) +
-                         " arguments (its parts', then the chain's counters), got " +
-                         std::to_string(numArgs));
+    return Status::error(
+        "kernel " + meta.name + ": expects " + std::to_string(first + 1) +
+        " arguments (its parts', then the chain's counters), got " +
+        std::to_string(numArgs));
   // A later part reads its settled views before it waits for the earlier
   // parts: none of them may write those bytes.
   std::vector<ByteRange> early;
@@ -588,10 +593,10 @@ Status Stream::launchChain(const KernelImpl &k, const Arg *args, size_t numArgs)
           const ContractParam &w = k.parts[q]->meta.contract.params[i];
           if (w.kind == ContractParam::Kind::View && isExclusive(w.mode) &&
               checked[q].spans[i].overlaps(r))
-            return Status::error("kernel " + meta.name + ": part " +
-                                 k.parts[p]->meta.name +
-                                 " reads a settled view that part " +
-                                 k.parts[q]->meta.name + " writes ('" + w.name + "')");
+            return Status::error(
+                "kernel " + meta.name + ": part " + k.parts[p]->meta.name +
+                " reads a settled view that part " + k.parts[q]->meta.name +
+                " writes ('" + w.name + "')");
         }
     early.insert(early.end(), checked[p].early.begin(), checked[p].early.end());
   }
@@ -601,28 +606,33 @@ Status Stream::launchChain(const KernelImpl &k, const Arg *args, size_t numArgs)
     return Status::error(what + " are written: pass them as Arg::ticket");
   LaunchArg countersArg;
   ByteRange countersSpan;
-  if (Status s = checkView(*impl, what, counters, DType::I32, countersArg, countersSpan); !s)
+  if (Status s = checkView(*impl, what, counters, DType::I32, countersArg,
+                           countersSpan);
+      !s)
     return s;
   if (counters.rank != 1 || counters.strides[0] != 1 ||
       counters.shape[0] < static_cast<int64_t>(parts + 1))
     return Status::error(what + " must be a contiguous row of at least " +
-                         std::to_string(parts + 1) + " (one more than the parts)");
+                         std::to_string(parts + 1) +
+                         " (one more than the parts)");
   if (counters.buffer->frozen)
     return Status::error(what + " are written, but the buffer is frozen");
   for (size_t p = 0; p < parts; ++p)
     for (size_t i = 0; i < checked[p].count; ++i)
       if (checked[p].spans[i].overlaps(countersSpan))
         return Status::error(what + " overlap argument '" +
-                             k.parts[p]->meta.contract.params[i].name + "' of " +
-                             k.parts[p]->meta.name);
+                             k.parts[p]->meta.contract.params[i].name +
+                             "' of " + k.parts[p]->meta.name);
 
-  bool programmatic = meta.gridDependencyWait && impl->device->programmaticLaunch &&
+  bool programmatic = meta.gridDependencyWait &&
+                      impl->device->programmaticLaunch &&
                       impl->chain.admits(early);
   if (k.function) {
     std::vector<LaunchArg> all;
     int64_t programs = 0;
     for (size_t p = 0; p < parts; ++p) {
-      all.insert(all.end(), checked[p].args, checked[p].args + checked[p].count);
+      all.insert(all.end(), checked[p].args,
+                 checked[p].args + checked[p].count);
       const std::array<int64_t, 3> &g = checked[p].grid;
       programs += g[0] * g[1] * g[2];
     }
@@ -635,7 +645,8 @@ Status Stream::launchChain(const KernelImpl &k, const Arg *args, size_t numArgs)
         all.push_back(extent);
       }
     if (programs > std::numeric_limits<int32_t>::max())
-      return Status::error("kernel " + meta.name + ": " + std::to_string(programs) +
+      return Status::error("kernel " + meta.name + ": " +
+                           std::to_string(programs) +
                            " programs exceed the CUDA grid limits");
     CheckedLaunch launch;
     launch.kernel = &k;

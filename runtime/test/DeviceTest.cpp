@@ -208,21 +208,24 @@ TEST_F(DeviceTest, ChainedKernelRunsItsPartsInOrder) {
   ASSERT_OK(rt.device->allocate(DType::I32, 8, counters));
   std::vector<int32_t> zeros(8, 0);
   ASSERT_OK(rt.stream().copyToDevice(counters, zeros.data(), 8 * 4));
-  const Kernel &chain = rt.kernel("chain_fill__then__chain_reverse__then__add_one");
+  const Kernel &chain =
+      rt.kernel("chain_fill__then__chain_reverse__then__add_one");
   for (int round = 0; round < 3; ++round) {
     const float c = 1.25f + round;
     Buffer x = rt.upload(poisoned32(n));
     Buffer y = rt.upload(poisoned32(n));
     ASSERT_OK(rt.stream().synchronize());
-    ASSERT_OK(rt.stream().launch(
-        chain, {Arg::out(x, {n}), Arg::integer(steps), Arg::real(c), Arg::in(x, {n}),
-                Arg::out(y, {n}), Arg::inout(y, {n}), Arg::ticket(counters, {4})}));
+    ASSERT_OK(rt.stream().launch(chain, {Arg::out(x, {n}), Arg::integer(steps),
+                                         Arg::real(c), Arg::in(x, {n}),
+                                         Arg::out(y, {n}), Arg::inout(y, {n}),
+                                         Arg::ticket(counters, {4})}));
     float v = 0;
     for (int32_t i = 0; i < steps; ++i)
       v = v * 0.5f + c;
     std::vector<float> got = rt.download(y);
     for (int64_t i = 0; i < n; ++i) {
-      ASSERT_FALSE(isPoison(got[i])) << "element " << i << " read before it was written";
+      ASSERT_FALSE(isPoison(got[i]))
+          << "element " << i << " read before it was written";
       float want = (v + static_cast<float>(tiles - 1 - i / 256)) * 2.0f + 1.0f;
       ASSERT_EQ(got[i], want) << "round " << round << ", element " << i;
     }
@@ -242,35 +245,42 @@ TEST_F(DeviceTest, ChainedKernelRejectsWhatItsPartsWouldRace) {
   std::vector<int32_t> zeros(8, 0);
   ASSERT_OK(rt.stream().copyToDevice(counters, zeros.data(), 8 * 4));
   // settled_copy reads x before it waits for the part before, which writes x.
-  expectError(rt.stream().launch(rt.kernel("chain_fill__then__settled_copy"),
-                                 {Arg::out(x, {n}), Arg::integer(4), Arg::real(1),
-                                  Arg::in(x, {n}), Arg::out(y, {n}),
-                                  Arg::ticket(counters, {3})}),
-              {"kernel chain_fill__then__settled_copy", "part settled_copy",
-               "settled view", "part chain_fill writes"});
-  const Kernel &chain = rt.kernel("chain_fill__then__chain_reverse__then__add_one");
+  expectError(
+      rt.stream().launch(rt.kernel("chain_fill__then__settled_copy"),
+                         {Arg::out(x, {n}), Arg::integer(4), Arg::real(1),
+                          Arg::in(x, {n}), Arg::out(y, {n}),
+                          Arg::ticket(counters, {3})}),
+      {"kernel chain_fill__then__settled_copy", "part settled_copy",
+       "settled view", "part chain_fill writes"});
+  const Kernel &chain =
+      rt.kernel("chain_fill__then__chain_reverse__then__add_one");
   // Each part's own contract holds (chain_reverse: x and y of one length).
-  expectError(rt.stream().launch(chain, {Arg::out(x, {n}), Arg::integer(4), Arg::real(1),
-                                         Arg::in(x, {n - 256}), Arg::out(y, {n}),
-                                         Arg::inout(y, {n}), Arg::ticket(counters, {4})}),
+  expectError(rt.stream().launch(chain, {Arg::out(x, {n}), Arg::integer(4),
+                                         Arg::real(1), Arg::in(x, {n - 256}),
+                                         Arg::out(y, {n}), Arg::inout(y, {n}),
+                                         Arg::ticket(counters, {4})}),
               {"kernel chain_reverse", "x and y have the same length"});
   // Counters: one more than the parts, written, not overlapping the parts.
-  expectError(rt.stream().launch(chain, {Arg::out(x, {n}), Arg::integer(4), Arg::real(1),
-                                         Arg::in(x, {n}), Arg::out(y, {n}),
-                                         Arg::inout(y, {n}), Arg::ticket(counters, {3})}),
+  expectError(rt.stream().launch(chain, {Arg::out(x, {n}), Arg::integer(4),
+                                         Arg::real(1), Arg::in(x, {n}),
+                                         Arg::out(y, {n}), Arg::inout(y, {n}),
+                                         Arg::ticket(counters, {3})}),
               {"the chain's counters", "at least 4"});
-  expectError(rt.stream().launch(chain, {Arg::out(x, {n}), Arg::integer(4), Arg::real(1),
-                                         Arg::in(x, {n}), Arg::out(y, {n}),
-                                         Arg::inout(y, {n}), Arg::in(counters, {4})}),
+  expectError(rt.stream().launch(chain, {Arg::out(x, {n}), Arg::integer(4),
+                                         Arg::real(1), Arg::in(x, {n}),
+                                         Arg::out(y, {n}), Arg::inout(y, {n}),
+                                         Arg::in(counters, {4})}),
               {"the chain's counters", "Arg::ticket"});
-  expectError(rt.stream().launch(chain, {Arg::out(x, {n}), Arg::integer(4), Arg::real(1),
-                                         Arg::in(x, {n}), Arg::out(y, {n}),
-                                         Arg::inout(y, {n})}),
-              {"kernel chain_fill__then__chain_reverse__then__add_one", "expects 7 arguments"});
+  expectError(rt.stream().launch(chain, {Arg::out(x, {n}), Arg::integer(4),
+                                         Arg::real(1), Arg::in(x, {n}),
+                                         Arg::out(y, {n}), Arg::inout(y, {n})}),
+              {"kernel chain_fill__then__chain_reverse__then__add_one",
+               "expects 7 arguments"});
   // An empty part: the chain's waits would count programs that never run.
-  expectError(rt.stream().launch(chain, {Arg::out(x, {0}), Arg::integer(4), Arg::real(1),
-                                         Arg::in(x, {0}), Arg::out(y, {0}),
-                                         Arg::inout(y, {0}), Arg::ticket(counters, {4})}),
+  expectError(rt.stream().launch(chain, {Arg::out(x, {0}), Arg::integer(4),
+                                         Arg::real(1), Arg::in(x, {0}),
+                                         Arg::out(y, {0}), Arg::inout(y, {0}),
+                                         Arg::ticket(counters, {4})}),
               {"part chain_fill has an empty grid"});
   for (float v : rt.download(y))
     ASSERT_TRUE(isPoison(v)) << "a rejected launch wrote its output";

@@ -395,10 +395,12 @@ int main(int argc, char **argv) {
     llvm::SmallVector<StringRef> names;
     StringRef(spec).split(names, ',', -1, /*KeepEmpty=*/false);
     if (names.size() < 2)
-      return fail("--chain=" + spec + ": expected two kernels or more, "
-                                      "separated by commas");
+      return fail("--chain=" + spec +
+                  ": expected two kernels or more, "
+                  "separated by commas");
     for (StringRef n : names) {
-      auto it = llvm::find_if(kernels, [&](KernelOp k) { return k.getSymName() == n; });
+      auto it = llvm::find_if(kernels,
+                              [&](KernelOp k) { return k.getSymName() == n; });
       if (it == kernels.end())
         return fail("--chain=" + spec + ": no kernel instance named '" + n +
                     "' (add it with --specialize)");
@@ -407,15 +409,19 @@ int main(int argc, char **argv) {
         return fail("--chain=" + spec + ": '" + n + "' is listed twice");
       if (warps[index] != warps[c.parts.empty() ? index : c.parts.front()])
         return fail("--chain=" + spec + ": '" + n +
-                    "' runs another number of warps than '" + names.front() + "'");
+                    "' runs another number of warps than '" + names.front() +
+                    "'");
       c.parts.push_back(index);
       c.partNames.push_back(n.str());
-      if (auto u = kernels[index]->getAttrOfType<IntegerAttr>(kUncheckedRegionsAttrName))
+      if (auto u = kernels[index]->getAttrOfType<IntegerAttr>(
+              kUncheckedRegionsAttrName))
         c.unchecked += u.getInt();
       c.name += (c.name.empty() ? "" : "__then__") + n.str();
     }
-    if (llvm::any_of(kernels, [&](KernelOp k) { return k.getSymName() == c.name; }) ||
-        llvm::any_of(chainList, [&](const Chain &o) { return o.name == c.name; }))
+    if (llvm::any_of(kernels,
+                     [&](KernelOp k) { return k.getSymName() == c.name; }) ||
+        llvm::any_of(chainList,
+                     [&](const Chain &o) { return o.name == c.name; }))
       return fail("--chain=" + spec + ": '" + c.name + "' is defined twice");
     chainList.push_back(std::move(c));
   }

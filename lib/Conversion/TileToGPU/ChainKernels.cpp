@@ -36,11 +36,14 @@ public:
       : b(b), loc(loc), counters(counters) {}
 
   Value index(int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); }
-  Value i32(int64_t v) { return arith::ConstantIntOp::create(b, loc, b.getI32Type(), v); }
+  Value i32(int64_t v) {
+    return arith::ConstantIntOp::create(b, loc, b.getI32Type(), v);
+  }
 
   /// Thread 0 of the block runs `body`.
   template <typename F> void inThreadZero(F body) {
-    Value first = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, tid, index(0));
+    Value first =
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, tid, index(0));
     auto branch = scf::IfOp::create(b, loc, first, /*withElseRegion=*/false);
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(branch.thenBlock());
@@ -55,21 +58,27 @@ public:
       // A relaxed atomic load (ld.relaxed.gpu), not an atomic add: many
       // blocks poll one line, which L2 serves as reads.
       auto meta = memref::ExtractStridedMetadataOp::create(b, loc, counters);
-      Value base = memref::ExtractAlignedPointerAsIndexOp::create(b, loc, meta.getBaseBuffer());
+      Value base = memref::ExtractAlignedPointerAsIndexOp::create(
+          b, loc, meta.getBaseBuffer());
       Value elem = arith::AddIOp::create(b, loc, meta.getOffset(), index(slot));
-      Value addr = arith::AddIOp::create(b, loc, base, arith::MulIOp::create(b, loc, elem, index(4)));
-      Value addrI64 = arith::IndexCastUIOp::create(b, loc, b.getI64Type(), addr);
-      Value ptr = LLVM::IntToPtrOp::create(b, loc, LLVM::LLVMPointerType::get(b.getContext()), addrI64);
+      Value addr = arith::AddIOp::create(
+          b, loc, base, arith::MulIOp::create(b, loc, elem, index(4)));
+      Value addrI64 =
+          arith::IndexCastUIOp::create(b, loc, b.getI64Type(), addr);
+      Value ptr = LLVM::IntToPtrOp::create(
+          b, loc, LLVM::LLVMPointerType::get(b.getContext()), addrI64);
       auto loop = scf::WhileOp::create(b, loc, TypeRange{}, ValueRange{});
       {
         OpBuilder::InsertionGuard guard(b);
         Block *before = b.createBlock(&loop.getBefore());
         b.setInsertionPointToStart(before);
-        Value seen = LLVM::LoadOp::create(b, loc, b.getI32Type(), ptr, /*alignment=*/4,
-                                          /*isVolatile=*/false, /*isNonTemporal=*/false,
-                                          /*isInvariant=*/false, /*isInvariantGroup=*/false,
-                                          LLVM::AtomicOrdering::monotonic, "device");
-        Value short_ = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, seen, needI32);
+        Value seen = LLVM::LoadOp::create(
+            b, loc, b.getI32Type(), ptr, /*alignment=*/4,
+            /*isVolatile=*/false, /*isNonTemporal=*/false,
+            /*isInvariant=*/false, /*isInvariantGroup=*/false,
+            LLVM::AtomicOrdering::monotonic, "device");
+        Value short_ = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt,
+                                             seen, needI32);
         scf::ConditionOp::create(b, loc, short_, ValueRange{});
         Block *after = b.createBlock(&loop.getAfter());
         b.setInsertionPointToStart(after);
@@ -87,7 +96,8 @@ public:
   Value tid;
 };
 
-struct ChainKernelsPass : public tile::impl::ChainKernelsBase<ChainKernelsPass> {
+struct ChainKernelsPass
+    : public tile::impl::ChainKernelsBase<ChainKernelsPass> {
   using Base::Base;
 
   void runOnOperation() override {
@@ -117,7 +127,8 @@ struct ChainKernelsPass : public tile::impl::ChainKernelsBase<ChainKernelsPass> 
       if (!part || !part.isKernel())
         return fail("no kernel named '" + partName + "'");
       if (!part->hasAttr(kWaitsForPriorGridAttrName))
-        return fail("'" + partName + "' does not wait for the grid before "
+        return fail("'" + partName +
+                    "' does not wait for the grid before "
                     "(compile with grid-dependency-control, sm_90a or later)");
       if (part->hasAttr("tile.tensor_map_params"))
         return fail("'" + partName + "' takes TMA descriptors (not chainable)");
@@ -138,9 +149,12 @@ struct ChainKernelsPass : public tile::impl::ChainKernelsBase<ChainKernelsPass> 
       if (returns != 1)
         return fail("'" + partName + "' returns early");
       if (waitCount != 1 || wait->getBlock() != &part.getBody().front())
-        return fail("'" + partName + "' does not have one griddepcontrol.wait in its body");
-      if (!parts.empty() && part.getKnownBlockSizeAttr() != parts.front().getKnownBlockSizeAttr())
-        return fail("'" + partName + "' runs another block size than '" + partNames.front() + "'");
+        return fail("'" + partName +
+                    "' does not have one griddepcontrol.wait in its body");
+      if (!parts.empty() &&
+          part.getKnownBlockSizeAttr() != parts.front().getKnownBlockSizeAttr())
+        return fail("'" + partName + "' runs another block size than '" +
+                    partNames.front() + "'");
       parts.push_back(part);
       waits.push_back(wait);
     }
@@ -157,18 +171,22 @@ struct ChainKernelsPass : public tile::impl::ChainKernelsBase<ChainKernelsPass> 
       llvm::append_range(args, part.getArgumentTypes());
     }
     const int64_t countersArg = args.size();
-    args.push_back(MemRefType::get({ShapedType::kDynamic}, IntegerType::get(ctx, 32),
-                                   StridedLayoutAttr::get(ctx, ShapedType::kDynamic, {1})));
+    args.push_back(MemRefType::get(
+        {ShapedType::kDynamic}, IntegerType::get(ctx, 32),
+        StridedLayoutAttr::get(ctx, ShapedType::kDynamic, {1})));
     const int64_t extentsArg = args.size();
     args.append(3 * parts.size(), IntegerType::get(ctx, 64));
 
     OpBuilder b(ctx);
     b.setInsertionPointToEnd(gpuModule.getBody());
-    auto func = gpu::GPUFuncOp::create(b, loc, name, b.getFunctionType(args, {}));
+    auto func =
+        gpu::GPUFuncOp::create(b, loc, name, b.getFunctionType(args, {}));
     func->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), b.getUnitAttr());
     func.setKnownBlockSizeAttr(parts.front().getKnownBlockSizeAttr());
     func->setAttr(kWaitsForPriorGridAttrName, b.getUnitAttr());
-    if (llvm::all_of(parts, [](gpu::GPUFuncOp p) { return p->hasAttr(kInvariantInputsAttrName); }))
+    if (llvm::all_of(parts, [](gpu::GPUFuncOp p) {
+          return p->hasAttr(kInvariantInputsAttrName);
+        }))
       func->setAttr(kInvariantInputsAttrName, b.getUnitAttr());
     StringRef minctasm = NVVM::NVVMDialect::getMinctasmAttrName();
     // The loosest register cap a part asks for (1 asks for none): no part
@@ -178,7 +196,8 @@ struct ChainKernelsPass : public tile::impl::ChainKernelsBase<ChainKernelsPass> 
       if (auto n = p->getAttrOfType<IntegerAttr>(minctasm); n && n.getInt() > 1)
         fewest = std::min(fewest, n.getInt());
     if (fewest != INT64_MAX)
-      func->setAttr(minctasm, b.getI32IntegerAttr(static_cast<int32_t>(fewest)));
+      func->setAttr(minctasm,
+                    b.getI32IntegerAttr(static_cast<int32_t>(fewest)));
     // Only `frozen` marks carry over: memory no kernel writes. An `in` view
     // of a later part may be what an earlier part writes.
     for (auto [p, part] : llvm::enumerate(parts))
@@ -190,10 +209,11 @@ struct ChainKernelsPass : public tile::impl::ChainKernelsBase<ChainKernelsPass> 
     SmallVector<SmallVector<Value>> shared(parts.size());
     for (auto [p, part] : llvm::enumerate(parts))
       for (auto [i, a] : llvm::enumerate(part.getWorkgroupAttributions())) {
-        shared[p].push_back(func.addWorkgroupAttribution(a.getType(), a.getLoc()));
+        shared[p].push_back(
+            func.addWorkgroupAttribution(a.getType(), a.getLoc()));
         if (Attribute align = part.getWorkgroupAttributionAttr(i, "llvm.align"))
-          func.setWorkgroupAttributionAttr(func.getNumWorkgroupAttributions() - 1,
-                                           "llvm.align", align);
+          func.setWorkgroupAttributionAttr(
+              func.getNumWorkgroupAttributions() - 1, "llvm.align", align);
       }
     auto space = gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup);
     Value slot = func.addWorkgroupAttribution(
@@ -204,17 +224,20 @@ struct ChainKernelsPass : public tile::impl::ChainKernelsBase<ChainKernelsPass> 
     ChainBuilder c(b, loc, entry.getArgument(countersArg));
     // The grid before has completed before any ticket is taken: the
     // counters it left at zero are visible, and part 1 reads what it wrote.
-    NVVM::GriddepcontrolOp::create(b, loc, NVVM::GridDepActionKind::launch_dependents);
+    NVVM::GriddepcontrolOp::create(b, loc,
+                                   NVVM::GridDepActionKind::launch_dependents);
     NVVM::GriddepcontrolOp::create(b, loc, NVVM::GridDepActionKind::wait);
     c.tid = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
     c.inThreadZero([&] {
-      Value t = memref::AtomicRMWOp::create(b, loc, arith::AtomicRMWKind::addi, c.i32(1),
-                                            c.counters, ValueRange{c.index(0)});
+      Value t = memref::AtomicRMWOp::create(b, loc, arith::AtomicRMWKind::addi,
+                                            c.i32(1), c.counters,
+                                            ValueRange{c.index(0)});
       memref::StoreOp::create(b, loc, t, slot, ValueRange{c.index(0)});
     });
     gpu::BarrierOp::create(b, loc);
     Value ticket = arith::IndexCastOp::create(
-        b, loc, b.getIndexType(), memref::LoadOp::create(b, loc, slot, ValueRange{c.index(0)}));
+        b, loc, b.getIndexType(),
+        memref::LoadOp::create(b, loc, slot, ValueRange{c.index(0)}));
 
     SmallVector<std::array<Value, 3>> extents;
     SmallVector<Value> programs, bases;
@@ -222,22 +245,25 @@ struct ChainKernelsPass : public tile::impl::ChainKernelsBase<ChainKernelsPass> 
     for (size_t p = 0; p < parts.size(); ++p) {
       std::array<Value, 3> e;
       for (int d = 0; d < 3; ++d)
-        e[d] = arith::IndexCastOp::create(b, loc, b.getIndexType(),
-                                          entry.getArgument(extentsArg + 3 * p + d));
+        e[d] = arith::IndexCastOp::create(
+            b, loc, b.getIndexType(),
+            entry.getArgument(extentsArg + 3 * p + d));
       extents.push_back(e);
-      programs.push_back(arith::MulIOp::create(b, loc, arith::MulIOp::create(b, loc, e[0], e[1]), e[2]));
+      programs.push_back(arith::MulIOp::create(
+          b, loc, arith::MulIOp::create(b, loc, e[0], e[1]), e[2]));
       bases.push_back(base);
       base = arith::AddIOp::create(b, loc, base, programs.back());
     }
 
     for (size_t p = 0; p < parts.size(); ++p) {
       Value end = arith::AddIOp::create(b, loc, bases[p], programs[p]);
-      Value mine = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, ticket, end);
+      Value mine =
+          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, ticket, end);
       bool last = p + 1 == parts.size();
       auto branch = scf::IfOp::create(b, loc, mine, /*withElseRegion=*/!last);
       b.setInsertionPointToStart(branch.thenBlock());
-      emitPart(c, entry, parts[p], firstArg[p], shared[p], waits[p], p, ticket, bases[p],
-               extents, programs, last);
+      emitPart(c, entry, parts[p], firstArg[p], shared[p], waits[p], p, ticket,
+               bases[p], extents, programs, last);
       if (last)
         break;
       b.setInsertionPointToStart(branch.elseBlock());
@@ -250,9 +276,10 @@ struct ChainKernelsPass : public tile::impl::ChainKernelsBase<ChainKernelsPass> 
   }
 
   /// Part `p`'s body at the insertion point, as blocks ticket - base of it.
-  void emitPart(ChainBuilder &c, Block &chainEntry, gpu::GPUFuncOp part, int64_t firstArg,
-                ArrayRef<Value> shared, NVVM::GriddepcontrolOp wait, size_t p,
-                Value ticket, Value base, ArrayRef<std::array<Value, 3>> extents,
+  void emitPart(ChainBuilder &c, Block &chainEntry, gpu::GPUFuncOp part,
+                int64_t firstArg, ArrayRef<Value> shared,
+                NVVM::GriddepcontrolOp wait, size_t p, Value ticket, Value base,
+                ArrayRef<std::array<Value, 3>> extents,
                 ArrayRef<Value> programs, bool last) {
     OpBuilder &b = c.b;
     Location loc = c.loc;
@@ -304,17 +331,21 @@ struct ChainKernelsPass : public tile::impl::ChainKernelsBase<ChainKernelsPass> 
     gpu::BarrierOp::create(b, loc);
     c.inThreadZero([&] {
       LLVM::FenceOp::create(b, loc, LLVM::AtomicOrdering::acq_rel, "device");
-      Value old = memref::AtomicRMWOp::create(b, loc, arith::AtomicRMWKind::addi, c.i32(1),
-                                              c.counters, ValueRange{c.index(p + 1)});
+      Value old = memref::AtomicRMWOp::create(
+          b, loc, arith::AtomicRMWKind::addi, c.i32(1), c.counters,
+          ValueRange{c.index(p + 1)});
       if (!last)
         return;
       Value lastOne = arith::IndexCastOp::create(
-          b, loc, b.getI32Type(), arith::SubIOp::create(b, loc, programs[p], c.index(1)));
-      Value isLast = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, old, lastOne);
+          b, loc, b.getI32Type(),
+          arith::SubIOp::create(b, loc, programs[p], c.index(1)));
+      Value isLast =
+          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, old, lastOne);
       auto reset = scf::IfOp::create(b, loc, isLast, /*withElseRegion=*/false);
       b.setInsertionPointToStart(reset.thenBlock());
       for (int64_t k = 0; k <= static_cast<int64_t>(extents.size()); ++k)
-        memref::StoreOp::create(b, loc, c.i32(0), c.counters, ValueRange{c.index(k)});
+        memref::StoreOp::create(b, loc, c.i32(0), c.counters,
+                                ValueRange{c.index(k)});
     });
   }
 };

@@ -456,11 +456,13 @@ Status Engine::create(const std::string &modelDir, const EngineOptions &opts,
   for (int64_t i = 0; i < c.headDim / 2; ++i)
     invf[i] = 1.0f / std::pow(static_cast<float>(c.ropeTheta),
                               static_cast<float>(2 * i) / static_cast<float>(c.headDim));
-  if (!(st = m.device->allocate(DType::F32, invf.size(), m.stream, m.invFreq)) ||
+  if (!(st =
+            m.device->allocate(DType::F32, invf.size(), m.stream, m.invFreq)) ||
       !(st = m.stream.copyToDevice(m.invFreq, invf.data(), invf.size() * 4)) ||
       !(st = m.device->allocate(DType::I32, 1, m.stream, m.pos)) ||
       !(st = m.device->allocate(DType::I32, 1, m.stream, m.token)) ||
-      !(st = m.device->allocate(DType::F32, m.normSumsCount(), m.stream, m.normSums)) ||
+      !(st = m.device->allocate(DType::F32, m.normSumsCount(), m.stream,
+                                m.normSums)) ||
       !(st = m.stream.fill(m.normSums, 0)) ||
       !(st = m.device->allocate(DType::I32, c.heads, m.stream, m.tickets)) ||
       !(st = m.stream.fill(m.tickets, 0)) ||

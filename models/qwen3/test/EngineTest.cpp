@@ -42,10 +42,11 @@ std::vector<float> goldenLogits(const std::string &name, int64_t steps,
 
 /// The fixture's engine on the test device, a cache of 128 positions.
 /// attentionGroupedFrom 0: every decode step runs grouped_decode_attention.
-std::unique_ptr<Engine> openEngine(const std::string &name, int64_t attentionSplits = 0,
-                                   int64_t keysPerShare = 32,
-                                   int64_t groupedFrom = EngineOptions().attentionGroupedFrom,
-                                   bool chained = false) {
+std::unique_ptr<Engine>
+openEngine(const std::string &name, int64_t attentionSplits = 0,
+           int64_t keysPerShare = 32,
+           int64_t groupedFrom = EngineOptions().attentionGroupedFrom,
+           bool chained = false) {
   EngineOptions opts;
   opts.chainedLaunches = chained;
   opts.device = test::testDevice();
@@ -147,8 +148,8 @@ TEST_P(Qwen3EngineDtype, GreedyDecodeMatchesTransformers) {
 // grid on the GPU, one after another on the CPU.
 TEST_P(Qwen3EngineDtype, ChainedAttentionAndProjectionMatchTransformers) {
   // S = 16: the tier the kernel set chains.
-  std::unique_ptr<Engine> engine =
-      openEngine(GetParam(), 16, 32, EngineOptions().attentionGroupedFrom, true);
+  std::unique_ptr<Engine> engine = openEngine(
+      GetParam(), 16, 32, EngineOptions().attentionGroupedFrom, true);
   ASSERT_TRUE(engine);
   expectGreedyDecodeMatches(GetParam(), engine.get());
   // The step launched the chain, not its parts.
@@ -158,7 +159,8 @@ TEST_P(Qwen3EngineDtype, ChainedAttentionAndProjectionMatchTransformers) {
   std::set<std::string> names;
   for (const KernelTime &t : times)
     names.insert(t.name);
-  EXPECT_TRUE(names.count("decode_attention__G_2__HD_64__then__gemv_residual_kv__HD_64"));
+  EXPECT_TRUE(names.count(
+      "decode_attention__G_2__HD_64__then__gemv_residual_kv__HD_64"));
   EXPECT_FALSE(names.count("decode_attention__G_2__HD_64"));
   EXPECT_FALSE(names.count("gemv_residual_kv__HD_64"));
 }

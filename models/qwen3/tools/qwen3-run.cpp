@@ -36,7 +36,8 @@ using namespace qwen3;
 
 namespace {
 
-const char *kUsage = R"(usage: qwen3-run --model DIR (--prompt TEXT | --prompt-file F | --messages F) [flags]
+const char *kUsage =
+    R"(usage: qwen3-run --model DIR (--prompt TEXT | --prompt-file F | --messages F) [flags]
 
 Generates text with a Hugging Face Qwen3 checkpoint on tile kernels.
 
