@@ -397,6 +397,11 @@ struct CheckedArgs {
 };
 } // namespace
 
+/// Whether the kernel writes what parameter `p` views.
+static bool writesView(const ContractParam &p) {
+  return p.kind == ContractParam::Kind::View && isExclusive(p.mode);
+}
+
 /// A view argument's buffer, bounds and alignment; its launch form and the
 /// bytes it spans (empty for an empty view).
 static Status checkView(const StreamImpl &stream, const std::string &what,
@@ -538,8 +543,7 @@ Status Stream::launch(const Kernel &kernel, const Arg *args, size_t numArgs) {
   if (!launch.programmatic)
     impl->chain.restart(); // it waits for everything queued before it
   for (size_t i = 0; i < numArgs; ++i)
-    if (params[i].kind == ContractParam::Kind::View &&
-        isExclusive(params[i].mode))
+    if (writesView(params[i]))
       impl->chain.recordWrite(checked.spans[i]);
   keepCaptured(args, numArgs);
   return Status::ok();
@@ -555,8 +559,7 @@ void Stream::keepCaptured(const Arg *args, size_t numArgs) {
 }
 
 // A chain: each part's arguments and contract as if launched alone, then
-// one launch of the chained kernel (docs/runtime.md). Where the device has
-// no chained code (the CPU device), the parts run one after another.
+// one launch of the chained kernel (docs/runtime.md).
 Status Stream::launchChain(const KernelImpl &k, const Arg *args,
                            size_t numArgs) {
   const ManifestKernel &meta = k.meta;
@@ -591,8 +594,7 @@ Status Stream::launchChain(const KernelImpl &k, const Arg *args,
       for (size_t q = 0; q < p; ++q)
         for (size_t i = 0; i < checked[q].count; ++i) {
           const ContractParam &w = k.parts[q]->meta.contract.params[i];
-          if (w.kind == ContractParam::Kind::View && isExclusive(w.mode) &&
-              checked[q].spans[i].overlaps(r))
+          if (writesView(w) && checked[q].spans[i].overlaps(r))
             return Status::error(
                 "kernel " + meta.name + ": part " + k.parts[p]->meta.name +
                 " reads a settled view that part " + k.parts[q]->meta.name +
@@ -624,9 +626,9 @@ Status Stream::launchChain(const KernelImpl &k, const Arg *args,
                              k.parts[p]->meta.contract.params[i].name +
                              "' of " + k.parts[p]->meta.name);
 
-  bool programmatic = meta.gridDependencyWait &&
-                      impl->device->programmaticLaunch &&
-                      impl->chain.admits(early);
+  // Where the device has the chained code (CUDA), one grid; else (the CPU
+  // device) the parts one after another.
+  bool programmatic = false;
   if (k.function) {
     std::vector<LaunchArg> all;
     int64_t programs = 0;
@@ -644,6 +646,12 @@ Status Stream::launchChain(const KernelImpl &k, const Arg *args,
         extent.scalar = checked[p].grid[d];
         all.push_back(extent);
       }
+    // The devices pack at most that many parameters.
+    if (all.size() > CheckedArgs::kMaxArgs)
+      return Status::error("kernel " + meta.name + ": more than " +
+                           std::to_string(CheckedArgs::kMaxArgs) +
+                           " parameters (its parts', the counters and the "
+                           "parts' extents)");
     if (programs > std::numeric_limits<int32_t>::max())
       return Status::error("kernel " + meta.name + ": " +
                            std::to_string(programs) +
@@ -653,7 +661,9 @@ Status Stream::launchChain(const KernelImpl &k, const Arg *args,
     launch.grid = {programs, 1, 1};
     launch.args = all.data();
     launch.numArgs = all.size();
-    launch.programmatic = programmatic;
+    launch.programmatic = programmatic = meta.gridDependencyWait &&
+                                         impl->device->programmaticLaunch &&
+                                         impl->chain.admits(early);
     if (Status s = impl->launch(launch); !s)
       return s;
   } else {
@@ -663,20 +673,16 @@ Status Stream::launchChain(const KernelImpl &k, const Arg *args,
       launch.grid = checked[p].grid;
       launch.args = checked[p].args;
       launch.numArgs = checked[p].count;
-      launch.programmatic = false;
       if (Status s = impl->launch(launch); !s)
         return s;
     }
-    programmatic = false;
   }
   if (!programmatic)
     impl->chain.restart();
   for (size_t p = 0; p < parts; ++p)
-    for (size_t i = 0; i < checked[p].count; ++i) {
-      const ContractParam &w = k.parts[p]->meta.contract.params[i];
-      if (w.kind == ContractParam::Kind::View && isExclusive(w.mode))
+    for (size_t i = 0; i < checked[p].count; ++i)
+      if (writesView(k.parts[p]->meta.contract.params[i]))
         impl->chain.recordWrite(checked[p].spans[i]);
-    }
   impl->chain.recordWrite(countersSpan);
   keepCaptured(args, numArgs);
   return Status::ok();

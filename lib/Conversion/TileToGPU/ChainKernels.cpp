@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "tile/Conversion/Passes.h"
+#include "tile/Conversion/TileToGPU/HopperMatmul.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -130,7 +131,7 @@ struct ChainKernelsPass
         return fail("'" + partName +
                     "' does not wait for the grid before "
                     "(compile with grid-dependency-control, sm_90a or later)");
-      if (part->hasAttr("tile.tensor_map_params"))
+      if (part->hasAttr(kTensorMapParamsAttrName))
         return fail("'" + partName + "' takes TMA descriptors (not chainable)");
       if (!part.getBody().hasOneBlock() ||
           !isa<gpu::ReturnOp>(part.getBody().front().getTerminator()))

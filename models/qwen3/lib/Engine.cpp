@@ -309,11 +309,6 @@ Status Engine::create(const std::string &modelDir, const EngineOptions &opts,
                                      &m.kGemm, &m.kGemmNarrow, &m.kSwiglu, &m.kSwigluRows,
                                      &m.kArgmaxP, &m.kArgmaxF, &m.kSample, &m.kAdvance};
   const std::vector<std::string> names = m.module.kernelNames();
-  if (opts.chainedLaunches)
-    for (const std::string &name : names)
-      if (name.find("__then__") != std::string::npos &&
-          !(st = m.kernel(name, m.chains[name])))
-        return st;
   // The decode attention's tiers: `decode_attention<G, HD>` and
   // `grouped_decode_attention<G, HD>` at the kernel set's default S and
   // every `..., S = n` instance; the grouped ones with the merge of the same
@@ -403,6 +398,19 @@ Status Engine::create(const std::string &modelDir, const EngineOptions &opts,
       all.push_back(&family->whole[u]);
     }
   }
+  if (opts.chainedLaunches) {
+    const std::string projection =
+        m.gemvResidualKv.pick(c.heads * c.headDim, c.hidden).name();
+    for (Impl::AttentionTier &t : m.tiers) {
+      const std::string name = t.attn.name() + "__then__" + projection;
+      if (t.grouped || std::find(names.begin(), names.end(), name) == names.end())
+        continue;
+      if (!(st = m.kernel(name, t.chained)))
+        return st;
+      t.hasChained = true;
+      all.push_back(&t.chained);
+    }
+  }
   for (const Kernel *k : all)
     if (k->uncheckedRegions() != 0)
       return Status::error(manifest + ": kernel '" + k->name() +
@@ -456,18 +464,15 @@ Status Engine::create(const std::string &modelDir, const EngineOptions &opts,
   for (int64_t i = 0; i < c.headDim / 2; ++i)
     invf[i] = 1.0f / std::pow(static_cast<float>(c.ropeTheta),
                               static_cast<float>(2 * i) / static_cast<float>(c.headDim));
-  if (!(st =
-            m.device->allocate(DType::F32, invf.size(), m.stream, m.invFreq)) ||
+  if (!(st = m.device->allocate(DType::F32, invf.size(), m.stream, m.invFreq)) ||
       !(st = m.stream.copyToDevice(m.invFreq, invf.data(), invf.size() * 4)) ||
       !(st = m.device->allocate(DType::I32, 1, m.stream, m.pos)) ||
       !(st = m.device->allocate(DType::I32, 1, m.stream, m.token)) ||
-      !(st = m.device->allocate(DType::F32, m.normSumsCount(), m.stream,
-                                m.normSums)) ||
+      !(st = m.device->allocate(DType::F32, m.normSumsCount(), m.stream, m.normSums)) ||
       !(st = m.stream.fill(m.normSums, 0)) ||
       !(st = m.device->allocate(DType::I32, c.heads, m.stream, m.tickets)) ||
       !(st = m.stream.fill(m.tickets, 0)) ||
-      !(st = m.device->allocate(DType::I32, Impl::kChainCounters, m.stream,
-                                m.chainCounters)) ||
+      !(st = m.device->allocate(DType::I32, Impl::kChainCounters, m.stream, m.chainCounters)) ||
       !(st = m.stream.fill(m.chainCounters, 0)) ||
       !(st = m.allocActs(m.decodeActs, 1)) || !(st = m.stream.synchronize()))
     return st;

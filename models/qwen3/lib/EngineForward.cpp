@@ -116,39 +116,23 @@ Status Engine::Impl::decodeLayers(Acts &a, const Buffer &ids) {
       // kernel set chains the two, one launch runs both (the projection's
       // programs wait for the attention's on a device counter).
       const Kernel &oproj = gemvResidualKv.pick(nq, H);
-      const Arg attnArgs[] = {Arg::in(a.qkv, {1, nqkv}),
-                              Arg::in(L.qNorm, {HD}),
-                              Arg::in(L.kNorm, {HD}),
-                              Arg::in(invFreq, {HD / 2}),
-                              kin,
-                              vin,
-                              Arg::in(pos, {1}),
-                              Arg::inout(a.po, {c.heads, HD, splits}),
-                              Arg::inout(a.plse, {c.heads, splits}),
-                              Arg::out(a.attn, {1, nq}),
-                              Arg::ticket(tickets, {c.heads}),
-                              Arg::real(scale),
-                              Arg::real(eps)};
-      const Arg oprojArgs[] = {Arg::in(a.attn, {1, nq}),
-                               Arg::in(L.o, {H, nq}),
-                               Arg::inout(a.res, {1, H}),
-                               sumsTo(2 * l + 1),
-                               Arg::in(a.qkv, {1, nqkv}),
-                               Arg::in(L.kNorm, {HD}),
-                               Arg::in(invFreq, {HD / 2}),
-                               Arg::in(pos, {1}),
-                               kc,
-                               vc,
-                               Arg::real(eps)};
+      const Arg attnArgs[] = {
+          Arg::in(a.qkv, {1, nqkv}), Arg::in(L.qNorm, {HD}), Arg::in(L.kNorm, {HD}),
+          Arg::in(invFreq, {HD / 2}), kin, vin, Arg::in(pos, {1}),
+          Arg::inout(a.po, {c.heads, HD, splits}), Arg::inout(a.plse, {c.heads, splits}),
+          Arg::out(a.attn, {1, nq}), Arg::ticket(tickets, {c.heads}), Arg::real(scale),
+          Arg::real(eps)};
+      const Arg oprojArgs[] = {
+          Arg::in(a.attn, {1, nq}), Arg::in(L.o, {H, nq}), Arg::inout(a.res, {1, H}),
+          sumsTo(2 * l + 1), Arg::in(a.qkv, {1, nqkv}), Arg::in(L.kNorm, {HD}),
+          Arg::in(invFreq, {HD / 2}), Arg::in(pos, {1}), kc, vc, Arg::real(eps)};
       const double attnLaunchBytes = attnBytes + 2 * partBytes + 2.0 * nq;
       const double oprojBytes = 2.0 * (H * nq + nq + 2 * H) + 2.0 * 4 * kvw;
-      auto chained = chains.find(A.attn.name() + "__then__" + oproj.name());
-      if (chained != chains.end()) {
+      if (A.hasChained) {
         std::vector<Arg> all(std::begin(attnArgs), std::end(attnArgs));
         all.insert(all.end(), std::begin(oprojArgs), std::end(oprojArgs));
         all.push_back(Arg::ticket(chainCounters, {kChainCounters}));
-        TRY(launch(chained->second, all.data(), all.size(),
-                   attnLaunchBytes + oprojBytes));
+        TRY(launch(A.chained, all.data(), all.size(), attnLaunchBytes + oprojBytes));
       } else {
         TRY(launch(A.attn, attnArgs, std::size(attnArgs), attnLaunchBytes));
         TRY(launch(oproj, oprojArgs, std::size(oprojArgs), oprojBytes));

@@ -106,9 +106,7 @@ struct Engine::Impl {
   /// decode_attention's ticket counters (one per query head, zero between
   /// launches: each launch leaves them so).
   Buffer tickets;
-  /// The chained kernels of the set by name (`a__then__b`), and their
-  /// counters (zero between launches).
-  std::map<std::string, Kernel> chains;
+  /// The counters of the chained kernels (zero between launches).
   Buffer chainCounters;
   static constexpr int64_t kChainCounters = 8;
   /// gemv at four rows per program (`gemv__R_4`): the LM head at K <= 2048,
@@ -139,6 +137,11 @@ struct Engine::Impl {
     /// The grouped tier's merge (attention_merge_kv_write); decode_attention
     /// merges its own shares (tile.join).
     Kernel attn, merge;
+    /// decode_attention and the output projection after it as one chained
+    /// kernel (`attn__then__projection`), where the set has it and
+    /// EngineOptions::chainedLaunches asks for it.
+    Kernel chained;
+    bool hasChained = false;
     Graph graph;
     bool graphReady = false;
   };
