@@ -205,7 +205,8 @@ TEST_P(DecodeAttentionKernel, MatchesFp64ReferenceAndWritesTheToken) {
 // share; decode_attention also at 8 shares of 200 and 250 rows (one block
 // each, the last partial: the engine's choice below 256 positions); the
 // grouped one also at 1000 rows with 31 shares (the last block partial,
-// some shares empty) and an odd number of KV heads.
+// some shares empty) and an odd number of KV heads, and at 2000 rows with
+// 48 shares (63 blocks: two per share, the last share one, fifteen empty).
 INSTANTIATE_TEST_SUITE_P(
     Contexts, DecodeAttentionKernel,
     ::testing::Values(Case{"bf16", 4, 2, 700, 16, false}, Case{"f16", 4, 2, 700, 16, false},
@@ -214,7 +215,8 @@ INSTANTIATE_TEST_SUITE_P(
                       Case{"bf16", 2, 2, 250, 8, false}, Case{"bf16", 4, 2, 700, 16, true},
                       Case{"f16", 4, 2, 700, 16, true}, Case{"f16", 8, 1, 1601, 16, true},
                       Case{"bf16", 2, 2, 1601, 32, true}, Case{"f16", 4, 2, 45, 16, true},
-                      Case{"bf16", 2, 3, 1000, 32, true}),
+                      Case{"bf16", 2, 3, 1000, 32, true}, Case{"f16", 4, 2, 2000, 48, true},
+                      Case{"bf16", 8, 1, 2000, 48, true}),
     [](const ::testing::TestParamInfo<Case> &info) {
       const Case &c = info.param;
       return std::string(c.grouped ? "grouped_" : "") + c.dtype + "_G" +
