@@ -230,7 +230,7 @@ TEST(Qwen3Engine, RejectsAnAttentionSplitCountTheKernelsLack) {
   opts.attentionSplits = 24;
   std::unique_ptr<Engine> engine;
   EXPECT_EQ(Engine::create(fixture(), opts, engine).message(),
-            "--attention-splits 24: the kernel set has 8, 16, 32");
+            "--attention-splits 24: the kernel set has 8, 16, 32, 48");
   opts.attentionSplits = 0;
   opts.attentionGroupedFrom = -1;
   EXPECT_EQ(Engine::create(fixture(), opts, engine).message(),
