@@ -328,11 +328,10 @@ Status Engine::create(const std::string &modelDir, const EngineOptions &opts,
       if (!(st = m.kernel(inst, t.attn)) ||
           (grouped && !(st = m.kernel("attention_merge_kv_write" + hd + *rest, t.merge))))
         return st;
-      // ([heads, S, HD] grouped; [heads, HD, S] per head, the partials
-      // transposed for its merge.)
+      // ([heads, HD, S]: the partials transposed for the merge.)
       for (const ContractParam &p : t.attn.contract().params)
-        if (p.name == "po" && p.shape.size() == 3 && p.shape[grouped ? 1 : 2] > 0)
-          t.splits = p.shape[grouped ? 1 : 2];
+        if (p.name == "po" && p.shape.size() == 3 && p.shape[2] > 0)
+          t.splits = p.shape[2];
       if (t.splits <= (grouped ? 1 : 0))
         return Status::error(manifest + ": '" + inst + "' has no static split count");
       // An explicit instance at the default S is the same tier.

@@ -156,6 +156,9 @@ struct Engine::Impl {
   /// kernel reads each K/V block once per GQA group on tensor cores, at a
   /// higher fixed cost per program: it runs from attentionGroupedFrom
   /// positions on (bench/results/2026-11-22-grouped-decode-attention-h200.md).
+  /// Its S = 48 (384 programs at 8 KV heads: three per SM, where S = 32
+  /// filled two) took Qwen3-4B at 4096 / 8192 positions from 329 / 300 to
+  /// 344 / 319 tok/s (bench/results/2026-11-23-long-context-decode-h200.md).
   std::vector<AttentionTier> tiers;
 
   /// The most decode attention programs a step launches per family: one
