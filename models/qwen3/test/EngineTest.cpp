@@ -165,8 +165,9 @@ TEST_P(Qwen3EngineDtype, ChainedAttentionAndProjectionMatchTransformers) {
   EXPECT_FALSE(names.count("gemv_residual_kv__HD_64"));
 }
 
-// Each KV split count of the kernel set (8, 16, 32; the grouped kernel has
-// no 8 and runs its smallest) forced, for each decode
+// Each KV split count of the kernel set (8, 16, 32, 48; the grouped kernel
+// has no 8 and decode_attention no 48: each runs its smallest) forced, for
+// each decode
 // attention (grouped from position 0, or never), then chosen per step with
 // one key per share and grouped from position 27, so the step switches
 // tiers (and graphs) at positions 27 and 32 of the generation (22 prompt
@@ -174,7 +175,7 @@ TEST_P(Qwen3EngineDtype, ChainedAttentionAndProjectionMatchTransformers) {
 // default program budget).
 TEST_P(Qwen3EngineDtype, EveryAttentionSplitCountMatchesTransformers) {
   for (int64_t groupedFrom : {int64_t(0), int64_t(1) << 40})
-    for (int64_t splits : {8, 16, 32}) {
+    for (int64_t splits : {8, 16, 32, 48}) {
       SCOPED_TRACE("S = " + std::to_string(splits) + (groupedFrom ? "" : ", grouped"));
       expectGreedyDecodeMatches(GetParam(),
                                 openEngine(GetParam(), splits, 32, groupedFrom).get());
