@@ -14,7 +14,8 @@ decode-phase tok/s median, the roofline and copy bandwidth beside each.
         --out ab.jsonl
 
 A variant is NAME=KERNELS_DIR[:FLAG,FLAG,...][@QWEN3_RUN] (its flags go to
-qwen3-run; @QWEN3_RUN runs that variant on its own binary instead of
+qwen3-run, split at commas; `\\,` is a comma inside one, as in
+`--leave-out,a\\,b`; @QWEN3_RUN runs that variant on its own binary instead of
 --qwen3-run, for an engine change: e.g. the base commit's binary beside its
 kernel set).
 One line per figure on stdout and in --out (JSON lines).
@@ -40,7 +41,8 @@ for v in args.variant:
     kernels, _, flags = rest.partition(":")
     if not name or not sep or not kernels or (at and not binary):
         ap.error(f"--variant {v!r}: expected NAME=KERNELS_DIR[:FLAG,FLAG,...][@QWEN3_RUN]")
-    variants.append((name, kernels, [f for f in flags.split(",") if f],
+    split = [f.replace("\0", ",") for f in flags.replace("\\,", "\0").split(",")]
+    variants.append((name, kernels, [f for f in split if f],
                      binary or args.qwen3_run))
 
 common.emit(args.out, kind="env", bench="decode_ab", **common.environment())
