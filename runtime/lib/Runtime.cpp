@@ -402,6 +402,23 @@ static bool writesView(const ContractParam &p) {
   return p.kind == ContractParam::Kind::View && isExclusive(p.mode);
 }
 
+/// Whether a kernel that reads `early` before its grid wait goes out as a
+/// programmatic dependent of the launch before it on `stream`.
+static bool launchesProgrammatic(const StreamImpl &stream,
+                                 const ManifestKernel &meta,
+                                 const std::vector<ByteRange> &early) {
+  return meta.gridDependencyWait && stream.device->programmaticLaunch &&
+         stream.chain.admits(early);
+}
+
+/// Lists in `chain` the views the checked launch of `meta` writes.
+static void recordWrites(ProgrammaticChain &chain, const ManifestKernel &meta,
+                         const CheckedArgs &checked) {
+  for (size_t i = 0; i < checked.count; ++i)
+    if (writesView(meta.contract.params[i]))
+      chain.recordWrite(checked.spans[i]);
+}
+
 /// A view argument's buffer, bounds and alignment; its launch form and the
 /// bytes it spans (empty for an empty view).
 static Status checkView(const StreamImpl &stream, const std::string &what,
@@ -527,7 +544,6 @@ Status Stream::launch(const Kernel &kernel, const Arg *args, size_t numArgs) {
   CheckedArgs checked;
   if (Status s = checkArgs(*impl, meta, args, numArgs, checked); !s)
     return s;
-  const auto &params = meta.contract.params;
   CheckedLaunch launch;
   launch.kernel = &k;
   launch.grid = checked.grid;
@@ -535,16 +551,12 @@ Status Stream::launch(const Kernel &kernel, const Arg *args, size_t numArgs) {
     return Status::ok(); // an empty problem
   launch.args = checked.args;
   launch.numArgs = numArgs;
-  launch.programmatic = meta.gridDependencyWait &&
-                        impl->device->programmaticLaunch &&
-                        impl->chain.admits(checked.early);
+  launch.programmatic = launchesProgrammatic(*impl, meta, checked.early);
   if (Status s = impl->launch(launch); !s)
     return s;
   if (!launch.programmatic)
     impl->chain.restart(); // it waits for everything queued before it
-  for (size_t i = 0; i < numArgs; ++i)
-    if (writesView(params[i]))
-      impl->chain.recordWrite(checked.spans[i]);
+  recordWrites(impl->chain, meta, checked);
   keepCaptured(args, numArgs);
   return Status::ok();
 }
@@ -661,9 +673,8 @@ Status Stream::launchChain(const KernelImpl &k, const Arg *args,
     launch.grid = {programs, 1, 1};
     launch.args = all.data();
     launch.numArgs = all.size();
-    launch.programmatic = programmatic = meta.gridDependencyWait &&
-                                         impl->device->programmaticLaunch &&
-                                         impl->chain.admits(early);
+    launch.programmatic = programmatic =
+        launchesProgrammatic(*impl, meta, early);
     if (Status s = impl->launch(launch); !s)
       return s;
   } else {
@@ -680,9 +691,7 @@ Status Stream::launchChain(const KernelImpl &k, const Arg *args,
   if (!programmatic)
     impl->chain.restart();
   for (size_t p = 0; p < parts; ++p)
-    for (size_t i = 0; i < checked[p].count; ++i)
-      if (writesView(k.parts[p]->meta.contract.params[i]))
-        impl->chain.recordWrite(checked[p].spans[i]);
+    recordWrites(impl->chain, k.parts[p]->meta, checked[p]);
   impl->chain.recordWrite(countersSpan);
   keepCaptured(args, numArgs);
   return Status::ok();
