@@ -96,6 +96,7 @@ void tile::buildTileToNVVMPipeline(OpPassManager &pm,
   toGPU.rematerializeBroadcasts = options.rematerializeBroadcasts;
   toGPU.registersForReductions = options.registersForReductions;
   toGPU.warpShuffles = options.warpShuffles;
+  toGPU.columnReductions = options.columnReductions;
   toGPU.gridDependencyControl = waitsForPriorGrid(options);
   toGPU.hopperMatmul = usesHopperMatmul(options);
   pm.addPass(createConvertTileToGPU(toGPU));

@@ -80,6 +80,14 @@ def ConvertTileToGPU : Pass<"convert-tile-to-gpu", "::mlir::ModuleOp"> {
       and an extract of a single element held by every thread are then
       register splats. Qwen3's per-head decode attention went from 88 to 50
       barriers;
+    * with `column-reductions` (on by default), a reduction along a dim
+      with others after it (a column reduction: `[S, HD]` partials summed
+      over S) whose threads each hold the same columns in all their slots
+      is folded in each thread's registers, combined across the lanes of a
+      warp with `gpu.shuffle xor`, and across warps through shared memory
+      (one partial per warp and column). Without it, the tile goes to
+      shared memory and one thread per column folds the whole line in
+      sequence (48 dependent loads and adds for 48 rows);
     * with `warp-shuffles` (on by default), a slice, concat, reshape,
       broadcast or permute whose operands and result all fit the first
       warp (at most 32 vector positions each) moves its elements with
@@ -201,6 +209,11 @@ def ConvertTileToGPU : Pass<"convert-tile-to-gpu", "::mlir::ModuleOp"> {
            "move the elements of slices, concats, reshapes, broadcasts "
            "and permutes whose tiles all fit the first warp with shfl.idx "
            "instead of through shared memory">,
+    Option<"columnReductions", "column-reductions", "bool", /*default=*/"true",
+           "fold a reduction along a dim with others after it in each "
+           "thread's registers, then across threads with shuffles and "
+           "shared memory, instead of one thread per column folding the "
+           "whole line through shared memory">,
     Option<"gridDependencyControl", "grid-dependency-control", "bool",
            /*default=*/"false",
            "begin each kernel with griddepcontrol.wait / launch_dependents "

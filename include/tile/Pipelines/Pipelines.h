@@ -70,6 +70,12 @@ struct TileToNVVMOptions : public PassPipelineOptions<TileToNVVMOptions> {
       llvm::cl::desc("shape ops on tiles that fit the first warp moved with "
                      "shuffles, not through shared memory"),
       llvm::cl::init(true)};
+  PassOptions::Option<bool> columnReductions{
+      *this, "column-reductions",
+      llvm::cl::desc("reductions along a dim with others after it folded "
+                     "in registers and combined with shuffles, not one "
+                     "thread per column through shared memory"),
+      llvm::cl::init(true)};
   PassOptions::Option<bool> gridDependencyControl{
       *this, "grid-dependency-control",
       llvm::cl::desc("kernels wait for the prior grid at entry, so the "

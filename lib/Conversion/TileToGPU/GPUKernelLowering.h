@@ -209,6 +209,11 @@ public:
                                                      RankedTensorType type);
   LogicalResult lowerReduce(ReduceOp op);
   LogicalResult lowerReduceLastDim(ReduceOp op);
+  /// A reduction along a dim with others after it, where each thread's
+  /// slots hold the same columns: folded in registers, then across threads
+  /// (LowerReduceColumns.cpp). `reducesColumns` says where it applies.
+  bool reducesColumns(ReduceOp op) const;
+  LogicalResult lowerReduceColumns(ReduceOp op);
   LogicalResult lowerShapeOp(Operation *op);
   /// A shape op whose operands and result fit the first warp, as shuffles
   /// (LowerWarpShuffles.cpp); null where it does not apply.
@@ -257,6 +262,8 @@ public:
   bool registersForReductions = true;
   /// warp-shuffles: shapeOpInWarp.
   bool warpShuffles = true;
+  /// column-reductions: lowerReduceColumns.
+  bool columnReductions = true;
   /// The kernel's fragment layouts (empty without fragment dots) and the
   /// registers of the tiles that have one.
   FragmentPlan fragments;

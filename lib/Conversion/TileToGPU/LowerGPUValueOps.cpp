@@ -397,6 +397,8 @@ LogicalResult GPUKernelLowering::lowerReduce(ReduceOp op) {
                   (Q % threads == 0 || threads % Q == 0);
   if (shuffles)
     return lowerReduceLastDim(op);
+  if (reducesColumns(op))
+    return lowerReduceColumns(op);
   // General: inputs in shared memory; each output element folds its line in
   // index order.
   unsigned n = op.getInputs().size();

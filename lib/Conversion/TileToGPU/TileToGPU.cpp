@@ -650,6 +650,7 @@ struct ConvertTileToGPUPass
       lowering.rematerializeBroadcasts = rematerializeBroadcasts;
       lowering.registersForReductions = registersForReductions;
       lowering.warpShuffles = warpShuffles;
+      lowering.columnReductions = columnReductions;
       for (auto [old, neu] : llvm::zip_first(kernel.getArguments(),
                                              entry.getArguments()))
         lowering.map.map(old, neu);
