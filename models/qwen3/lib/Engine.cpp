@@ -311,10 +311,10 @@ Status Engine::create(const std::string &modelDir, const EngineOptions &opts,
   const std::vector<std::string> names = m.module.kernelNames();
   // The decode attention's tiers: `decode_attention<G, HD>` and
   // `grouped_decode_attention<G, HD>` at the kernel set's default S and
-  // every `..., S = n` instance (both merge their shares themselves, and
-  // the output projection after them writes the token's K/V). A tier's S
-  // is its partial output's static dim; its launch contract refuses any
-  // other.
+  // every `..., S = n` instance; the grouped ones with the merge of the same
+  // S (decode_attention merges its shares itself, and the output
+  // projection after it writes the token's K/V). A tier's S is its partial
+  // output's static dim; the merge's launch contract refuses any other.
   for (bool grouped : {false, true}) {
     const std::string attnName =
         std::string(grouped ? "grouped_decode_attention" : "decode_attention") + g;
@@ -325,13 +325,13 @@ Status Engine::create(const std::string &modelDir, const EngineOptions &opts,
         continue;
       Impl::AttentionTier t;
       t.grouped = grouped;
-      if (!(st = m.kernel(inst, t.attn)))
+      if (!(st = m.kernel(inst, t.attn)) ||
+          (grouped && !(st = m.kernel("attention_merge_kv_write" + hd + *rest, t.merge))))
         return st;
-      // (The log-sum-exps are [heads, S] in both families; the partials
-      // [heads, HD, S] in decode_attention, [heads, S, HD] grouped.)
+      // ([heads, HD, S]: the partials transposed for the merge.)
       for (const ContractParam &p : t.attn.contract().params)
-        if (p.name == "plse" && p.shape.size() == 2 && p.shape[1] > 0)
-          t.splits = p.shape[1];
+        if (p.name == "po" && p.shape.size() == 3 && p.shape[2] > 0)
+          t.splits = p.shape[2];
       if (t.splits <= (grouped ? 1 : 0))
         return Status::error(manifest + ": '" + inst + "' has no static split count");
       // An explicit instance at the default S is the same tier.
@@ -360,8 +360,11 @@ Status Engine::create(const std::string &modelDir, const EngineOptions &opts,
     return Status::error("--attention-splits " + std::to_string(opts.attentionSplits) +
                          ": the kernel set has " + have);
   }
-  for (const Impl::AttentionTier &t : m.tiers)
+  for (const Impl::AttentionTier &t : m.tiers) {
     all.push_back(&t.attn);
+    if (t.grouped)
+      all.push_back(&t.merge);
+  }
   // Each decode GEMV's instances without bounds checks, by U: whatever the
   // kernel set has (`name__WHOLE_1`, `name__WHOLE_1__U_<U>`, either with
   // an occupancy cap `__MP_<n>` or without; the U lists live in

@@ -37,10 +37,12 @@ const Kernel &Engine::Impl::pickGemm(int64_t T, int64_t n) const {
 // The decode step: per layer, the QKV GEMV (the input norm inside it),
 // attention (the query's QK-norm and RoPE inside it, the token's own key
 // and value taken from the QKV row as its last share, its shares merged by
-// the last of each head, or KV head, to finish), the output GEMV adding to the residual
+// the last of each head to finish), the output GEMV adding to the residual
 // stream and writing the token's K/V into the caches, the gate/up GEMV
 // (the post-attention norm inside it) with SwiGLU in its epilogue, the down
-// GEMV adding to the residual stream: 5 launches. `res`
+// GEMV adding to the residual stream: 5 launches. (The grouped attention,
+// at long contexts, merges in a launch of its own that also writes the
+// K/V: 6.) `res`
 // is the residual stream throughout; the norms' weights are folded into
 // the projections after them (foldNormWeights), and each norm's sum of
 // squares is added up by the launches that write `res` (normSums). (Folding
@@ -94,33 +96,47 @@ Status Engine::Impl::decodeLayers(Acts &a, const Buffer &ids) {
     auto vc = Arg::inout(vcache, {cacheRows, c.kvHeads, HD}, {}, l * cacheLayer);
     const double attnBytes = 2.0 * (2 * (len - 1) * kvw + nqkv);
     const double partBytes = 4.0 * c.heads * splits * (HD + 1);
-    // The attention merges its shares itself (the last share of each
-    // head, or of each KV head grouped), and the output projection writes
-    // the token's K/V. Where the kernel set chains the two, one launch runs
-    // both (the projection's programs wait for the attention's on a device
-    // counter).
-    const Kernel &oproj = gemvResidualKv.pick(nq, H);
-    const Arg attnArgs[] = {
-        Arg::in(a.qkv, {1, nqkv}), Arg::in(L.qNorm, {HD}), Arg::in(L.kNorm, {HD}),
-        Arg::in(invFreq, {HD / 2}), kin, vin, Arg::in(pos, {1}),
-        A.grouped ? Arg::inout(a.po, {c.heads, splits, HD}) : Arg::inout(a.po, {c.heads, HD, splits}),
-        Arg::inout(a.plse, {c.heads, splits}),
-        Arg::out(a.attn, {1, nq}), Arg::ticket(tickets, {c.heads}), Arg::real(scale),
-        Arg::real(eps)};
-    const Arg oprojArgs[] = {
-        Arg::in(a.attn, {1, nq}), Arg::in(L.o, {H, nq}), Arg::inout(a.res, {1, H}),
-        sumsTo(2 * l + 1), Arg::in(a.qkv, {1, nqkv}), Arg::in(L.kNorm, {HD}),
-        Arg::in(invFreq, {HD / 2}), Arg::in(pos, {1}), kc, vc, Arg::real(eps)};
-    const double attnLaunchBytes = attnBytes + 2 * partBytes + 2.0 * nq;
-    const double oprojBytes = 2.0 * (H * nq + nq + 2 * H) + 2.0 * 4 * kvw;
-    if (A.hasChained) {
-      std::vector<Arg> all(std::begin(attnArgs), std::end(attnArgs));
-      all.insert(all.end(), std::begin(oprojArgs), std::end(oprojArgs));
-      all.push_back(Arg::ticket(chainCounters, {kChainCounters}));
-      TRY(launch(A.chained, all.data(), all.size(), attnLaunchBytes + oprojBytes));
+    if (A.grouped) {
+      TRY(launch(A.attn, {Arg::in(a.qkv, {1, nqkv}), Arg::in(L.qNorm, {HD}),
+                            Arg::in(L.kNorm, {HD}), Arg::in(invFreq, {HD / 2}), kin, vin,
+                            Arg::in(pos, {1}), Arg::out(a.po, {c.heads, HD, splits}),
+                            Arg::out(a.plse, {c.heads, splits}), Arg::real(scale),
+                            Arg::real(eps)},
+                 attnBytes + partBytes));
+      TRY(launch(A.merge, {Arg::in(a.po, {c.heads, HD, splits}),
+                            Arg::in(a.plse, {c.heads, splits}), Arg::out(a.attn, {1, nq}),
+                            Arg::in(a.qkv, {1, nqkv}), Arg::in(L.kNorm, {HD}),
+                            Arg::in(invFreq, {HD / 2}), Arg::in(pos, {1}), kc, vc,
+                            Arg::real(eps)},
+                 partBytes + 2.0 * nq + 2.0 * 4 * kvw));
+      TRY(gemvAdd(a.attn, nq, L.o, 2 * l + 1));
     } else {
-      TRY(launch(A.attn, attnArgs, std::size(attnArgs), attnLaunchBytes));
-      TRY(launch(oproj, oprojArgs, std::size(oprojArgs), oprojBytes));
+      // The attention merges its shares itself (the last share of each
+      // head), and the output projection writes the token's K/V. Where the
+      // kernel set chains the two, one launch runs both (the projection's
+      // programs wait for the attention's on a device counter).
+      const Kernel &oproj = gemvResidualKv.pick(nq, H);
+      const Arg attnArgs[] = {
+          Arg::in(a.qkv, {1, nqkv}), Arg::in(L.qNorm, {HD}), Arg::in(L.kNorm, {HD}),
+          Arg::in(invFreq, {HD / 2}), kin, vin, Arg::in(pos, {1}),
+          Arg::inout(a.po, {c.heads, HD, splits}), Arg::inout(a.plse, {c.heads, splits}),
+          Arg::out(a.attn, {1, nq}), Arg::ticket(tickets, {c.heads}), Arg::real(scale),
+          Arg::real(eps)};
+      const Arg oprojArgs[] = {
+          Arg::in(a.attn, {1, nq}), Arg::in(L.o, {H, nq}), Arg::inout(a.res, {1, H}),
+          sumsTo(2 * l + 1), Arg::in(a.qkv, {1, nqkv}), Arg::in(L.kNorm, {HD}),
+          Arg::in(invFreq, {HD / 2}), Arg::in(pos, {1}), kc, vc, Arg::real(eps)};
+      const double attnLaunchBytes = attnBytes + 2 * partBytes + 2.0 * nq;
+      const double oprojBytes = 2.0 * (H * nq + nq + 2 * H) + 2.0 * 4 * kvw;
+      if (A.hasChained) {
+        std::vector<Arg> all(std::begin(attnArgs), std::end(attnArgs));
+        all.insert(all.end(), std::begin(oprojArgs), std::end(oprojArgs));
+        all.push_back(Arg::ticket(chainCounters, {kChainCounters}));
+        TRY(launch(A.chained, all.data(), all.size(), attnLaunchBytes + oprojBytes));
+      } else {
+        TRY(launch(A.attn, attnArgs, std::size(attnArgs), attnLaunchBytes));
+        TRY(launch(oproj, oprojArgs, std::size(oprojArgs), oprojBytes));
+      }
     }
     TRY(launch(gemvSwiglu.pick(H, I),
                {Arg::in(a.res, {1, 1, H}), Arg::in(L.gateUp, {2, I, H}), Arg::out(a.act, {1, I}),

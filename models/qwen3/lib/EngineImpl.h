@@ -101,10 +101,10 @@ struct Engine::Impl {
   /// instances are those the kernel set has (models/qwen3/CMakeLists.txt).
   GemvFamily gemv, gemvRms, gemvResidual, gemvSwiglu;
   /// gemv_residual with the token's K/V cache write: the output projection
-  /// after the decode attention, which merges its shares itself.
+  /// after decode_attention, which merges its shares itself.
   GemvFamily gemvResidualKv;
-  /// The decode attention's ticket counters (one per query head, or per KV
-  /// head grouped; zero between launches: each launch leaves them so).
+  /// decode_attention's ticket counters (one per query head, zero between
+  /// launches: each launch leaves them so).
   Buffer tickets;
   /// The counters of the chained kernels (zero between launches).
   Buffer chainCounters;
@@ -125,16 +125,18 @@ struct Engine::Impl {
   Buffer unitNorm;
   Sampling sampling;
 
-  /// The decode attention at one KV split count S (its kernel's S: program
-  /// (head or KV head, share) over S shares of the context, the last share
-  /// of each group to finish merging them), and the decode step's graph
+  /// The decode attention at one KV split count S (its kernels' S: program
+  /// (head or KV head, share) over S shares of the context, then the merge
+  /// that also writes the token's K/V), and the decode step's graph
   /// launching it.
   struct AttentionTier {
     int64_t splits = 0;
     /// grouped_decode_attention (a program per KV head and share), else
     /// decode_attention (per query head and share).
     bool grouped = false;
-    Kernel attn;
+    /// The grouped tier's merge (attention_merge_kv_write); decode_attention
+    /// merges its own shares (tile.join).
+    Kernel attn, merge;
     /// decode_attention and the output projection after it as one chained
     /// kernel (`attn__then__projection`), where the set has it and
     /// EngineOptions::chainedLaunches asks for it.

@@ -5,17 +5,19 @@
 // query's QK-norm and RoPE inside, the token's own key and value taken from
 // the QKV row) or grouped_decode_attention (program per KV head and share,
 // scores and P V on tensor cores, the last share the token's own key and
-// value). Both merge their shares themselves (the last share of each head,
-// or KV head, to finish, tile.join; each is launched twice, so the second
-// launch finds the ticket counters back at 0). The output projection after
-// them writes the token's key and value (gemv_residual_kv,
-// LinearKernelTest).
+// value). decode_attention merges its shares itself (the last share of
+// each head, tile.join; it is launched twice, so the second launch finds
+// the ticket counters back at 0); grouped_decode_attention is followed by
+// attention_merge_kv_write (the shares combined, the token's key and value
+// written to the caches). After decode_attention the output projection
+// writes the token's key and value (gemv_residual_kv, LinearKernelTest).
 // Contexts long enough that
 // every share walks several key blocks and
 // a last block that is partial; cache rows from the token's position on
 // hold large values that must not count. The output must agree with fp64
 // softmax(q k^T * scale) v on the rounded, normalized and rotated inputs,
-// and every output element must be written.
+// every output element must be written, and the cache rows at the
+// position must hold the token's key and value.
 //
 //===----------------------------------------------------------------------===//
 
@@ -38,7 +40,7 @@ struct Case {
 
 class DecodeAttentionKernel : public ::testing::TestWithParam<Case> {};
 
-TEST_P(DecodeAttentionKernel, MatchesFp64ReferenceAndResetsItsTickets) {
+TEST_P(DecodeAttentionKernel, MatchesFp64ReferenceAndWritesTheToken) {
   const Case c = GetParam();
   const qwen3::test::HalfType ht = qwen3::test::HalfType::of(c.dtype);
   auto encode = ht.encode;
@@ -55,7 +57,12 @@ TEST_P(DecodeAttentionKernel, MatchesFp64ReferenceAndResetsItsTickets) {
   ASSERT_NO_FATAL_FAILURE(
       attn.open(c.dtype, std::string(c.grouped ? "grouped_" : "") + "decode_attention__G_" +
                              std::to_string(c.group) + "__HD_128" + sfx));
+  Kernel merge;
   Status st = Status::ok();
+  if (c.grouped) {
+    st = attn.module.kernel("attention_merge_kv_write__HD_128" + sfx, merge);
+    ASSERT_TRUE(st.isOk()) << st.message();
+  }
 
   std::mt19937 gen(5 + p0);
   std::uniform_real_distribution<float> dist(-1.5f, 1.5f);
@@ -93,25 +100,44 @@ TEST_P(DecodeAttentionKernel, MatchesFp64ReferenceAndResetsItsTickets) {
   ASSERT_TRUE(attn.device->allocate(DType::F32, heads * S, stream, bplse).isOk());
   ASSERT_TRUE(attn.device->allocate(DType::I32, heads, stream, btickets).isOk());
   ASSERT_TRUE(stream.fill(btickets, 0).isOk());
-  for (int launch = 0; launch < 2; ++launch) {
-    // The second launch's output alone is checked: poisoned again.
-    ASSERT_TRUE(stream.copyToDevice(bo, o.data(), nq * 2).isOk());
+  if (c.grouped) {
     st = stream.launch(
         attn.kernel, {Arg::in(bqkv, {1, nqkv}), Arg::in(bqw, {HD}), Arg::in(bkw, {HD}),
                       Arg::in(bf, {HD / 2}), Arg::in(bk, {maxSeq, c.kvHeads, HD}),
                       Arg::in(bv, {maxSeq, c.kvHeads, HD}), Arg::in(bpos, {1}),
-                      c.grouped ? Arg::inout(bpo, {heads, S, HD}) : Arg::inout(bpo, {heads, HD, S}),
-                      Arg::inout(bplse, {heads, S}),
-                      Arg::out(bo, {1, nq}), Arg::ticket(btickets, {heads}),
+                      Arg::out(bpo, {heads, HD, S}), Arg::out(bplse, {heads, S}),
                       Arg::real(scale), Arg::real(normEps)});
     ASSERT_TRUE(st.isOk()) << st.message();
+    st = stream.launch(merge,
+                       {Arg::in(bpo, {heads, HD, S}), Arg::in(bplse, {heads, S}),
+                        Arg::out(bo, {1, nq}), Arg::in(bqkv, {1, nqkv}), Arg::in(bkw, {HD}),
+                        Arg::in(bf, {HD / 2}), Arg::in(bpos, {1}),
+                        Arg::inout(bk, {maxSeq, c.kvHeads, HD}),
+                        Arg::inout(bv, {maxSeq, c.kvHeads, HD}), Arg::real(normEps)});
+    ASSERT_TRUE(st.isOk()) << st.message();
+  } else {
+    for (int launch = 0; launch < 2; ++launch) {
+      // The second launch's output alone is checked: poisoned again.
+      ASSERT_TRUE(stream.copyToDevice(bo, o.data(), nq * 2).isOk());
+      st = stream.launch(
+          attn.kernel, {Arg::in(bqkv, {1, nqkv}), Arg::in(bqw, {HD}), Arg::in(bkw, {HD}),
+                        Arg::in(bf, {HD / 2}), Arg::in(bk, {maxSeq, c.kvHeads, HD}),
+                        Arg::in(bv, {maxSeq, c.kvHeads, HD}), Arg::in(bpos, {1}),
+                        Arg::inout(bpo, {heads, HD, S}), Arg::inout(bplse, {heads, S}),
+                        Arg::out(bo, {1, nq}), Arg::ticket(btickets, {heads}),
+                        Arg::real(scale), Arg::real(normEps)});
+      ASSERT_TRUE(st.isOk()) << st.message();
+    }
+    std::vector<int32_t> tickets(heads, -1);
+    ASSERT_TRUE(stream.copyToHost(tickets.data(), btickets, heads * 4).isOk());
+    ASSERT_TRUE(stream.synchronize().isOk());
+    for (int64_t h = 0; h < heads; ++h)
+      ASSERT_EQ(tickets[h], 0) << "head " << h << "'s ticket counter after the launches";
   }
-  std::vector<int32_t> tickets(heads, -1);
-  ASSERT_TRUE(stream.copyToHost(tickets.data(), btickets, heads * 4).isOk());
-  ASSERT_TRUE(stream.synchronize().isOk());
-  for (int64_t h = 0; h < heads; ++h)
-    ASSERT_EQ(tickets[h], 0) << "ticket counter " << h << " after the launches";
+  std::vector<uint16_t> kAfter(kc.size()), vAfter(vc.size());
   ASSERT_TRUE(stream.copyToHost(o.data(), bo, nq * 2).isOk());
+  ASSERT_TRUE(stream.copyToHost(kAfter.data(), bk, kc.size() * 2).isOk());
+  ASSERT_TRUE(stream.copyToHost(vAfter.data(), bv, vc.size() * 2).isOk());
   ASSERT_TRUE(stream.synchronize().isOk());
 
   // QK-norm then RoPE at the position, rounded where rope.tile rounds.
@@ -124,6 +150,18 @@ TEST_P(DecodeAttentionKernel, MatchesFp64ReferenceAndResetsItsTickets) {
   for (int64_t kvh = 0; kvh < c.kvHeads; ++kvh) {
     const std::vector<double> kn = normRope(&qkv[nq + kvh * HD], kw);
     const uint16_t *vn = &qkv[nq + c.kvHeads * HD + kvh * HD];
+    // The grouped attention's merge wrote the token's key and value at its
+    // position. The key
+    // is a sum of two rounded products of magnitude up to about 2 (cos and
+    // sin rounded from f32 here, from f64 in the reference, may differ in
+    // the last place): a few units of the type's rounding at that scale,
+    // however small the sum.
+    for (int64_t d = 0; d < HD && c.grouped; ++d) {
+      const int64_t at = (p0 * c.kvHeads + kvh) * HD + d;
+      ASSERT_LE(std::abs(decode(kAfter[at]) - kn[d]), 2 * eps * (std::abs(kn[d]) + 1.0))
+          << c.dtype << ": key cache row " << p0 << ", KV head " << kvh << ", dim " << d;
+      ASSERT_EQ(vAfter[at], vn[d]) << c.dtype << ": value cache row " << p0 << ", dim " << d;
+    }
     for (int64_t g = 0; g < c.group; ++g) {
       const int64_t h = kvh * c.group + g;
       const std::vector<double> qn = normRope(&qkv[h * HD], qw);
