@@ -3,7 +3,9 @@
 // Compiled for the CPU and the CUDA device, as DeviceTest.cpp. On the GPU
 // these kernels' reductions, broadcasts and shape ops take no shared
 // memory: a row's sum kept in each thread of its warp, a column reduced by
-// shuffles, rows of one vector folded in their own thread, loop-carried
+// shuffles, rows of one vector folded in their own thread, columns of a
+// tile folded by each thread over its rows and then across threads (the
+// one shared-memory step: a partial per warp), loop-carried
 // single elements given to the warp by lane 0, slices, concats, reshapes,
 // broadcasts and permutes of tiles in the first warp as shuffles
 // (test/Conversion/TileToGPU/reduce-in-registers.mlir and
@@ -96,6 +98,42 @@ TEST_F(SmallTileTest, SoftmaxOverRowsOfEight) {
   // 150 rows: the last program's 64-row block is partial.
   expectRows("softmax_rows8", 150, 8,
              [](const float *x, double *y) { softmax(x, y, 8); }, 1e-5);
+}
+
+TEST_F(SmallTileTest, WeightedSumsOverColumns) {
+  struct Shape {
+    const char *kernel;
+    int rows, cols; // R, D of the instance
+  };
+  for (Shape sh : {Shape{"weighted_rows", 48, 128}, Shape{"weighted_rows__R_6", 6, 128},
+                   Shape{"weighted_rows__R_20__D_64", 20, 64}}) {
+    const int outs = 9, R = sh.rows, D = sh.cols;
+    auto x = randomFloats(outs * R * D, -3, 3, 41 + R);
+    auto lse = randomFloats(outs * R, -8, 8, 43 + R);
+    Buffer bx = rt.upload(x), bl = rt.upload(lse);
+    Buffer by = rt.upload(poisoned32(outs * D));
+    ASSERT_OK(rt.stream().launch(rt.kernel(sh.kernel),
+                                 {Arg::in(bx, {outs * R, D}), Arg::in(bl, {outs * R, 1}),
+                                  Arg::out(by, {outs, D})}));
+    std::vector<float> y = rt.download(by);
+    for (int n = 0; n < outs; ++n) {
+      double m = -INFINITY, s = 0;
+      for (int r = 0; r < R; ++r)
+        m = std::max(m, double(lse[n * R + r]));
+      for (int r = 0; r < R; ++r)
+        s += std::exp(double(lse[n * R + r]) - m);
+      for (int d = 0; d < D; ++d) {
+        double want = 0;
+        for (int r = 0; r < R; ++r)
+          want += std::exp(double(lse[n * R + r]) - m) / s * x[(n * R + r) * D + d];
+        float got = y[n * D + d];
+        ASSERT_FALSE(isPoison(got)) << sh.kernel << " y[" << n << ", " << d << "]";
+        // Weights of one row in [0, 1] summing to 1 over values of |x| <= 3.
+        ASSERT_LE(std::abs(got - want), 1e-5 * (std::abs(want) + 1))
+            << sh.kernel << " y[" << n << ", " << d << "]";
+      }
+    }
+  }
 }
 
 TEST_F(SmallTileTest, LoopCarriedLogSumExpOverRowsReadFromDevice) {
