@@ -328,10 +328,11 @@ Status Engine::create(const std::string &modelDir, const EngineOptions &opts,
       if (!(st = m.kernel(inst, t.attn)) ||
           (grouped && !(st = m.kernel("attention_merge_kv_write" + hd + *rest, t.merge))))
         return st;
-      // ([heads, HD, S]: the partials transposed for the merge.)
+      // (The log-sum-exps are [heads, S] in both families; the partials
+      // [heads, HD, S] in decode_attention, [heads, S, HD] grouped.)
       for (const ContractParam &p : t.attn.contract().params)
-        if (p.name == "po" && p.shape.size() == 3 && p.shape[2] > 0)
-          t.splits = p.shape[2];
+        if (p.name == "plse" && p.shape.size() == 2 && p.shape[1] > 0)
+          t.splits = p.shape[1];
       if (t.splits <= (grouped ? 1 : 0))
         return Status::error(manifest + ": '" + inst + "' has no static split count");
       // An explicit instance at the default S is the same tier.

@@ -99,11 +99,11 @@ Status Engine::Impl::decodeLayers(Acts &a, const Buffer &ids) {
     if (A.grouped) {
       TRY(launch(A.attn, {Arg::in(a.qkv, {1, nqkv}), Arg::in(L.qNorm, {HD}),
                             Arg::in(L.kNorm, {HD}), Arg::in(invFreq, {HD / 2}), kin, vin,
-                            Arg::in(pos, {1}), Arg::out(a.po, {c.heads, HD, splits}),
+                            Arg::in(pos, {1}), Arg::out(a.po, {c.heads, splits, HD}),
                             Arg::out(a.plse, {c.heads, splits}), Arg::real(scale),
                             Arg::real(eps)},
                  attnBytes + partBytes));
-      TRY(launch(A.merge, {Arg::in(a.po, {c.heads, HD, splits}),
+      TRY(launch(A.merge, {Arg::in(a.po, {c.heads, splits, HD}),
                             Arg::in(a.plse, {c.heads, splits}), Arg::out(a.attn, {1, nq}),
                             Arg::in(a.qkv, {1, nqkv}), Arg::in(L.kNorm, {HD}),
                             Arg::in(invFreq, {HD / 2}), Arg::in(pos, {1}), kc, vc,

@@ -105,11 +105,11 @@ TEST_P(DecodeAttentionKernel, MatchesFp64ReferenceAndWritesTheToken) {
         attn.kernel, {Arg::in(bqkv, {1, nqkv}), Arg::in(bqw, {HD}), Arg::in(bkw, {HD}),
                       Arg::in(bf, {HD / 2}), Arg::in(bk, {maxSeq, c.kvHeads, HD}),
                       Arg::in(bv, {maxSeq, c.kvHeads, HD}), Arg::in(bpos, {1}),
-                      Arg::out(bpo, {heads, HD, S}), Arg::out(bplse, {heads, S}),
+                      Arg::out(bpo, {heads, S, HD}), Arg::out(bplse, {heads, S}),
                       Arg::real(scale), Arg::real(normEps)});
     ASSERT_TRUE(st.isOk()) << st.message();
     st = stream.launch(merge,
-                       {Arg::in(bpo, {heads, HD, S}), Arg::in(bplse, {heads, S}),
+                       {Arg::in(bpo, {heads, S, HD}), Arg::in(bplse, {heads, S}),
                         Arg::out(bo, {1, nq}), Arg::in(bqkv, {1, nqkv}), Arg::in(bkw, {HD}),
                         Arg::in(bf, {HD / 2}), Arg::in(bpos, {1}),
                         Arg::inout(bk, {maxSeq, c.kvHeads, HD}),
