@@ -328,7 +328,8 @@ Status Engine::create(const std::string &modelDir, const EngineOptions &opts,
       if (!(st = m.kernel(inst, t.attn)) ||
           (grouped && !(st = m.kernel("attention_merge_kv_write" + hd + *rest, t.merge))))
         return st;
-      // (The partials are [heads, S, HD], the log-sum-exps [heads, S].)
+      // (The log-sum-exps are [heads, S] in both families; the partials
+      // [heads, HD, S] in decode_attention, [heads, S, HD] grouped.)
       for (const ContractParam &p : t.attn.contract().params)
         if (p.name == "plse" && p.shape.size() == 2 && p.shape[1] > 0)
           t.splits = p.shape[1];

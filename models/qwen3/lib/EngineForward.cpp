@@ -119,7 +119,7 @@ Status Engine::Impl::decodeLayers(Acts &a, const Buffer &ids) {
       const Arg attnArgs[] = {
           Arg::in(a.qkv, {1, nqkv}), Arg::in(L.qNorm, {HD}), Arg::in(L.kNorm, {HD}),
           Arg::in(invFreq, {HD / 2}), kin, vin, Arg::in(pos, {1}),
-          Arg::inout(a.po, {c.heads, splits, HD}), Arg::inout(a.plse, {c.heads, splits}),
+          Arg::inout(a.po, {c.heads, HD, splits}), Arg::inout(a.plse, {c.heads, splits}),
           Arg::out(a.attn, {1, nq}), Arg::ticket(tickets, {c.heads}), Arg::real(scale),
           Arg::real(eps)};
       const Arg oprojArgs[] = {

@@ -123,7 +123,7 @@ TEST_P(DecodeAttentionKernel, MatchesFp64ReferenceAndWritesTheToken) {
           attn.kernel, {Arg::in(bqkv, {1, nqkv}), Arg::in(bqw, {HD}), Arg::in(bkw, {HD}),
                         Arg::in(bf, {HD / 2}), Arg::in(bk, {maxSeq, c.kvHeads, HD}),
                         Arg::in(bv, {maxSeq, c.kvHeads, HD}), Arg::in(bpos, {1}),
-                        Arg::inout(bpo, {heads, S, HD}), Arg::inout(bplse, {heads, S}),
+                        Arg::inout(bpo, {heads, HD, S}), Arg::inout(bplse, {heads, S}),
                         Arg::out(bo, {1, nq}), Arg::ticket(btickets, {heads}),
                         Arg::real(scale), Arg::real(normEps)});
       ASSERT_TRUE(st.isOk()) << st.message();
