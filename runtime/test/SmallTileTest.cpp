@@ -105,16 +105,18 @@ TEST_F(SmallTileTest, WeightedSumsOverColumns) {
     const char *kernel;
     int rows, cols; // R, D of the instance
   };
-  for (Shape sh : {Shape{"weighted_rows", 48, 128}, Shape{"weighted_rows__R_6", 6, 128},
-                   Shape{"weighted_rows__R_20__D_64", 20, 64}}) {
+  for (Shape sh :
+       {Shape{"weighted_rows", 48, 128}, Shape{"weighted_rows__R_6", 6, 128},
+        Shape{"weighted_rows__R_20__D_64", 20, 64}}) {
     const int outs = 9, R = sh.rows, D = sh.cols;
     auto x = randomFloats(outs * R * D, -3, 3, 41 + R);
     auto lse = randomFloats(outs * R, -8, 8, 43 + R);
     Buffer bx = rt.upload(x), bl = rt.upload(lse);
     Buffer by = rt.upload(poisoned32(outs * D));
-    ASSERT_OK(rt.stream().launch(rt.kernel(sh.kernel),
-                                 {Arg::in(bx, {outs * R, D}), Arg::in(bl, {outs * R, 1}),
-                                  Arg::out(by, {outs, D})}));
+    ASSERT_OK(
+        rt.stream().launch(rt.kernel(sh.kernel), {Arg::in(bx, {outs * R, D}),
+                                                  Arg::in(bl, {outs * R, 1}),
+                                                  Arg::out(by, {outs, D})}));
     std::vector<float> y = rt.download(by);
     for (int n = 0; n < outs; ++n) {
       double m = -INFINITY, s = 0;
@@ -125,9 +127,11 @@ TEST_F(SmallTileTest, WeightedSumsOverColumns) {
       for (int d = 0; d < D; ++d) {
         double want = 0;
         for (int r = 0; r < R; ++r)
-          want += std::exp(double(lse[n * R + r]) - m) / s * x[(n * R + r) * D + d];
+          want +=
+              std::exp(double(lse[n * R + r]) - m) / s * x[(n * R + r) * D + d];
         float got = y[n * D + d];
-        ASSERT_FALSE(isPoison(got)) << sh.kernel << " y[" << n << ", " << d << "]";
+        ASSERT_FALSE(isPoison(got))
+            << sh.kernel << " y[" << n << ", " << d << "]";
         // Weights of one row in [0, 1] summing to 1 over values of |x| <= 3.
         ASSERT_LE(std::abs(got - want), 1e-5 * (std::abs(want) + 1))
             << sh.kernel << " y[" << n << ", " << d << "]";

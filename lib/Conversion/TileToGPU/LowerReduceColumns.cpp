@@ -1,4 +1,4 @@
-//===- LowerReduceColumns.cpp - reductions across rows, in registers -------===//
+//===- LowerReduceColumns.cpp - reductions across rows, in registers ------===//
 //
 // A reduction along a dim followed by others (a column reduction: a
 // softmax-weighted sum of [S, HD] partials over S, P V over a key block)
@@ -31,7 +31,8 @@ struct ColumnShape {
   int64_t inner = 0; ///< elements after the reduced dim (one output row)
   int64_t C = 0;     ///< threads per row: inner / vec
   int64_t M = 0;     ///< threads per group of rows combined in a warp
-  int64_t groups = 0; ///< groups that hold rows: their partials meet in shared memory
+  /// Groups that hold rows: their partials meet in shared memory.
+  int64_t groups = 0;
   bool allValid = false; ///< every slot of every thread is inside the tile
 };
 } // namespace
@@ -58,7 +59,8 @@ static std::optional<ColumnShape> columnShape(RankedTensorType type,
   s.M = std::max<int64_t>(s.C, 32);
   // A group g holds rows iff its first thread's first slot is in the tile;
   // then each of its columns is (thread g * M + c, a multiple of C apart).
-  s.groups = std::min<int64_t>(threads / s.M, llvm::divideCeil(in.positions, s.M));
+  s.groups =
+      std::min<int64_t>(threads / s.M, llvm::divideCeil(in.positions, s.M));
   s.allValid = in.positions % threads == 0;
   return s;
 }
@@ -118,8 +120,8 @@ LogicalResult GPUKernelLowering::lowerReduceColumns(ReduceOp op) {
   }
   // The rows of a warp: lanes C apart hold the same columns.
   for (int64_t off = s.C; off < 32; off *= 2) {
-    Value otherHave = have ? shuffleXor(loc, have, static_cast<int32_t>(off))
-                           : Value();
+    Value otherHave =
+        have ? shuffleXor(loc, have, static_cast<int32_t>(off)) : Value();
     for (int64_t l = 0; l < in.vec; ++l) {
       SmallVector<Value> other;
       for (Value v : acc[l])
@@ -131,8 +133,7 @@ LogicalResult GPUKernelLowering::lowerReduceColumns(ReduceOp op) {
           continue;
         }
         Value both = arith::AndIOp::create(b, loc, have, otherHave);
-        acc[l][i] =
-            select(both, merged[i], select(have, acc[l][i], other[i]));
+        acc[l][i] = select(both, merged[i], select(have, acc[l][i], other[i]));
       }
     }
     if (have)
