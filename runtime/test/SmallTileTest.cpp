@@ -140,6 +140,42 @@ TEST_F(SmallTileTest, WeightedSumsOverColumns) {
   }
 }
 
+TEST_F(SmallTileTest, ArgmaxOverColumnsTakesTheFirstOfTies) {
+  // Values from {-2, ..., 2}: most columns hold their maximum in several
+  // rows, and the first of them must win whichever thread held it.
+  const int outs = 7, R = 20, D = 64;
+  auto x = randomFloats(outs * R * D, -2.49f, 2.49f, 53);
+  for (float &e : x)
+    e = std::round(e);
+  Buffer bx = rt.upload(x);
+  Buffer bv = rt.upload(poisoned32(outs * D));
+  Buffer bi;
+  ASSERT_OK(rt.device->allocate(DType::I32, outs * D, bi));
+  std::vector<int32_t> poison(outs * D, -7);
+  ASSERT_OK(rt.stream().copyToDevice(bi, poison.data(), poison.size() * 4));
+  ASSERT_OK(rt.stream().launch(rt.kernel("argmax_rows"),
+                               {Arg::in(bx, {outs * R, D}), Arg::out(bv, {outs, D}),
+                                Arg::out(bi, {outs, D})}));
+  std::vector<float> v = rt.download(bv);
+  std::vector<int32_t> idx(outs * D);
+  ASSERT_OK(rt.stream().copyToHost(idx.data(), bi, idx.size() * 4));
+  ASSERT_OK(rt.stream().synchronize());
+  int ties = 0;
+  for (int n = 0; n < outs; ++n)
+    for (int d = 0; d < D; ++d) {
+      int first = 0, count = 0;
+      for (int r = 0; r < R; ++r)
+        if (x[(n * R + r) * D + d] > x[(n * R + first) * D + d])
+          first = r;
+      for (int r = 0; r < R; ++r)
+        count += x[(n * R + r) * D + d] == x[(n * R + first) * D + d];
+      ties += count > 1;
+      ASSERT_EQ(v[n * D + d], x[(n * R + first) * D + d]) << "v[" << n << ", " << d << "]";
+      ASSERT_EQ(idx[n * D + d], first) << "i[" << n << ", " << d << "]";
+    }
+  EXPECT_GT(ties, outs * D / 2) << "the input should tie in most columns";
+}
+
 TEST_F(SmallTileTest, LoopCarriedLogSumExpOverRowsReadFromDevice) {
   const int xrows = 40, outs = 7;
   auto x = randomFloats(xrows * 6, -3, 3, 23);
