@@ -153,9 +153,10 @@ TEST_F(SmallTileTest, ArgmaxOverColumnsTakesTheFirstOfTies) {
   ASSERT_OK(rt.device->allocate(DType::I32, outs * D, bi));
   std::vector<int32_t> poison(outs * D, -7);
   ASSERT_OK(rt.stream().copyToDevice(bi, poison.data(), poison.size() * 4));
-  ASSERT_OK(rt.stream().launch(rt.kernel("argmax_rows"),
-                               {Arg::in(bx, {outs * R, D}), Arg::out(bv, {outs, D}),
-                                Arg::out(bi, {outs, D})}));
+  ASSERT_OK(
+      rt.stream().launch(rt.kernel("argmax_rows"),
+                         {Arg::in(bx, {outs * R, D}), Arg::out(bv, {outs, D}),
+                          Arg::out(bi, {outs, D})}));
   std::vector<float> v = rt.download(bv);
   std::vector<int32_t> idx(outs * D);
   ASSERT_OK(rt.stream().copyToHost(idx.data(), bi, idx.size() * 4));
@@ -170,7 +171,8 @@ TEST_F(SmallTileTest, ArgmaxOverColumnsTakesTheFirstOfTies) {
       for (int r = 0; r < R; ++r)
         count += x[(n * R + r) * D + d] == x[(n * R + first) * D + d];
       ties += count > 1;
-      ASSERT_EQ(v[n * D + d], x[(n * R + first) * D + d]) << "v[" << n << ", " << d << "]";
+      ASSERT_EQ(v[n * D + d], x[(n * R + first) * D + d])
+          << "v[" << n << ", " << d << "]";
       ASSERT_EQ(idx[n * D + d], first) << "i[" << n << ", " << d << "]";
     }
   EXPECT_GT(ties, outs * D / 2) << "the input should tie in most columns";
