@@ -78,7 +78,7 @@ Generates text with a Hugging Face Qwen3 checkpoint on tile kernels.
                          starts only after the previous one ends)
   --chain                the decode attention and the output projection as
                          one chained kernel where the kernel set has the
-                         pair (measurement: slower on an H200 so far)
+                         pair (measurement: no faster on an H200 so far)
   --attention-splits N   the decode attention's KV split count, one the
                          kernel set has (default: per step, among the S
                          whose grid, heads x S or KV heads x S grouped,

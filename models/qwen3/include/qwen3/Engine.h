@@ -32,7 +32,8 @@ struct EngineOptions {
   /// Run the decode attention and the output projection after it as one
   /// chained kernel where the kernel set has the pair (tilec --chain). Off
   /// by default: 8-10% slower decode on an H200
-  /// (bench/results/2026-11-23-chained-launches-h200.md).
+  /// (bench/results/2026-11-23-chained-launches-h200.md), a tie since the
+  /// column reductions (bench/results/2026-11-23-column-reductions-h200.md).
   bool chainedLaunches = false;
   /// The decode attention's KV split count (an S the kernel set has); 0:
   /// chosen per step among the S whose grid, heads x S (KV heads x S for
