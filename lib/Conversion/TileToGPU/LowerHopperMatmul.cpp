@@ -13,6 +13,8 @@
 
 #include "GPUKernelLowering.h"
 
+#include "tile/Conversion/Utils/ElementConversion.h"
+
 #include "tile/Conversion/TileToGPU/HopperMatmul.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -22,6 +24,7 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/IRMapping.h"
 #include "mlir/IR/Matchers.h"
 
 using namespace mlir;
@@ -99,10 +102,9 @@ std::optional<HopperMatmulPlan> tile::planHopperMatmul(KernelOp kernel) {
     return std::nullopt;
   int64_t bm = accType.getDimSize(0), bn = accType.getDimSize(1);
 
-  // The body: two loads, a transpose of w's tile, the dot, the yield.
+  // The body: x's load, w's load (or two, stacked), a transpose of w's
+  // tile, the dot, the yield.
   Block &inner = *loop.getBody();
-  if (inner.getOperations().size() != 5)
-    return std::nullopt;
   auto yield = cast<scf::YieldOp>(inner.getTerminator());
   auto dot = yield.getOperand(0).getDefiningOp<DotOp>();
   if (!dot || dot->getBlock() != &inner ||
@@ -113,15 +115,33 @@ std::optional<HopperMatmulPlan> tile::planHopperMatmul(KernelOp kernel) {
   if (!xLoad || !permute ||
       permute.getPermutation() != ArrayRef<int64_t>{1, 0})
     return std::nullopt;
-  auto wLoad = permute.getSource().getDefiningOp<LoadOp>();
-  if (!wLoad)
+  SmallVector<LoadOp, 2> wLoads;
+  Operation *stack = nullptr;
+  if (auto w = permute.getSource().getDefiningOp<LoadOp>()) {
+    wLoads.push_back(w);
+  } else if (auto cat = permute.getSource().getDefiningOp<ConcatOp>()) {
+    if (cat.getDim() != 0 || cat.getInputs().size() != 2)
+      return std::nullopt;
+    for (Value in : cat.getInputs()) {
+      auto w = in.getDefiningOp<LoadOp>();
+      if (!w || !w->hasOneUse())
+        return std::nullopt;
+      wLoads.push_back(w);
+    }
+    stack = cat;
+  } else {
+    return std::nullopt;
+  }
+  if (inner.getOperations().size() != 4 + wLoads.size() + (stack ? 1 : 0))
     return std::nullopt;
   Type element = xLoad.getResult().getType().getElementType();
-  if (!(element.isF16() || element.isBF16()) ||
-      wLoad.getResult().getType().getElementType() != element)
+  if (!(element.isF16() || element.isBF16()))
     return std::nullopt;
-  for (LoadOp l : {xLoad, wLoad}) {
-    if (l->getBlock() != &inner || l.getIndices().size() != 2 ||
+  SmallVector<LoadOp, 3> loads{xLoad};
+  loads.append(wLoads.begin(), wLoads.end());
+  for (LoadOp l : loads) {
+    if (l.getResult().getType().getElementType() != element ||
+        l->getBlock() != &inner || l.getIndices().size() != 2 ||
         l.getIndices()[1] != loop.getInductionVar() ||
         loop->isAncestor(l.getIndices()[0].getParentBlock()->getParentOp()))
       return std::nullopt;
@@ -131,11 +151,22 @@ std::optional<HopperMatmulPlan> tile::planHopperMatmul(KernelOp kernel) {
         return std::nullopt;
     }
   }
-  Value m = xLoad.getIndices()[0], n = wLoad.getIndices()[0];
+  int64_t wParts = wLoads.size();
+  if (bn % wParts != 0)
+    return std::nullopt;
+  Value m = xLoad.getIndices()[0];
   auto x = partitionArgument(kernel, xLoad.getSource(), {bm, kBK},
                              OwnershipMode::In);
-  auto w = partitionArgument(kernel, wLoad.getSource(), {bn, kBK},
-                             OwnershipMode::In);
+  std::optional<unsigned> w;
+  SmallVector<Value, 2> wRows;
+  for (LoadOp l : wLoads) {
+    auto arg = partitionArgument(kernel, l.getSource(), {bn / wParts, kBK},
+                                 OwnershipMode::In);
+    if (!arg || (w && *arg != *w))
+      return std::nullopt;
+    w = arg;
+    wRows.push_back(l.getIndices()[0]);
+  }
   if (!x || !w)
     return std::nullopt;
   // The K loop covers x's tiles along K.
@@ -144,30 +175,83 @@ std::optional<HopperMatmulPlan> tile::planHopperMatmul(KernelOp kernel) {
       count.getIndex() != 1)
     return std::nullopt;
 
-  // The accumulator is converted and stored, whole, to y[m, n].
-  if (!loop.getResult(0).hasOneUse())
-    return std::nullopt;
-  auto convert = dyn_cast<ConvertOp>(*loop.getResult(0).getUsers().begin());
-  if (!convert || !convert.getResult().hasOneUse() ||
-      convert.getResult().getType().getElementType() != element)
-    return std::nullopt;
-  auto store = dyn_cast<StoreOp>(*convert.getResult().getUsers().begin());
+  // After the loop: the epilogue computing one tile stored, whole, to
+  // y[m, n]. Its ops run on the accumulator's registers (wgmma's layout:
+  // a thread holds column pairs of two rows), so each must map register to
+  // register: column slices at multiples of 8 of whole rows, converts,
+  // splats of constants and element-wise ops. Anything else after the loop
+  // (other than owning y's tile, constants, the return) is not planned.
+  Operation *storeOp = nullptr;
+  SmallVector<Operation *> epilogue;
+  llvm::SmallPtrSet<Value, 16> computed{loop.getResult(0)};
+  for (Operation *op = loop->getNextNode(); op; op = op->getNextNode()) {
+    if (isa<ReturnOp, OwnOp>(op))
+      continue;
+    if (auto st = dyn_cast<StoreOp>(op)) {
+      if (storeOp || !computed.count(st.getValue()))
+        return std::nullopt;
+      storeOp = op;
+      continue;
+    }
+    bool tensorResult = op->getNumResults() == 1 &&
+                        isa<RankedTensorType>(op->getResult(0).getType());
+    if (!tensorResult) {
+      if (isa<arith::ConstantOp>(op))
+        continue;
+      return std::nullopt;
+    }
+    auto type = cast<RankedTensorType>(op->getResult(0).getType());
+    if (type.getRank() != 2 || type.getDimSize(0) != bm ||
+        type.getDimSize(1) % 8 != 0)
+      return std::nullopt;
+    bool fromEpilogue = llvm::all_of(
+        op->getOperands(), [&](Value v) { return computed.count(v) != 0; });
+    if (auto slice = dyn_cast<SliceOp>(op)) {
+      ArrayRef<int64_t> at = slice.getOffsets();
+      if (!fromEpilogue || at[0] != 0 || at[1] % 8 != 0)
+        return std::nullopt;
+    } else if (auto splat = dyn_cast<SplatOp>(op)) {
+      // A constant, or a scalar the kernel computed before the loop.
+      Value v = splat.getValue();
+      Operation *def = v.getDefiningOp();
+      bool before = def ? def->getBlock() == loop->getBlock() &&
+                              def->isBeforeInBlock(loop)
+                        : v.getParentBlock() == loop->getBlock();
+      if (!before && !(def && isa<arith::ConstantOp>(def)))
+        return std::nullopt;
+    } else if (!(isa<ConvertOp>(op) || op->hasTrait<OpTrait::Elementwise>()) ||
+               !fromEpilogue || op->getNumRegions() != 0) {
+      return std::nullopt;
+    }
+    computed.insert(op->getResult(0));
+    epilogue.push_back(op);
+  }
+  auto store = dyn_cast_or_null<StoreOp>(storeOp);
   if (!store || !store.getIndices().empty())
     return std::nullopt;
-  auto own = store.getDest().getDefiningOp<OwnOp>();
-  if (!own || own.getIndices().size() != 2 || own.getIndices()[0] != m ||
-      own.getIndices()[1] != n)
+  auto stored = cast<RankedTensorType>(store.getValue().getType());
+  if (stored.getElementType() != element)
     return std::nullopt;
-  auto y = partitionArgument(kernel, own.getPartition(), {bm, bn},
+  auto own = store.getDest().getDefiningOp<OwnOp>();
+  if (!own || own.getIndices().size() != 2 || own.getIndices()[0] != m)
+    return std::nullopt;
+  int64_t yCols = stored.getDimSize(1);
+  auto y = partitionArgument(kernel, own.getPartition(), {bm, yCols},
                              OwnershipMode::Out);
   if (!y || cast<ViewType>(kernel.getArgumentTypes()[*y]).getElementType() !=
                 element)
     return std::nullopt;
 
-  if ((bm != 64 && bm != 128) || bn % 8 != 0 || bn < 8 || bn > 256)
+  if ((bm != 64 && bm != 128) || bn % (8 * wParts) != 0 || bn < 8 || bn > 256 ||
+      (bn / wParts) % 8 != 0)
     return std::nullopt;
-  HopperMatmulPlan plan{*x, *w, *y, bm, bn, kBK, /*stages=*/0, bm / 64,
-                        element, m, n, loop, convert, store};
+  HopperMatmulPlan plan;
+  plan.x = *x, plan.w = *w, plan.y = *y;
+  plan.bm = bm, plan.bn = bn, plan.bk = kBK;
+  plan.consumers = bm / 64, plan.wParts = wParts, plan.yCols = yCols;
+  plan.element = element;
+  plan.m = m, plan.yn = own.getIndices()[1], plan.wRows = wRows;
+  plan.loop = loop, plan.epilogue = epilogue, plan.store = store;
   plan.stages = std::min<int64_t>(
       8, (kMaxSharedBytes - 1024) / (plan.stageBytes() + 16));
   if (plan.stages < 2)
@@ -303,8 +387,6 @@ void HopperMatmulEmitter::produce(Value numK, Value xMap, Value wMap) {
   b.setInsertionPointToStart(&issuer.getThenRegion().front());
   Value rowX =
       toI32(arith::MulIOp::create(b, loc, l.lookup(plan.m), l.index(plan.bm)));
-  Value rowW =
-      toI32(arith::MulIOp::create(b, loc, l.lookup(plan.n), l.index(plan.bn)));
   auto loop = scf::ForOp::create(b, loc, l.index(0), numK, l.index(1));
   b.setInsertionPointToStart(loop.getBody());
   Value k = toI32(loop.getInductionVar());
@@ -327,8 +409,18 @@ void HopperMatmulEmitter::produce(Value numK, Value xMap, Value wMap) {
         Value(), NVVM::TMALoadMode::TILE, false, nullptr, Value());
   };
   load(xMap, base, rowX);
-  load(wMap,
-       arith::AddIOp::create(b, loc, base, c32(plan.bm * plan.bk * 2)), rowW);
+  // w's rows of the stage, one TMA box per part, stacked: the parts' boxes
+  // are whole 1024-byte swizzle periods, so two of them lie exactly as one
+  // box of their rows together would.
+  int64_t partRows = plan.bn / plan.wParts;
+  for (int64_t p = 0; p < plan.wParts; ++p) {
+    Value rowW = toI32(arith::MulIOp::create(b, loc, l.lookup(plan.wRows[p]),
+                                             l.index(partRows)));
+    load(wMap,
+         arith::AddIOp::create(b, loc, base,
+                               c32((plan.bm + p * partRows) * plan.bk * 2)),
+         rowW);
+  }
 }
 
 void HopperMatmulEmitter::consume(Value numK, Value consumer) {
@@ -402,7 +494,56 @@ void HopperMatmulEmitter::consume(Value numK, Value consumer) {
   NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 0);
   Value acc = loop.getResult(0);
 
-  // The epilogue: thread (warp w, lane t) of a consumer holds rows
+  // The accumulator as a register vector. Thread (warp w, lane t) of
+  // consumer c holds rows 64c + 16w + t/4 (+ 8) and, in registers 4j ..
+  // 4j + 3, the column pair 8j + 2(t%4) of both rows: the m16n8 layout
+  // mma.sync's accumulators have (FragmentLayouts.cpp's Acc over the
+  // consumers' warps), so a slice of columns 8j .. is registers 4j ..,
+  // and element-wise ops apply to the registers as they are.
+  SmallVector<Value> elements;
+  for (int64_t i = 0; i < fragments; ++i)
+    elements.push_back(LLVM::ExtractValueOp::create(b, loc, acc, i));
+  auto regsOf = [&](Value tileValue) {
+    auto type = cast<RankedTensorType>(tileValue.getType());
+    return VectorType::get({type.getDimSize(1) / 2}, type.getElementType());
+  };
+  IRMapping regs;
+  regs.map(plan.loop->getResult(0),
+           vector::FromElementsOp::create(
+               b, loc, regsOf(plan.loop->getResult(0)), elements));
+  for (Operation *op : plan.epilogue) {
+    Value result = op->getResult(0);
+    VectorType type = regsOf(result);
+    Value v;
+    if (auto slice = dyn_cast<SliceOp>(op)) {
+      Value src = regs.lookup(slice.getSource());
+      SmallVector<int64_t> picked;
+      for (int64_t i = 0; i < type.getNumElements(); ++i)
+        picked.push_back(slice.getOffsets()[1] / 2 + i);
+      v = vector::ShuffleOp::create(b, loc, src, src, picked);
+    } else if (auto splat = dyn_cast<SplatOp>(op)) {
+      // A constant is made here (the loop's lowering comes first); any
+      // other scalar was computed before the loop.
+      Value scalar = splat.getValue();
+      if (auto c = scalar.getDefiningOp<arith::ConstantOp>())
+        scalar = arith::ConstantOp::create(b, loc, c.getValue());
+      else
+        scalar = l.lookup(scalar);
+      v = vector::BroadcastOp::create(b, loc, type, scalar);
+    } else if (auto convert = dyn_cast<ConvertOp>(op)) {
+      v = convertElements(b, loc, regs.lookup(convert.getSource()),
+                          convert.getSource().getType().getElementType(),
+                          type.getElementType(), convert.getRounding());
+    } else {
+      Operation *clone = b.clone(*op, regs);
+      clone->getResult(0).setType(type);
+      v = clone->getResult(0);
+    }
+    regs.map(result, v);
+  }
+  Value out = regs.lookup(cast<StoreOp>(plan.store).getValue());
+
+  // The store: thread (warp w, lane t) of a consumer holds rows
   // w*16 + t/4 (+8) and column pairs 8j + 2(t%4) of its 64-row slice.
   Value y = l.func.getBody().front().getArgument(plan.y);
   Value rows = memref::DimOp::create(b, loc, y, 0);
@@ -427,10 +568,11 @@ void HopperMatmulEmitter::consume(Value numK, Value consumer) {
           b, loc, arith::MulIOp::create(b, loc, warp, l.index(16)),
           arith::DivUIOp::create(b, loc, lane, l.index(4))));
   Value col0 = arith::AddIOp::create(
-      b, loc, arith::MulIOp::create(b, loc, l.lookup(plan.n), l.index(plan.bn)),
-      arith::MulIOp::create(
-          b, loc, arith::RemUIOp::create(b, loc, lane, l.index(4)),
-          l.index(2)));
+      b, loc,
+      arith::MulIOp::create(b, loc, l.lookup(plan.yn), l.index(plan.yCols)),
+      arith::MulIOp::create(b, loc,
+                            arith::RemUIOp::create(b, loc, lane, l.index(4)),
+                            l.index(2)));
   auto pairType = VectorType::get({2}, element);
   for (int64_t half = 0; half < 2; ++half) {
     Value row = arith::AddIOp::create(b, loc, row0, l.index(8 * half));
@@ -439,14 +581,12 @@ void HopperMatmulEmitter::consume(Value numK, Value consumer) {
     auto inRows = scf::IfOp::create(b, loc, rowIn, /*withElse=*/false);
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(&inRows.getThenRegion().front());
-    for (int64_t j = 0; j < plan.bn / 8; ++j) {
+    for (int64_t j = 0; j < plan.yCols / 8; ++j) {
       Value col = arith::AddIOp::create(b, loc, col0, l.index(8 * j));
       SmallVector<Value> pair;
-      for (int64_t e = 0; e < 2; ++e) {
-        Value v = LLVM::ExtractValueOp::create(b, loc, acc,
-                                               4 * j + 2 * half + e);
-        pair.push_back(arith::TruncFOp::create(b, loc, element, v));
-      }
+      for (int64_t e = 0; e < 2; ++e)
+        pair.push_back(
+            vector::ExtractOp::create(b, loc, out, 4 * j + 2 * half + e));
       Value both = arith::AndIOp::create(
           b, loc, isEven,
           arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,

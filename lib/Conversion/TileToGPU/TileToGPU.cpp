@@ -424,10 +424,10 @@ void GPUKernelLowering::emitGridWait(Location loc) {
 
 LogicalResult GPUKernelLowering::lowerOp(Operation *op) {
   if (hopper) {
-    // The planned loop lowers with its accumulator's convert and store.
+    // The planned loop lowers with its epilogue and store.
     if (op == hopper->loop)
       return lowerHopperMatmul();
-    if (op == hopper->convert || op == hopper->store)
+    if (op == hopper->store || llvm::is_contained(hopper->epilogue, op))
       return success();
   }
   if (fragments.dots.empty())

@@ -299,6 +299,7 @@ Status Engine::create(const std::string &modelDir, const EngineOptions &opts,
       !(st = m.kernel("gemm__BN_128", m.kGemmNarrow)) ||
       !(st = m.kernel("swiglu", m.kSwiglu)) ||
       !(st = m.kernel("swiglu__BT_16__BI_256", m.kSwigluRows)) ||
+      !(st = m.kernel("gemm_swiglu", m.kGemmSwiglu)) ||
       !(st = m.kernel("argmax_partial", m.kArgmaxP)) ||
       !(st = m.kernel("argmax_final", m.kArgmaxF)) ||
       !(st = m.kernel("sample", m.kSample)) ||
@@ -306,7 +307,7 @@ Status Engine::create(const std::string &modelDir, const EngineOptions &opts,
     return st;
   std::vector<const Kernel *> all = {&m.kEmbed, &m.kEmbedSumsq, &m.kRms, &m.kAddRms, &m.kQRope, &m.kKvRope,
                                      &m.kPreAttn, &m.kFoldNorm,
-                                     &m.kGemm, &m.kGemmNarrow, &m.kSwiglu, &m.kSwigluRows,
+                                     &m.kGemm, &m.kGemmNarrow, &m.kSwiglu, &m.kSwigluRows, &m.kGemmSwiglu,
                                      &m.kArgmaxP, &m.kArgmaxF, &m.kSample, &m.kAdvance};
   const std::vector<std::string> names = m.module.kernelNames();
   // The decode attention's tiers: `decode_attention<G, HD>` and

@@ -191,11 +191,18 @@ Status Engine::Impl::prefillLayers(Acts &a, int64_t T) {
     TRY(launch(kAddRms, {Arg::in(a.ao, {T, H}), Arg::inout(a.res, {T, H}),
                          Arg::in(unitNorm, {H}), Arg::out(a.h, {T, H}),
                          Arg::real(eps)}));
-    TRY(linear(T, a.h, H, L.gateUp, 2 * I, a.gu));
-    // 16 tokens x 256 per program where the intermediate size allows (every
-    // Qwen3 size and the test model), one token x 256 otherwise.
-    TRY(launch(I % 256 == 0 ? kSwigluRows : kSwiglu,
-               {Arg::in(a.gu, {T, 2 * I}), Arg::out(a.act, {T, I})}));
+    if (opts.fusedSwigluGemm && I % 128 == 0) {
+      // The gate/up GEMM with SwiGLU in its epilogue: a program's 128
+      // activations from 128 gate and the 128 up rows that pair with them.
+      TRY(launch(kGemmSwiglu, {Arg::in(a.h, {T, H}), Arg::in(L.gateUp, {2 * I, H}),
+                               Arg::out(a.act, {T, I})}));
+    } else {
+      TRY(linear(T, a.h, H, L.gateUp, 2 * I, a.gu));
+      // 16 tokens x 256 per program where the intermediate size allows
+      // (every Qwen3 size and the test model), one token x 256 otherwise.
+      TRY(launch(I % 256 == 0 ? kSwigluRows : kSwiglu,
+                 {Arg::in(a.gu, {T, 2 * I}), Arg::out(a.act, {T, I})}));
+    }
     TRY(linear(T, a.act, I, L.down, H, a.mo));
     // The next layer's input norm weight is in its QKV projection.
     const Buffer &nextNorm = l + 1 < c.layers ? unitNorm : finalNorm;

@@ -69,7 +69,7 @@ struct Engine::Impl {
 
   // Kernels.
   Kernel kEmbed, kEmbedSumsq, kRms, kAddRms, kQRope, kKvRope, kPreAttn, kGemm, kGemmNarrow, kSwiglu, kSwigluRows,
-      kFoldNorm, kArgmaxP, kArgmaxF, kSample, kAdvance;
+      kGemmSwiglu, kFoldNorm, kArgmaxP, kArgmaxF, kSample, kAdvance;
 
   /// One decode GEMV of linear.tile in its instances: the general one, and
   /// those without bounds checks (WHOLE = 1) by U, the K steps of 512 per

@@ -46,9 +46,10 @@ std::unique_ptr<Engine>
 openEngine(const std::string &name, int64_t attentionSplits = 0,
            int64_t keysPerShare = 32,
            int64_t groupedFrom = EngineOptions().attentionGroupedFrom,
-           bool chained = false) {
+           bool chained = false, bool fusedSwiglu = false) {
   EngineOptions opts;
   opts.chainedLaunches = chained;
+  opts.fusedSwigluGemm = fusedSwiglu;
   opts.device = test::testDevice();
   opts.kernelsDir = test::kernelsDir();
   opts.maxSeqLen = 128;
@@ -163,6 +164,24 @@ TEST_P(Qwen3EngineDtype, ChainedAttentionAndProjectionMatchTransformers) {
       "decode_attention__G_2__HD_64__then__gemv_residual_kv__HD_64"));
   EXPECT_FALSE(names.count("decode_attention__G_2__HD_64"));
   EXPECT_FALSE(names.count("gemv_residual_kv__HD_64"));
+}
+
+// The prompt's gate/up projection and SwiGLU as one GEMM (gemm_swiglu):
+// the same logits, and the prefill launched it instead of the pair.
+TEST_P(Qwen3EngineDtype, FusedSwigluGemmPrefillMatchesTransformers) {
+  std::unique_ptr<Engine> engine =
+      openEngine(GetParam(), 0, 32, EngineOptions().attentionGroupedFrom, false, true);
+  ASSERT_TRUE(engine);
+  expectGreedyDecodeMatches(GetParam(), engine.get());
+  nlohmann::json g = golden(GetParam());
+  std::vector<KernelTime> times;
+  Status st = engine->profilePrefill(g["prompt_ids"].get<std::vector<int32_t>>(), times);
+  ASSERT_TRUE(st.isOk()) << st.message();
+  std::set<std::string> names;
+  for (const KernelTime &t : times)
+    names.insert(t.name);
+  EXPECT_TRUE(names.count("gemm_swiglu"));
+  EXPECT_FALSE(names.count("swiglu__BT_16__BI_256"));
 }
 
 // Each KV split count of the kernel set (8, 16, 32, 48; the grouped kernel

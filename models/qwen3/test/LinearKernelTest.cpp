@@ -1,4 +1,4 @@
-//===- LinearKernelTest.cpp - the decode GEMVs vs an fp64 reference -------===//
+//===- LinearKernelTest.cpp - the linear kernels vs an fp64 reference -----===//
 //
 // The Qwen3 kernel set's decode GEMVs, launched directly: the plain GEMV
 // (the LM head, at two and at four rows per program), gemv_rms (the norm
@@ -17,8 +17,9 @@
 // not a whole number of groups is a launch-contract refusal. The tiny test
 // model only reaches the general instances, so this is the grouped ones'
 // CPU coverage; with QWEN3_TEST_DEVICE=cuda the same test runs on the GPU.
-// fold_norm_weight, which prepares the weights gemv_rms expects, must be
-// exact (the f32 product of two 16-bit floats is exact, then one rounding).
+// gemm_swiglu (the prompt's gate/up GEMM with SwiGLU in its epilogue)
+// against fp64 at partial tiles. fold_norm_weight, which prepares the
+// weights gemv_rms expects, must be exact (the f32 product of two 16-bit floats is exact, then one rounding).
 //
 //===----------------------------------------------------------------------===//
 
@@ -263,6 +264,69 @@ std::vector<Case> cases() {
 }
 
 INSTANTIATE_TEST_SUITE_P(Groups, DecodeGemvKernel, ::testing::ValuesIn(cases()), caseName);
+
+// gemm_swiglu, the prompt's gate/up GEMM with SwiGLU in its epilogue:
+// act[t, i] = silu(x . gate_i) * (x . up_i), each rounded as the separate
+// GEMM and swiglu round, against fp64 from the rounded inputs. 200 tokens
+// (a second, partial tile of 128 rows), K = 200 (a partial K step: the
+// loads pad with zeros), I = 256 (two tiles, so the up rows are I rows
+// after their gate rows). act is poisoned and followed by 8 poisoned rows
+// past its view, which must stay so. (On sm_90a this is the TMA + wgmma
+// pipeline with its epilogue in registers; on the CPU the same kernel.)
+class PrefillGemmSwigluKernel : public ::testing::TestWithParam<const char *> {};
+
+TEST_P(PrefillGemmSwigluKernel, MatchesFp64ReferenceAndWritesOnlyItsTile) {
+  const qwen3::test::HalfType ht = qwen3::test::HalfType::of(GetParam());
+  qwen3::test::KernelUnderTest kut;
+  ASSERT_NO_FATAL_FAILURE(kut.open(GetParam(), "gemm_swiglu"));
+  const int64_t T = 200, K = 200, I = 256, guard = 8;
+  std::mt19937 gen(17);
+  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+  // x . w of order 1: silu's curve, not its tails.
+  const float ws = 2.0f / std::sqrt(float(K));
+  std::vector<uint16_t> x(T * K), w(2 * I * K), act((T + guard) * I, qwen3::test::kPoison);
+  for (uint16_t &e : x)
+    e = ht.encode(dist(gen));
+  for (uint16_t &e : w)
+    e = ht.encode(dist(gen) * ws);
+  Buffer bx = kut.upload(ht.type, x.data(), T * K, 2);
+  Buffer bw = kut.upload(ht.type, w.data(), 2 * I * K, 2);
+  Buffer ba = kut.upload(ht.type, act.data(), (T + guard) * I, 2);
+  Stream &stream = kut.device->defaultStream();
+  ASSERT_TRUE(stream.freeze(bw).isOk());
+  Status st = stream.launch(kut.kernel, {Arg::in(bx, {T, K}), Arg::in(bw, {2 * I, K}),
+                                         Arg::out(ba, {T, I})});
+  ASSERT_TRUE(st.isOk()) << st.message();
+  std::vector<uint16_t> got(act.size());
+  ASSERT_TRUE(stream.copyToHost(got.data(), ba, got.size() * 2).isOk());
+  ASSERT_TRUE(stream.synchronize().isOk());
+
+  auto round = [&](double v) { return double(ht.decode(ht.encode(float(v)))); };
+  double err2 = 0, ref2 = 0;
+  for (int64_t t = 0; t < T; ++t)
+    for (int64_t i = 0; i < I; ++i) {
+      double g = 0, u = 0;
+      for (int64_t k = 0; k < K; ++k) {
+        const double xv = ht.decode(x[t * K + k]);
+        g += xv * ht.decode(w[i * K + k]);
+        u += xv * ht.decode(w[(I + i) * K + k]);
+      }
+      g = round(g), u = round(u);
+      const double want = round(round(g / (1.0 + std::exp(-g))) * u);
+      const double v = ht.decode(got[t * I + i]);
+      ASSERT_TRUE(std::isfinite(v)) << "act[" << t << ", " << i << "] not written";
+      // The f32 sums may round g or u to the neighbouring value: a few
+      // units of the type's rounding, relative to the row's scale.
+      ASSERT_NEAR(v, want, 4 * ht.eps * (std::fabs(want) + 0.25))
+          << "act[" << t << ", " << i << "]";
+      err2 += (v - want) * (v - want), ref2 += want * want;
+    }
+  EXPECT_LT(std::sqrt(err2 / ref2), ht.eps) << "relative RMS error";
+  for (int64_t e = T * I; e < (T + guard) * I; ++e)
+    ASSERT_EQ(got[e], qwen3::test::kPoison) << "element " << e - T * I << " past the view";
+}
+
+INSTANTIATE_TEST_SUITE_P(Dtypes, PrefillGemmSwigluKernel, ::testing::Values("bf16", "f16"));
 
 // fold_norm_weight: w[n, k] *= g[k] in place, rounded once; 1000 columns,
 // not a multiple of its 1024-column tile.

@@ -79,6 +79,8 @@ Generates text with a Hugging Face Qwen3 checkpoint on tile kernels.
   --chain                the decode attention and the output projection as
                          one chained kernel where the kernel set has the
                          pair (measurement: no faster on an H200 so far)
+  --fused-swiglu-gemm    the prompt's gate/up GEMM with SwiGLU in its
+                         epilogue (one launch; not yet measured on a GPU)
   --attention-splits N   the decode attention's KV split count, one the
                          kernel set has (default: per step, among the S
                          whose grid, heads x S or KV heads x S grouped,
@@ -99,7 +101,7 @@ struct Options {
   std::string kernels = QWEN3_DEFAULT_KERNELS_DIR, dumpLogits, promptIds;
   bool havePrompt = false, rawPrompt = false, think = false, sample = false;
   bool ignoreEos = false, tokenizeOnly = false, json = false, profile = false;
-  bool noGraph = false, noPdl = false, chain = false;
+  bool noGraph = false, noPdl = false, chain = false, fusedSwiglu = false;
   std::vector<std::string> leaveOut;
   int64_t maxNew = 128, maxSeq = 0, topK = -1, repeat = 1, warmup = 0;
   int64_t attentionSplits = 0, attentionKeysPerShare = 32, attentionPrograms = 0;
@@ -216,6 +218,8 @@ Options parseArgs(int argc, char **argv) {
       o.noPdl = true;
     } else if (a == "--chain") {
       o.chain = true;
+    } else if (a == "--fused-swiglu-gemm") {
+      o.fusedSwiglu = true;
     } else if (a == "--attention-splits") {
       o.attentionSplits = parseInt(a, value(), 1, 1 << 16);
     } else if (a == "--attention-keys-per-share") {
@@ -323,6 +327,7 @@ int main(int argc, char **argv) {
   eo.useGraph = !o.noGraph;
   eo.programmaticLaunch = !o.noPdl;
   eo.chainedLaunches = o.chain;
+  eo.fusedSwigluGemm = o.fusedSwiglu;
   eo.attentionSplits = o.attentionSplits;
   eo.attentionKeysPerShare = o.attentionKeysPerShare;
   eo.attentionPrograms = o.attentionPrograms;

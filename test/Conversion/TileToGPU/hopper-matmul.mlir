@@ -32,9 +32,11 @@
 // CHECK: nvvm.wgmma.wait.group.sync.aligned 1
 // CHECK: nvvm.mbarrier.arrive
 // CHECK: nvvm.wgmma.wait.group.sync.aligned 0
-// The epilogue: pairs of converted values, 4-byte stores where aligned.
+// The epilogue: the accumulator's registers converted, then stored as
+// pairs, 4-byte stores where aligned.
+// CHECK: vector.from_elements {{.*}} : vector<64xf32>
+// CHECK: arith.truncf {{.*}} : vector<64xf32> to vector<64xbf16>
 // CHECK: memref.extract_strided_metadata
-// CHECK: arith.truncf {{.*}} : f32 to bf16
 // CHECK: vector.store {{.*}} {alignment = 4 : i64} : memref<?x?xbf16, strided<[?, 1], offset: ?>>, vector<2xbf16>
 // OFF-LABEL: gpu.func @matmul
 // OFF-NOT: tile.tensor_map_params
@@ -111,10 +113,18 @@ tile.kernel @bk32(%x: !tile.view<in, ?x?xf16>, %w: !tile.view<in, ?x?xf16>, %y: 
 
 // -----
 
-// Not planned: the accumulator is used again after the loop (here scaled
-// before the store), which the pipeline's epilogue does not do.
+// An element-wise epilogue (here a scale by a splat constant) runs on the
+// accumulator's registers: no shared memory, no barrier after the loop.
 // CHECK-LABEL: gpu.func @scaled
-// CHECK-NOT: wgmma
+// CHECK-SAME: tile.tensor_map_params = 2
+// CHECK: nvvm.wgmma.wait.group.sync.aligned 0
+// CHECK-NOT: gpu.barrier
+// CHECK: %[[HALF:.*]] = arith.constant 5.000000e-01 : f32
+// CHECK: %[[S:.*]] = vector.broadcast %[[HALF]] : f32 to vector<32xf32>
+// CHECK: arith.mulf %{{.*}}, %[[S]] : vector<32xf32>
+// CHECK: arith.truncf {{.*}} : vector<32xf32> to vector<32xf16>
+// CHECK-NOT: gpu.barrier
+// CHECK: vector.store
 // CHECK: gpu.return
 tile.kernel @scaled(%x: !tile.view<in, ?x?xf16>, %w: !tile.view<in, ?x?xf16>, %y: !tile.view<out, ?x?xf16>) {
   %py = tile.partition %y : !tile.partition<out, ?x?xf16, tile = [64, 64]>
@@ -143,5 +153,136 @@ tile.kernel @scaled(%x: !tile.view<in, ?x?xf16>, %w: !tile.view<in, ?x?xf16>, %y
   %blk = tile.own %py[%m, %n] : !tile.partition<out, ?x?xf16, tile = [64, 64]>
   %r = tile.convert %scaled : tensor<64x64xf32> -> tensor<64x64xf16>
   tile.store %r, %blk : tensor<64x64xf16>, !tile.owned<out, 64x64xf16>
+  tile.return
+}
+
+// -----
+
+// SwiGLU in the epilogue: w's tile stacks two row blocks (gate rows n, up
+// rows n + I / 64), one TMA box each into one stage, one m64n128 wgmma
+// over both; the accumulator's column halves are registers 0-31 and
+// 32-63, combined in place, and only the 64 activation columns are stored.
+// CHECK-LABEL: gpu.func @swiglu
+// CHECK-SAME: tile.tensor_map_params = 2
+// CHECK: nvvm.mbarrier.arrive.expect_tx %{{.*}}, %c24576_i32
+// CHECK-COUNT-3: nvvm.cp.async.bulk.tensor.shared.cluster.global
+// CHECK-NOT: nvvm.cp.async.bulk.tensor
+// CHECK: nvvm.wgmma.mma_async {{.*}} <m = 64, n = 128, k = 16>
+// CHECK: nvvm.wgmma.wait.group.sync.aligned 0
+// CHECK: %[[ACC:.*]] = vector.from_elements {{.*}} : vector<64xf32>
+// CHECK: vector.shuffle %[[ACC]], %[[ACC]] [0, 1, 2, {{.*}}, 31] : vector<64xf32>, vector<64xf32>
+// CHECK: vector.shuffle %[[ACC]], %[[ACC]] [32, 33, {{.*}}, 63] : vector<64xf32>, vector<64xf32>
+// CHECK: math.exp {{.*}} : vector<32xf32>
+// CHECK: arith.divf {{.*}} : vector<32xf32>
+// CHECK-NOT: gpu.barrier
+// CHECK: vector.store {{.*}} : memref<?x?xf16, strided<[?, 1], offset: ?>>, vector<2xf16>
+// CHECK: gpu.return
+// NVVM-LABEL: llvm.func @swiglu
+// NVVM-COUNT-4: wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16
+tile.kernel @swiglu(%x: !tile.view<in, ?x?xf16>, %w: !tile.view<in, ?x?xf16>, %y: !tile.view<out, ?x?xf16>) {
+  %py = tile.partition %y : !tile.partition<out, ?x?xf16, tile = [64, 64]>
+  %m = tile.program_id x
+  %n = tile.program_id y
+  %gm = tile.num_tiles %py, 0 : !tile.partition<out, ?x?xf16, tile = [64, 64]>
+  %gn = tile.num_tiles %py, 1 : !tile.partition<out, ?x?xf16, tile = [64, 64]>
+  tile.grid %gm, %gn
+  %px = tile.partition %x : !tile.partition<in, ?x?xf16, tile = [64, 64]>
+  %pw = tile.partition %w : !tile.partition<in, ?x?xf16, tile = [64, 64]>
+  %nu = arith.addi %n, %gn : index
+  %zero = arith.constant 0.0 : f32
+  %init = tile.splat %zero : tensor<64x128xf32>
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %nk = tile.num_tiles %px, 1 : !tile.partition<in, ?x?xf16, tile = [64, 64]>
+  %acc = scf.for %k = %c0 to %nk step %c1 iter_args(%a = %init) -> (tensor<64x128xf32>) {
+    %wg = tile.load %pw[%n, %k] : !tile.partition<in, ?x?xf16, tile = [64, 64]> -> tensor<64x64xf16>
+    %wu = tile.load %pw[%nu, %k] : !tile.partition<in, ?x?xf16, tile = [64, 64]> -> tensor<64x64xf16>
+    %wt = tile.concat %wg, %wu dim = 0 : tensor<64x64xf16>, tensor<64x64xf16> -> tensor<128x64xf16>
+    %xt = tile.load %px[%m, %k] : !tile.partition<in, ?x?xf16, tile = [64, 64]> -> tensor<64x64xf16>
+    %wT = tile.permute %wt [1, 0] : tensor<128x64xf16> -> tensor<64x128xf16>
+    %d = tile.dot %xt, %wT, %a : tensor<64x64xf16>, tensor<64x128xf16> -> tensor<64x128xf32>
+    scf.yield %d : tensor<64x128xf32>
+  }
+  %g = tile.slice %acc [0, 0] : tensor<64x128xf32> -> tensor<64x64xf32>
+  %u = tile.slice %acc [0, 64] : tensor<64x128xf32> -> tensor<64x64xf32>
+  %ng = arith.negf %g : tensor<64x64xf32>
+  %e = math.exp %ng : tensor<64x64xf32>
+  %one = arith.constant 1.0 : f32
+  %ones = tile.splat %one : tensor<64x64xf32>
+  %den = arith.addf %ones, %e : tensor<64x64xf32>
+  %sg = arith.divf %g, %den : tensor<64x64xf32>
+  %act = arith.mulf %sg, %u : tensor<64x64xf32>
+  %blk = tile.own %py[%m, %n] : !tile.partition<out, ?x?xf16, tile = [64, 64]>
+  %r = tile.convert %act : tensor<64x64xf32> -> tensor<64x64xf16>
+  tile.store %r, %blk : tensor<64x64xf16>, !tile.owned<out, 64x64xf16>
+  tile.return
+}
+
+// -----
+
+// Not planned: an epilogue op that does not map register to register (a
+// row sum: its lanes would have to meet), and a slice off the 8-column
+// grain of the accumulator's layout.
+// CHECK-LABEL: gpu.func @rowsum
+// CHECK-NOT: wgmma
+// CHECK: gpu.return
+// CHECK-LABEL: gpu.func @offgrain
+// CHECK-NOT: wgmma
+// CHECK: gpu.return
+tile.kernel @rowsum(%x: !tile.view<in, ?x?xf16>, %w: !tile.view<in, ?x?xf16>, %y: !tile.view<out, ?x?xf16>) {
+  %py = tile.partition %y : !tile.partition<out, ?x?xf16, tile = [64, 1]>
+  %m = tile.program_id x
+  %gm = tile.num_tiles %py, 0 : !tile.partition<out, ?x?xf16, tile = [64, 1]>
+  tile.grid %gm
+  %n = arith.constant 0 : index
+  %px = tile.partition %x : !tile.partition<in, ?x?xf16, tile = [64, 64]>
+  %pw = tile.partition %w : !tile.partition<in, ?x?xf16, tile = [64, 64]>
+  %zero = arith.constant 0.0 : f32
+  %init = tile.splat %zero : tensor<64x64xf32>
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %nk = tile.num_tiles %px, 1 : !tile.partition<in, ?x?xf16, tile = [64, 64]>
+  %acc = scf.for %k = %c0 to %nk step %c1 iter_args(%a = %init) -> (tensor<64x64xf32>) {
+    %xt = tile.load %px[%m, %k] : !tile.partition<in, ?x?xf16, tile = [64, 64]> -> tensor<64x64xf16>
+    %wt = tile.load %pw[%n, %k] : !tile.partition<in, ?x?xf16, tile = [64, 64]> -> tensor<64x64xf16>
+    %wT = tile.permute %wt [1, 0] : tensor<64x64xf16> -> tensor<64x64xf16>
+    %d = tile.dot %xt, %wT, %a : tensor<64x64xf16>, tensor<64x64xf16> -> tensor<64x64xf32>
+    scf.yield %d : tensor<64x64xf32>
+  }
+  %s = tile.reduce %acc dim = 1 : (tensor<64x64xf32>) -> tensor<64x1xf32> {
+  ^bb0(%p: f32, %q: f32):
+    %t = arith.addf %p, %q : f32
+    tile.yield %t : f32
+  }
+  %blk = tile.own %py[%m, %n] : !tile.partition<out, ?x?xf16, tile = [64, 1]>
+  %r = tile.convert %s : tensor<64x1xf32> -> tensor<64x1xf16>
+  tile.store %r, %blk : tensor<64x1xf16>, !tile.owned<out, 64x1xf16>
+  tile.return
+}
+tile.kernel @offgrain(%x: !tile.view<in, ?x?xf16>, %w: !tile.view<in, ?x?xf16>, %y: !tile.view<out, ?x?xf16>) {
+  %py = tile.partition %y : !tile.partition<out, ?x?xf16, tile = [64, 56]>
+  %m = tile.program_id x
+  %n = tile.program_id y
+  %gm = tile.num_tiles %py, 0 : !tile.partition<out, ?x?xf16, tile = [64, 56]>
+  %gn = tile.num_tiles %py, 1 : !tile.partition<out, ?x?xf16, tile = [64, 56]>
+  tile.grid %gm, %gn
+  %px = tile.partition %x : !tile.partition<in, ?x?xf16, tile = [64, 64]>
+  %pw = tile.partition %w : !tile.partition<in, ?x?xf16, tile = [64, 64]>
+  %zero = arith.constant 0.0 : f32
+  %init = tile.splat %zero : tensor<64x64xf32>
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %nk = tile.num_tiles %px, 1 : !tile.partition<in, ?x?xf16, tile = [64, 64]>
+  %acc = scf.for %k = %c0 to %nk step %c1 iter_args(%a = %init) -> (tensor<64x64xf32>) {
+    %xt = tile.load %px[%m, %k] : !tile.partition<in, ?x?xf16, tile = [64, 64]> -> tensor<64x64xf16>
+    %wt = tile.load %pw[%n, %k] : !tile.partition<in, ?x?xf16, tile = [64, 64]> -> tensor<64x64xf16>
+    %wT = tile.permute %wt [1, 0] : tensor<64x64xf16> -> tensor<64x64xf16>
+    %d = tile.dot %xt, %wT, %a : tensor<64x64xf16>, tensor<64x64xf16> -> tensor<64x64xf32>
+    scf.yield %d : tensor<64x64xf32>
+  }
+  %s = tile.slice %acc [0, 4] : tensor<64x64xf32> -> tensor<64x56xf32>
+  %blk = tile.own %py[%m, %n] : !tile.partition<out, ?x?xf16, tile = [64, 56]>
+  %r = tile.convert %s : tensor<64x56xf32> -> tensor<64x56xf16>
+  tile.store %r, %blk : tensor<64x56xf16>, !tile.owned<out, 64x56xf16>
   tile.return
 }

@@ -2,12 +2,17 @@
 //
 // A tile kernel whose body is a tiled matmul (a K loop of
 // `acc = dot(load(x[m, k]), permute(load(w[n, k])), acc)` from zero, the
-// accumulator converted and stored to the owned tile y[m, n]) is lowered on
-// sm_90a as a warp-specialized kernel: one producer warpgroup issues TMA
-// loads into a ring of shared-memory stages guarded by mbarriers, BM/64
-// consumer warpgroups issue wgmma on them and store the result. The plan is
-// decided here, once, so that tilec's manifest (block size, shared memory,
-// the TMA descriptors the runtime builds) and the lowering agree.
+// accumulator then taken through element-wise steps and stored to the owned
+// tile y[m, n]) is lowered on sm_90a as a warp-specialized kernel: one
+// producer warpgroup issues TMA loads into a ring of shared-memory stages
+// guarded by mbarriers, BM/64 consumer warpgroups issue wgmma on them and
+// store the result. w's tile may be two row blocks of w stacked
+// (`concat(load(w[n1, k]), load(w[n2, k]), dim = 0)`: a gate and an up
+// projection), and the epilogue may slice the accumulator by columns,
+// convert and combine element-wise (SwiGLU), all in the registers wgmma
+// leaves it in. The plan is decided here, once, so that tilec's manifest
+// (block size, shared memory, the TMA descriptors the runtime builds) and
+// the lowering agree.
 //
 //===----------------------------------------------------------------------===//
 
@@ -17,6 +22,7 @@
 #include "tile/Support/LLVM.h"
 
 #include "mlir/IR/Value.h"
+#include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringRef.h"
 
 #include <array>
@@ -35,30 +41,38 @@ struct TensorMapParam {
 };
 
 struct HopperMatmulPlan {
-  unsigned x, w, y;          ///< kernel argument indices
-  int64_t bm, bn, bk;        ///< the tile sizes of the kernel
-  int64_t stages;            ///< shared-memory ring depth
-  int64_t consumers;         ///< consumer warpgroups (bm / 64)
+  unsigned x = 0, w = 0, y = 0; ///< kernel argument indices
+  int64_t bm = 0, bn = 0, bk = 0; ///< the tile sizes (bn: accumulator columns)
+  int64_t stages = 0;         ///< shared-memory ring depth
+  int64_t consumers = 0;      ///< consumer warpgroups (bm / 64)
+  int64_t wParts = 1;         ///< row blocks of w per stage (1 or 2)
+  int64_t yCols = 0;          ///< columns of the stored tile
   mlir::Type element;        ///< f16 or bf16: x, w and y
-  mlir::Value m, n;          ///< the tile indices of x and w (and y)
-  mlir::Operation *loop;     ///< the K loop (scf.for)
-  mlir::Operation *convert;  ///< the accumulator's tile.convert
-  mlir::Operation *store;    ///< the tile.store of the result
+  mlir::Value m;             ///< x's (and y's) tile row index
+  mlir::Value yn;            ///< y's tile column index
+  llvm::SmallVector<mlir::Value, 2> wRows; ///< w's tile row index per part
+  mlir::Operation *loop = nullptr; ///< the K loop (scf.for)
+  /// The ops between the loop and the store that compute the stored tile,
+  /// in order: column slices, converts, splats and element-wise ops, run
+  /// on the accumulator in the registers wgmma leaves it in.
+  llvm::SmallVector<mlir::Operation *> epilogue;
+  mlir::Operation *store = nullptr; ///< the tile.store of the result
 
   int64_t numWarps() const { return 4 * (1 + consumers); }
   int64_t stageBytes() const { return (bm + bn) * bk * 2; }
   /// Dynamic shared memory: the stages, then a full and an empty mbarrier
   /// per stage.
   int64_t sharedBytes() const { return stages * stageBytes() + 16 * stages; }
-  /// The TMA descriptors the kernel takes last, in order: x's, then w's.
+  /// The TMA descriptors the kernel takes last, in order: x's, then w's
+  /// (one, however many row blocks of w a stage takes).
   std::array<TensorMapParam, 2> tensorMaps() const {
-    return {TensorMapParam{x, {bk, bm}}, TensorMapParam{w, {bk, bn}}};
+    return {TensorMapParam{x, {bk, bm}}, TensorMapParam{w, {bk, bn / wParts}}};
   }
 };
 
 /// The plan for `kernel`, or nothing when its body is not a tiled matmul
 /// this lowering supports (f16/bf16 operands, bk = 64, bm in {64, 128},
-/// bn a multiple of 8 up to 256).
+/// bn a multiple of 8 up to 256, 16 per part of w).
 std::optional<HopperMatmulPlan> planHopperMatmul(KernelOp kernel);
 
 /// The chips that run planned kernels as Hopper GEMMs.

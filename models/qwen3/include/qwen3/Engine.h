@@ -35,6 +35,12 @@ struct EngineOptions {
   /// (bench/results/2026-11-23-chained-launches-h200.md), a tie since the
   /// column reductions (bench/results/2026-11-23-column-reductions-h200.md).
   bool chainedLaunches = false;
+  /// The prompt's gate/up projection and SwiGLU as one GEMM with the
+  /// activation in its epilogue (linear.tile's gemm_swiglu) where the
+  /// intermediate size is a multiple of 128, instead of a GEMM writing both
+  /// projections and a `swiglu` launch reading them back. Off by default
+  /// until measured on a GPU.
+  bool fusedSwigluGemm = false;
   /// The decode attention's KV split count (an S the kernel set has); 0:
   /// chosen per step among the S whose grid, heads x S (KV heads x S for
   /// the grouped kernel), is within one wave of attentionPrograms: for
