@@ -4,7 +4,8 @@ measured on the same random-weight checkpoint, in interleaved rounds, so a
 comparison does not ride on lease-to-lease noise and each checkpoint is
 made once (decode.py makes it again per invocation). Protocol as decode.py:
 prompt of 18 tokens, greedy, a warm-up generation then `--reps` runs,
-decode-phase tok/s median, the roofline and copy bandwidth beside each.
+decode-phase tok/s median (and the time to first token, for prefill A/Bs
+at a long --pp), the roofline and copy bandwidth beside each.
 
     python3 bench/qwen3/ab.py --configs DIR --tokenizer DIR \\
         --qwen3-run build/bin/qwen3-run --models qwen3-0.6b,qwen3-8b \\
@@ -28,7 +29,7 @@ ap = argparse.ArgumentParser()
 common.add_checkpoint_args(ap, work="/tmp/qwen3-ab")
 ap.add_argument("--variant", action="append", required=True,
                 help="NAME=KERNELS_DIR[:FLAG,FLAG,...][@QWEN3_RUN]")
-ap.add_argument("--pp", type=int, default=18)
+ap.add_argument("--pp", default="18", help="prompt lengths, comma-separated")
 ap.add_argument("--tg", default="128")
 ap.add_argument("--reps", type=int, default=2)
 ap.add_argument("--rounds", type=int, default=2)
@@ -48,14 +49,16 @@ for v in args.variant:
 common.emit(args.out, kind="env", bench="decode_ab", **common.environment())
 bw = common.copy_bandwidth()
 common.emit(args.out, kind="copy", bytes_per_s=bw)
-ids = common.prompt_ids(args.pp)
+pps = [int(p) for p in args.pp.split(",")]
 for model, d, cfg, nparam, streamed, kvpp in common.checkpoints(args):
     for rnd in range(args.rounds):
-        for tg in [int(t) for t in args.tg.split(",")]:
+        for pp, tg in [(p, int(t)) for p in pps for t in args.tg.split(",")]:
+            ids = common.prompt_ids(pp)
             for name, kernels, flags, binary in variants:
                 j = common.run(binary, kernels, d, ids, tg, args.reps, extra=flags)
                 common.emit(args.out, kind="decode_ab", variant=name, round=rnd,
-                            model=model, dtype=args.dtype, pp=args.pp, tg=tg, flags=flags,
+                            model=model, dtype=args.dtype, pp=pp, tg=tg, flags=flags,
                             decode_tok_s=common.stats([r["decode_tok_s"] for r in j["runs"]]),
-                            roofline_tok_s=bw / (streamed + kvpp * (args.pp + tg / 2)),
+                            ttft_ms=common.stats([r["prefill_ms"] for r in j["runs"]]),
+                            roofline_tok_s=bw / (streamed + kvpp * (pp + tg / 2)),
                             copy_bytes_per_s=bw)
