@@ -116,7 +116,6 @@ std::optional<HopperMatmulPlan> tile::planHopperMatmul(KernelOp kernel) {
       permute.getPermutation() != ArrayRef<int64_t>{1, 0})
     return std::nullopt;
   SmallVector<LoadOp, 2> wLoads;
-  Operation *stack = nullptr;
   if (auto w = permute.getSource().getDefiningOp<LoadOp>()) {
     wLoads.push_back(w);
   } else if (auto cat = permute.getSource().getDefiningOp<ConcatOp>()) {
@@ -128,11 +127,13 @@ std::optional<HopperMatmulPlan> tile::planHopperMatmul(KernelOp kernel) {
         return std::nullopt;
       wLoads.push_back(w);
     }
-    stack = cat;
   } else {
     return std::nullopt;
   }
-  if (inner.getOperations().size() != 4 + wLoads.size() + (stack ? 1 : 0))
+  int64_t wParts = wLoads.size();
+  // x's load, w's loads, their concat where stacked, the permute, the dot
+  // and the yield: nothing else runs in the loop.
+  if (inner.getOperations().size() != 4 + wParts + (wParts == 2 ? 1 : 0))
     return std::nullopt;
   Type element = xLoad.getResult().getType().getElementType();
   if (!(element.isF16() || element.isBF16()))
@@ -151,9 +152,6 @@ std::optional<HopperMatmulPlan> tile::planHopperMatmul(KernelOp kernel) {
         return std::nullopt;
     }
   }
-  int64_t wParts = wLoads.size();
-  if (bn % wParts != 0)
-    return std::nullopt;
   Value m = xLoad.getIndices()[0];
   auto x = partitionArgument(kernel, xLoad.getSource(), {bm, kBK},
                              OwnershipMode::In);
@@ -242,8 +240,8 @@ std::optional<HopperMatmulPlan> tile::planHopperMatmul(KernelOp kernel) {
                 element)
     return std::nullopt;
 
-  if ((bm != 64 && bm != 128) || bn % (8 * wParts) != 0 || bn < 8 || bn > 256 ||
-      (bn / wParts) % 8 != 0)
+  // wgmma's N: a multiple of 8 up to 256; each part of w whole 8-row groups.
+  if ((bm != 64 && bm != 128) || bn % (8 * wParts) != 0 || bn > 256)
     return std::nullopt;
   HopperMatmulPlan plan;
   plan.x = *x, plan.w = *w, plan.y = *y;

@@ -498,7 +498,10 @@ Status Engine::Impl::allocActs(Acts &a, int64_t T) {
   alloc(dt, T * nq, a.q);
   alloc(dt, T * nq, a.attn);
   alloc(dt, T * c.hidden, a.ao);
-  alloc(dt, T * 2 * c.intermediate, a.gu);
+  // Decode's gate/up GEMV writes the activation itself, as the prompt's
+  // fused GEMM does.
+  if (T > 1 && !fusedSwiglu())
+    alloc(dt, T * 2 * c.intermediate, a.gu);
   alloc(dt, T * c.intermediate, a.act);
   alloc(dt, T * c.hidden, a.mo);
   alloc(dt, c.vocabSize, a.logits);

@@ -191,7 +191,7 @@ Status Engine::Impl::prefillLayers(Acts &a, int64_t T) {
     TRY(launch(kAddRms, {Arg::in(a.ao, {T, H}), Arg::inout(a.res, {T, H}),
                          Arg::in(unitNorm, {H}), Arg::out(a.h, {T, H}),
                          Arg::real(eps)}));
-    if (opts.fusedSwigluGemm && I % 128 == 0) {
+    if (fusedSwiglu()) {
       // The gate/up GEMM with SwiGLU in its epilogue: a program's 128
       // activations from 128 gate and the 128 up rows that pair with them.
       TRY(launch(kGemmSwiglu, {Arg::in(a.h, {T, H}), Arg::in(L.gateUp, {2 * I, H}),

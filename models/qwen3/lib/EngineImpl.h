@@ -174,6 +174,12 @@ struct Engine::Impl {
   /// the rounds: a grid short of one wave (Qwen3-8B's down and o
   /// projections at 512 tokens are 64 wide tiles on 132 SMs).
   const Kernel &pickGemm(int64_t tokens, int64_t n) const;
+  /// Whether the prompt's gate/up projection runs as gemm_swiglu (asked
+  /// for, and the intermediate size a multiple of its 128-wide tile): then
+  /// the [tokens, 2I] projection is neither written nor allocated.
+  bool fusedSwiglu() const {
+    return opts.fusedSwigluGemm && cfg.intermediate % 128 == 0;
+  }
 
   /// The family of `position` (grouped from opts.attentionGroupedFrom on, where
   /// the kernel set has it), then S in it, among those whose grid (heads x

@@ -72,7 +72,7 @@ struct HopperMatmulPlan {
 
 /// The plan for `kernel`, or nothing when its body is not a tiled matmul
 /// this lowering supports (f16/bf16 operands, bk = 64, bm in {64, 128},
-/// bn a multiple of 8 up to 256, 16 per part of w).
+/// bn a multiple of 8 up to 256, and of 8 per part of w).
 std::optional<HopperMatmulPlan> planHopperMatmul(KernelOp kernel);
 
 /// The chips that run planned kernels as Hopper GEMMs.
