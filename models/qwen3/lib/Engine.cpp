@@ -288,11 +288,15 @@ Status Engine::create(const std::string &modelDir, const EngineOptions &opts,
   std::string hd = "__HD_" + std::to_string(c.headDim);
   std::string g = "__G_" + std::to_string(group) + hd;
   Status st = Status::ok();
-  if (!(st = m.kernel("embed", m.kEmbed)) || !(st = m.kernel("embed_sumsq", m.kEmbedSumsq)) ||
+  if (!(st = m.kernel("embed", m.kEmbed)) ||
+      !(st = m.kernel("embed_sumsq", m.kEmbedSumsq)) ||
       !(st = m.kernel("rmsnorm" + hb, m.kRms)) ||
       !(st = m.kernel("add_rmsnorm" + hb, m.kAddRms)) ||
       !(st = m.kernel("q_norm_rope" + hd, m.kQRope)) ||
       !(st = m.kernel("kv_norm_rope_write" + hd, m.kKvRope)) ||
+      !(st = m.kernel("rope_table" + hd, m.kRopeTable)) ||
+      !(st = m.kernel("q_norm_rope_from_table" + hd, m.kQRopeTable)) ||
+      !(st = m.kernel("kv_norm_rope_write_from_table" + hd, m.kKvRopeTable)) ||
       !(st = m.kernel("prefill_attention" + g, m.kPreAttn)) ||
       !(st = m.kernel("fold_norm_weight", m.kFoldNorm)) ||
       !(st = m.kernel("gemm", m.kGemm)) ||
@@ -305,10 +309,12 @@ Status Engine::create(const std::string &modelDir, const EngineOptions &opts,
       !(st = m.kernel("sample", m.kSample)) ||
       !(st = m.kernel("advance_position", m.kAdvance)))
     return st;
-  std::vector<const Kernel *> all = {&m.kEmbed, &m.kEmbedSumsq, &m.kRms, &m.kAddRms, &m.kQRope, &m.kKvRope,
-                                     &m.kPreAttn, &m.kFoldNorm,
-                                     &m.kGemm, &m.kGemmNarrow, &m.kSwiglu, &m.kSwigluRows, &m.kGemmSwiglu,
-                                     &m.kArgmaxP, &m.kArgmaxF, &m.kSample, &m.kAdvance};
+  std::vector<const Kernel *> all = {
+      &m.kEmbed,       &m.kEmbedSumsq, &m.kRms,        &m.kAddRms,
+      &m.kQRope,       &m.kKvRope,     &m.kRopeTable,  &m.kQRopeTable,
+      &m.kKvRopeTable, &m.kPreAttn,    &m.kFoldNorm,   &m.kGemm,
+      &m.kGemmNarrow,  &m.kSwiglu,     &m.kSwigluRows, &m.kGemmSwiglu,
+      &m.kArgmaxP,     &m.kArgmaxF,    &m.kSample,     &m.kAdvance};
   const std::vector<std::string> names = m.module.kernelNames();
   // The decode attention's tiers: `decode_attention<G, HD>` and
   // `grouped_decode_attention<G, HD>` at the kernel set's default S and
@@ -503,6 +509,10 @@ Status Engine::Impl::allocActs(Acts &a, int64_t T) {
   if (T > 1 && !fusedSwiglu())
     alloc(dt, T * 2 * c.intermediate, a.gu);
   alloc(dt, T * c.intermediate, a.act);
+  if (T > 1 && opts.ropeTable) {
+    alloc(dt, T * c.headDim, a.ropeCos);
+    alloc(dt, T * c.headDim, a.ropeSin);
+  }
   alloc(dt, T * c.hidden, a.mo);
   alloc(dt, c.vocabSize, a.logits);
   // Partials for the largest split count; each tier uses its front.

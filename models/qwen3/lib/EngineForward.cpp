@@ -171,17 +171,36 @@ Status Engine::Impl::prefillLayers(Acts &a, int64_t T) {
   TRY(launch(kRms, {Arg::in(a.res, {T, H}), Arg::in(unitNorm, {H}),
                     Arg::out(a.h, {T, H}), Arg::real(eps)}));
   const int64_t cacheLayer = cacheRows * c.kvHeads * HD;
+  // The angles' cos and sin, one row per token, for every layer below.
+  const bool table = opts.ropeTable;
+  if (table)
+    TRY(launch(kRopeTable,
+               {Arg::in(invFreq, {HD / 2}), Arg::in(pos, {1}),
+                Arg::out(a.ropeCos, {T, HD}), Arg::out(a.ropeSin, {T, HD})}));
   for (int64_t l = 0; l < c.layers; ++l) {
     const Layer &L = layers[l];
     TRY(linear(T, a.h, H, L.qkv, nqkv, a.qkv));
-    TRY(launch(kQRope, {Arg::in(a.qkv, {T, nqkv}), Arg::in(L.qNorm, {HD}),
-                        Arg::in(invFreq, {HD / 2}), Arg::in(pos, {1}),
-                        Arg::out(a.q, {T, nq}), Arg::real(eps)}));
     auto kc = Arg::inout(kcache, {cacheRows, c.kvHeads, HD}, {}, l * cacheLayer);
     auto vc = Arg::inout(vcache, {cacheRows, c.kvHeads, HD}, {}, l * cacheLayer);
-    TRY(launch(kKvRope, {Arg::in(a.qkv, {T, nqkv}), Arg::in(L.kNorm, {HD}),
-                         Arg::in(invFreq, {HD / 2}), Arg::in(pos, {1}), kc, vc,
-                         Arg::integer(T), Arg::integer(c.heads), Arg::real(eps)}));
+    if (table) {
+      auto cosRows = Arg::in(a.ropeCos, {T, HD}),
+           sinRows = Arg::in(a.ropeSin, {T, HD});
+      TRY(launch(kQRopeTable,
+                 {Arg::in(a.qkv, {T, nqkv}), Arg::in(L.qNorm, {HD}), cosRows,
+                  sinRows, Arg::out(a.q, {T, nq}), Arg::real(eps)}));
+      TRY(launch(kKvRopeTable,
+                 {Arg::in(a.qkv, {T, nqkv}), Arg::in(L.kNorm, {HD}), cosRows,
+                  sinRows, Arg::in(pos, {1}), kc, vc, Arg::integer(T),
+                  Arg::integer(c.heads), Arg::real(eps)}));
+    } else {
+      TRY(launch(kQRope, {Arg::in(a.qkv, {T, nqkv}), Arg::in(L.qNorm, {HD}),
+                          Arg::in(invFreq, {HD / 2}), Arg::in(pos, {1}),
+                          Arg::out(a.q, {T, nq}), Arg::real(eps)}));
+      TRY(launch(kKvRope,
+                 {Arg::in(a.qkv, {T, nqkv}), Arg::in(L.kNorm, {HD}),
+                  Arg::in(invFreq, {HD / 2}), Arg::in(pos, {1}), kc, vc,
+                  Arg::integer(T), Arg::integer(c.heads), Arg::real(eps)}));
+    }
     auto kin = Arg::in(kcache, {cacheRows, c.kvHeads, HD}, {}, l * cacheLayer);
     auto vin = Arg::in(vcache, {cacheRows, c.kvHeads, HD}, {}, l * cacheLayer);
     TRY(launch(kPreAttn, {Arg::in(a.q, {T, nq}), kin, vin, Arg::in(pos, {1}),

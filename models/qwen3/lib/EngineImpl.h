@@ -61,6 +61,7 @@ struct Engine::Impl {
   struct Acts {
     int64_t cap = 0;
     Buffer ids, res, h, qkv, q, attn, ao, gu, act, mo, logits, po, plse, vals, idxs;
+    Buffer ropeCos, ropeSin; ///< the prompt's RoPE rows (ropeTable)
   };
   const Acts *last = nullptr; ///< whose logits are the latest
   Acts decodeActs, prefillActs;
@@ -68,8 +69,10 @@ struct Engine::Impl {
   int32_t deviceToken = -1; ///< what `token` holds (the last pick read back)
 
   // Kernels.
-  Kernel kEmbed, kEmbedSumsq, kRms, kAddRms, kQRope, kKvRope, kPreAttn, kGemm, kGemmNarrow, kSwiglu, kSwigluRows,
-      kGemmSwiglu, kFoldNorm, kArgmaxP, kArgmaxF, kSample, kAdvance;
+  Kernel kEmbed, kEmbedSumsq, kRms, kAddRms, kQRope, kKvRope, kRopeTable,
+      kQRopeTable, kKvRopeTable, kPreAttn, kGemm, kGemmNarrow, kSwiglu,
+      kSwigluRows, kGemmSwiglu, kFoldNorm, kArgmaxP, kArgmaxF, kSample,
+      kAdvance;
 
   /// One decode GEMV of linear.tile in its instances: the general one, and
   /// those without bounds checks (WHOLE = 1) by U, the K steps of 512 per

@@ -46,10 +46,12 @@ std::unique_ptr<Engine>
 openEngine(const std::string &name, int64_t attentionSplits = 0,
            int64_t keysPerShare = 32,
            int64_t groupedFrom = EngineOptions().attentionGroupedFrom,
-           bool chained = false, bool fusedSwiglu = false) {
+           bool chained = false, bool fusedSwiglu = false,
+           bool ropeTable = false) {
   EngineOptions opts;
   opts.chainedLaunches = chained;
   opts.fusedSwigluGemm = fusedSwiglu;
+  opts.ropeTable = ropeTable;
   opts.device = test::testDevice();
   opts.kernelsDir = test::kernelsDir();
   opts.maxSeqLen = 128;
@@ -182,6 +184,44 @@ TEST_P(Qwen3EngineDtype, FusedSwigluGemmPrefillMatchesTransformers) {
     names.insert(t.name);
   EXPECT_TRUE(names.count("gemm_swiglu"));
   EXPECT_FALSE(names.count("swiglu__BT_16__BI_256"));
+}
+
+// The prompt's RoPE from a table made once per forward pass: the same
+// logits as transformers', and bit for bit the prefill logits of the
+// kernels that compute the angles per head (the same cos and sin values
+// and arithmetic); the prefill profile shows the table kernels and not
+// the others.
+TEST_P(Qwen3EngineDtype, RopeTablePrefillMatchesTheAngleKernels) {
+  const int64_t groupedFrom = EngineOptions().attentionGroupedFrom;
+  std::unique_ptr<Engine> engine =
+      openEngine(GetParam(), 0, 32, groupedFrom, false, false, true);
+  ASSERT_TRUE(engine);
+  expectGreedyDecodeMatches(GetParam(), engine.get());
+  nlohmann::json g = golden(GetParam());
+  const std::vector<int32_t> prompt =
+      g["prompt_ids"].get<std::vector<int32_t>>();
+  std::unique_ptr<Engine> angles = openEngine(GetParam());
+  ASSERT_TRUE(angles);
+  std::vector<float> want, got;
+  int32_t next = -1;
+  ASSERT_TRUE(angles->prefill(prompt, next).isOk());
+  ASSERT_TRUE(angles->lastLogits(want).isOk());
+  ASSERT_TRUE(engine->prefill(prompt, next).isOk());
+  ASSERT_TRUE(engine->lastLogits(got).isOk());
+  ASSERT_EQ(got.size(), want.size());
+  for (size_t i = 0; i < got.size(); ++i)
+    ASSERT_EQ(got[i], want[i]) << "logit " << i;
+  std::vector<KernelTime> times;
+  Status st = engine->profilePrefill(prompt, times);
+  ASSERT_TRUE(st.isOk()) << st.message();
+  std::set<std::string> names;
+  for (const KernelTime &t : times)
+    names.insert(t.name);
+  EXPECT_TRUE(names.count("rope_table__HD_64"));
+  EXPECT_TRUE(names.count("q_norm_rope_from_table__HD_64"));
+  EXPECT_TRUE(names.count("kv_norm_rope_write_from_table__HD_64"));
+  EXPECT_FALSE(names.count("q_norm_rope__HD_64"));
+  EXPECT_FALSE(names.count("kv_norm_rope_write__HD_64"));
 }
 
 // Each KV split count of the kernel set (8, 16, 32, 48; the grouped kernel

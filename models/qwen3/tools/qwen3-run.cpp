@@ -81,6 +81,9 @@ Generates text with a Hugging Face Qwen3 checkpoint on tile kernels.
                          pair (measurement: no faster on an H200 so far)
   --fused-swiglu-gemm    the prompt's gate/up GEMM with SwiGLU in its
                          epilogue (one launch; not yet measured on a GPU)
+  --rope-table           the prompt's RoPE cos/sin computed once per forward
+                         pass and read by every layer (not yet measured on
+                         a GPU)
   --attention-splits N   the decode attention's KV split count, one the
                          kernel set has (default: per step, among the S
                          whose grid, heads x S or KV heads x S grouped,
@@ -102,6 +105,7 @@ struct Options {
   bool havePrompt = false, rawPrompt = false, think = false, sample = false;
   bool ignoreEos = false, tokenizeOnly = false, json = false, profile = false;
   bool noGraph = false, noPdl = false, chain = false, fusedSwiglu = false;
+  bool ropeTable = false;
   std::vector<std::string> leaveOut;
   int64_t maxNew = 128, maxSeq = 0, topK = -1, repeat = 1, warmup = 0;
   int64_t attentionSplits = 0, attentionKeysPerShare = 32, attentionPrograms = 0;
@@ -220,6 +224,8 @@ Options parseArgs(int argc, char **argv) {
       o.chain = true;
     } else if (a == "--fused-swiglu-gemm") {
       o.fusedSwiglu = true;
+    } else if (a == "--rope-table") {
+      o.ropeTable = true;
     } else if (a == "--attention-splits") {
       o.attentionSplits = parseInt(a, value(), 1, 1 << 16);
     } else if (a == "--attention-keys-per-share") {
@@ -328,6 +334,7 @@ int main(int argc, char **argv) {
   eo.programmaticLaunch = !o.noPdl;
   eo.chainedLaunches = o.chain;
   eo.fusedSwigluGemm = o.fusedSwiglu;
+  eo.ropeTable = o.ropeTable;
   eo.attentionSplits = o.attentionSplits;
   eo.attentionKeysPerShare = o.attentionKeysPerShare;
   eo.attentionPrograms = o.attentionPrograms;

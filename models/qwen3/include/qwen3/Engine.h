@@ -41,6 +41,12 @@ struct EngineOptions {
   /// projections and a `swiglu` launch reading them back. Off by default
   /// until measured on a GPU.
   bool fusedSwigluGemm = false;
+  /// The prompt's RoPE angles once per forward pass (rope.tile's
+  /// rope_table: cos and sin rows per token, as Hugging Face's rotary
+  /// embedding makes them), read by every layer's query and key kernels,
+  /// instead of each head of each layer computing them again. Off by
+  /// default until measured on a GPU.
+  bool ropeTable = false;
   /// The decode attention's KV split count (an S the kernel set has); 0:
   /// chosen per step among the S whose grid, heads x S (KV heads x S for
   /// the grouped kernel), is within one wave of attentionPrograms: for

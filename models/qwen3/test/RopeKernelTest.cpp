@@ -1,0 +1,264 @@
+//===- RopeKernelTest.cpp - the prompt's RoPE kernels, with and without a table
+//===//
+//
+// rope.tile's prompt kernels launched directly: rope_table (the cos and sin
+// rows of a prompt's positions) against fp64, and the query and key
+// kernels that read those rows (q_norm_rope_from_table,
+// kv_norm_rope_write_from_table) against the kernels that compute the
+// angles themselves (q_norm_rope, kv_norm_rope_write): the same arithmetic
+// on the same values, so bit for bit the same output, and both against
+// the fp64 QK-norm + RoPE reference. 37 tokens (a second, partial tile of
+// 16 rows) at position 1000 (a prompt continuing a cache; angles far from
+// zero). Outputs are poisoned, with poisoned rows past their views that
+// must stay so; cache rows outside the prompt's must stay poisoned.
+//
+//===----------------------------------------------------------------------===//
+
+#include "KernelTestUtils.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+
+using namespace tile_runtime;
+
+namespace {
+
+constexpr int64_t kHD = 128, kTokens = 37, kPos = 1000, kGuard = 8;
+constexpr int64_t kHeads = 4, kKvHeads = 2, kCacheRows = kPos + kTokens + 5;
+constexpr int64_t kQkvCols = (kHeads + 2 * kKvHeads) * kHD;
+constexpr double kNormEps = 1e-6;
+
+/// Hugging Face's default RoPE frequencies at theta 1e6, in f32.
+std::vector<float> inverseFrequencies() {
+  std::vector<float> invf(kHD / 2);
+  for (int64_t i = 0; i < kHD / 2; ++i)
+    invf[i] =
+        static_cast<float>(1.0 / std::pow(1e6, double(2 * i) / double(kHD)));
+  return invf;
+}
+
+/// One dtype's kernels on the test device, with the inputs they share.
+struct RopeFixture {
+  qwen3::test::HalfType ht;
+  qwen3::test::KernelUnderTest kut; ///< the device, its module and rope_table
+  Kernel qFromTable, q, kvFromTable, kv;
+  std::vector<uint16_t> qkv, qw, kw;
+  std::vector<float> invf = inverseFrequencies();
+  Buffer bqkv, bqw, bkw, binvf, bpos;
+
+  void open(const std::string &dtype) {
+    ht = qwen3::test::HalfType::of(dtype);
+    const std::string hd = "__HD_" + std::to_string(kHD);
+    ASSERT_NO_FATAL_FAILURE(kut.open(dtype, "rope_table" + hd));
+    for (auto [name, kernel] :
+         {std::pair{"q_norm_rope_from_table", &qFromTable},
+          std::pair{"q_norm_rope", &q},
+          std::pair{"kv_norm_rope_write_from_table", &kvFromTable},
+          std::pair{"kv_norm_rope_write", &kv}}) {
+      Status st = kut.module.kernel(name + hd, *kernel);
+      ASSERT_TRUE(st.isOk()) << st.message();
+    }
+    std::mt19937 gen(29);
+    std::uniform_real_distribution<float> dist(-2.0f, 2.0f);
+    qkv.resize(kTokens * kQkvCols);
+    for (uint16_t &e : qkv)
+      e = ht.encode(dist(gen));
+    for (std::vector<uint16_t> *w : {&qw, &kw}) {
+      w->resize(kHD);
+      for (uint16_t &e : *w)
+        e = ht.encode(0.5f + 0.5f * std::fabs(dist(gen)));
+    }
+    bqkv = upload(qkv);
+    bqw = upload(qw);
+    bkw = upload(kw);
+    binvf = kut.upload(DType::F32, invf.data(), kHD / 2, 4);
+    const int32_t pos = kPos;
+    bpos = kut.upload(DType::I32, &pos, 1, 4);
+  }
+
+  Buffer upload(const std::vector<uint16_t> &v) {
+    return kut.upload(ht.type, v.data(), static_cast<int64_t>(v.size()), 2);
+  }
+  Buffer poisoned(int64_t count) {
+    return upload(std::vector<uint16_t>(count, qwen3::test::kPoison));
+  }
+
+  Stream &stream() { return kut.device->defaultStream(); }
+
+  std::vector<uint16_t> download(const Buffer &b, int64_t count) {
+    std::vector<uint16_t> out(count);
+    EXPECT_TRUE(stream().copyToHost(out.data(), b, count * 2).isOk());
+    EXPECT_TRUE(stream().synchronize().isOk());
+    return out;
+  }
+
+  /// The cos and sin rows of the prompt's positions, each with kGuard
+  /// poisoned rows past the view.
+  void makeTable(Buffer &cosRows, Buffer &sinRows) {
+    cosRows = poisoned((kTokens + kGuard) * kHD);
+    sinRows = poisoned((kTokens + kGuard) * kHD);
+    Status st = stream().launch(kut.kernel,
+                                {Arg::in(binvf, {kHD / 2}), Arg::in(bpos, {1}),
+                                 Arg::out(cosRows, {kTokens, kHD}),
+                                 Arg::out(sinRows, {kTokens, kHD})});
+    ASSERT_TRUE(st.isOk()) << st.message();
+  }
+};
+
+class PromptRopeKernel : public ::testing::TestWithParam<const char *> {};
+
+// Every row, both halves: cos and sin of the f32 angle inv_freq * (pos +
+// t), rounded to the type; the f32 cos/sin may land on the neighbouring
+// value of the type.
+TEST_P(PromptRopeKernel, TableHoldsTheRoundedCosAndSinOfEachPosition) {
+  RopeFixture k;
+  ASSERT_NO_FATAL_FAILURE(k.open(GetParam()));
+  Buffer cosRows, sinRows;
+  ASSERT_NO_FATAL_FAILURE(k.makeTable(cosRows, sinRows));
+  const int64_t n = (kTokens + kGuard) * kHD;
+  std::vector<uint16_t> c = k.download(cosRows, n), s = k.download(sinRows, n);
+  auto round = [&](double v) {
+    return double(k.ht.decode(k.ht.encode(float(v))));
+  };
+  for (int64_t t = 0; t < kTokens; ++t)
+    for (int64_t d = 0; d < kHD; ++d) {
+      const float angle = k.invf[d % (kHD / 2)] * static_cast<float>(kPos + t);
+      const double wantCos = round(std::cos(double(angle)));
+      const double wantSin = round(std::sin(double(angle)));
+      const double gotCos = k.ht.decode(c[t * kHD + d]),
+                   gotSin = k.ht.decode(s[t * kHD + d]);
+      ASSERT_LE(std::fabs(gotCos - wantCos),
+                k.ht.eps * std::fabs(wantCos) + 1e-6)
+          << "cos row " << t << ", dim " << d;
+      ASSERT_LE(std::fabs(gotSin - wantSin),
+                k.ht.eps * std::fabs(wantSin) + 1e-6)
+          << "sin row " << t << ", dim " << d;
+      if (d >= kHD / 2) {
+        ASSERT_EQ(c[t * kHD + d], c[t * kHD + d - kHD / 2])
+            << "cos row " << t << ", dim " << d;
+        ASSERT_EQ(s[t * kHD + d], s[t * kHD + d - kHD / 2])
+            << "sin row " << t << ", dim " << d;
+      }
+    }
+  for (int64_t e = kTokens * kHD; e < n; ++e) {
+    ASSERT_EQ(c[e], qwen3::test::kPoison)
+        << "cos element " << e - kTokens * kHD << " past the view";
+    ASSERT_EQ(s[e], qwen3::test::kPoison)
+        << "sin element " << e - kTokens * kHD << " past the view";
+  }
+}
+
+// The query heads from the table's rows: bit for bit what q_norm_rope
+// computes from the angles, and within two units of the type of fp64.
+TEST_P(PromptRopeKernel, QueryFromTableEqualsQueryFromAngles) {
+  RopeFixture k;
+  ASSERT_NO_FATAL_FAILURE(k.open(GetParam()));
+  Buffer cosRows, sinRows;
+  ASSERT_NO_FATAL_FAILURE(k.makeTable(cosRows, sinRows));
+  const int64_t nq = kHeads * kHD, n = (kTokens + kGuard) * nq;
+  Buffer fromTable = k.poisoned(n), fromAngles = k.poisoned(n);
+  const float eps = static_cast<float>(kNormEps);
+  Status st = k.stream().launch(
+      k.qFromTable,
+      {Arg::in(k.bqkv, {kTokens, kQkvCols}), Arg::in(k.bqw, {kHD}),
+       Arg::in(cosRows, {kTokens, kHD}), Arg::in(sinRows, {kTokens, kHD}),
+       Arg::out(fromTable, {kTokens, nq}), Arg::real(eps)});
+  ASSERT_TRUE(st.isOk()) << st.message();
+  st = k.stream().launch(
+      k.q, {Arg::in(k.bqkv, {kTokens, kQkvCols}), Arg::in(k.bqw, {kHD}),
+            Arg::in(k.binvf, {kHD / 2}), Arg::in(k.bpos, {1}),
+            Arg::out(fromAngles, {kTokens, nq}), Arg::real(eps)});
+  ASSERT_TRUE(st.isOk()) << st.message();
+  std::vector<uint16_t> got = k.download(fromTable, n),
+                        want = k.download(fromAngles, n);
+  for (int64_t t = 0; t < kTokens; ++t)
+    for (int64_t h = 0; h < kHeads; ++h) {
+      const std::vector<double> ref = qwen3::test::normRopeReference(
+          k.ht, &k.qkv[t * kQkvCols + h * kHD], k.qw.data(), k.invf, kPos + t,
+          kNormEps);
+      for (int64_t d = 0; d < kHD; ++d) {
+        const int64_t at = t * nq + h * kHD + d;
+        ASSERT_EQ(got[at], want[at])
+            << "token " << t << ", head " << h << ", dim " << d;
+        ASSERT_LE(std::fabs(k.ht.decode(got[at]) - ref[d]),
+                  2 * k.ht.eps * (std::fabs(ref[d]) + 1.0))
+            << "token " << t << ", head " << h << ", dim " << d;
+      }
+    }
+  for (int64_t e = kTokens * nq; e < n; ++e)
+    ASSERT_EQ(got[e], qwen3::test::kPoison)
+        << "element " << e - kTokens * nq << " past the view";
+}
+
+// The key and value rows written into the caches at pos .. pos + T - 1:
+// from the table bit for bit what kv_norm_rope_write writes, the keys
+// within two units of the type of fp64, the values copied; every other
+// cache row untouched.
+TEST_P(PromptRopeKernel, KeyValueWriteFromTableEqualsWriteFromAngles) {
+  RopeFixture k;
+  ASSERT_NO_FATAL_FAILURE(k.open(GetParam()));
+  Buffer cosRows, sinRows;
+  ASSERT_NO_FATAL_FAILURE(k.makeTable(cosRows, sinRows));
+  const int64_t n = kCacheRows * kKvHeads * kHD;
+  Buffer caches[4];
+  for (Buffer &b : caches)
+    b = k.poisoned(n);
+  const float eps = static_cast<float>(kNormEps);
+  auto cache = [&](const Buffer &b) {
+    return Arg::inout(b, {kCacheRows, kKvHeads, kHD});
+  };
+  Status st = k.stream().launch(
+      k.kvFromTable,
+      {Arg::in(k.bqkv, {kTokens, kQkvCols}), Arg::in(k.bkw, {kHD}),
+       Arg::in(cosRows, {kTokens, kHD}), Arg::in(sinRows, {kTokens, kHD}),
+       Arg::in(k.bpos, {1}), cache(caches[0]), cache(caches[1]),
+       Arg::integer(kTokens), Arg::integer(kHeads), Arg::real(eps)});
+  ASSERT_TRUE(st.isOk()) << st.message();
+  st = k.stream().launch(
+      k.kv, {Arg::in(k.bqkv, {kTokens, kQkvCols}), Arg::in(k.bkw, {kHD}),
+             Arg::in(k.binvf, {kHD / 2}), Arg::in(k.bpos, {1}),
+             cache(caches[2]), cache(caches[3]), Arg::integer(kTokens),
+             Arg::integer(kHeads), Arg::real(eps)});
+  ASSERT_TRUE(st.isOk()) << st.message();
+  std::vector<uint16_t> kc = k.download(caches[0], n),
+                        vc = k.download(caches[1], n);
+  std::vector<uint16_t> kcWant = k.download(caches[2], n),
+                        vcWant = k.download(caches[3], n);
+  for (int64_t r = 0; r < kCacheRows; ++r)
+    for (int64_t h = 0; h < kKvHeads; ++h) {
+      const int64_t t = r - kPos;
+      const bool written = t >= 0 && t < kTokens;
+      std::vector<double> ref;
+      if (written)
+        ref = qwen3::test::normRopeReference(
+            k.ht, &k.qkv[t * kQkvCols + (kHeads + h) * kHD], k.kw.data(),
+            k.invf, r, kNormEps);
+      for (int64_t d = 0; d < kHD; ++d) {
+        const int64_t at = (r * kKvHeads + h) * kHD + d;
+        if (!written) {
+          ASSERT_EQ(kc[at], qwen3::test::kPoison)
+              << "key row " << r << " written";
+          ASSERT_EQ(vc[at], qwen3::test::kPoison)
+              << "value row " << r << " written";
+          continue;
+        }
+        ASSERT_EQ(kc[at], kcWant[at])
+            << "key row " << r << ", head " << h << ", dim " << d;
+        ASSERT_EQ(vc[at], vcWant[at])
+            << "value row " << r << ", head " << h << ", dim " << d;
+        ASSERT_EQ(vc[at],
+                  k.qkv[t * kQkvCols + (kHeads + kKvHeads + h) * kHD + d])
+            << "value row " << r << ", head " << h << ", dim " << d;
+        ASSERT_LE(std::fabs(k.ht.decode(kc[at]) - ref[d]),
+                  2 * k.ht.eps * (std::fabs(ref[d]) + 1.0))
+            << "key row " << r << ", head " << h << ", dim " << d;
+      }
+    }
+}
+
+INSTANTIATE_TEST_SUITE_P(Dtypes, PromptRopeKernel,
+                         ::testing::Values("bf16", "f16"));
+
+} // namespace
