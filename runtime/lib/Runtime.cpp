@@ -321,7 +321,6 @@ static void keep(StreamImpl &s, const std::shared_ptr<BufferStorage> &b) {
     s.capturedBuffers.push_back(b);
 }
 
-
 Status Stream::copyToDevice(const Buffer &dst, const void *src, size_t bytes,
                             size_t dstOffset) {
   if (!impl)

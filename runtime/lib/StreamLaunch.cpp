@@ -1,4 +1,4 @@
-//===- StreamLaunch.cpp - a launch checked against its kernel's contract ---===//
+//===- StreamLaunch.cpp - launches checked against their contracts -------===//
 //
 // Stream::launch on both devices: every argument checked against the
 // kernel's parameters (kind, dtype, shape, strides, the bytes a view spans
@@ -72,7 +72,6 @@ static Status scalarBits(const ManifestKernel &k, int i, const Arg &a,
   bits = static_cast<uint64_t>(v);
   return Status::ok();
 }
-
 
 Status Stream::launch(const Kernel &kernel, std::initializer_list<Arg> args) {
   return launch(kernel, args.begin(), args.size());
