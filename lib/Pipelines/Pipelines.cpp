@@ -97,6 +97,7 @@ void tile::buildTileToNVVMPipeline(OpPassManager &pm,
   toGPU.registersForReductions = options.registersForReductions;
   toGPU.warpShuffles = options.warpShuffles;
   toGPU.columnReductions = options.columnReductions;
+  toGPU.rowsInRegisters = options.rowsInRegisters;
   toGPU.gridDependencyControl = waitsForPriorGrid(options);
   toGPU.hopperMatmul = usesHopperMatmul(options);
   pm.addPass(createConvertTileToGPU(toGPU));

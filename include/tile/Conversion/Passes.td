@@ -88,6 +88,15 @@ def ConvertTileToGPU : Pass<"convert-tile-to-gpu", "::mlir::ModuleOp"> {
       (one partial per warp and column). Without it, the tile goes to
       shared memory and one thread per column folds the whole line in
       sequence (48 dependent loads and adds for 48 rows);
+    * with `rows-in-registers` (off until measured on a GPU), a reduction
+      along the last dim whose rows each lie on up to 32 lanes of one warp,
+      and whose result only feeds element-wise work on `[.., R, 1]` tiles
+      (with splats) broadcast back over the reduced tile's shape (an
+      RMSNorm of R rows), keeps each row's result in the lanes that
+      reduced it, per slot; the element-wise work runs there and the
+      broadcast splats it. Without it the result goes through shared
+      memory to the `[R, 1]` layout and back (4 barriers). The values are
+      the same bit for bit;
     * with `warp-shuffles` (on by default), a slice, concat, reshape,
       broadcast or permute whose operands and result all fit the first
       warp (at most 32 vector positions each) moves its elements with
@@ -214,6 +223,11 @@ def ConvertTileToGPU : Pass<"convert-tile-to-gpu", "::mlir::ModuleOp"> {
            "thread's registers, then across threads with shuffles and "
            "shared memory, instead of one thread per column folding the "
            "whole line through shared memory">,
+    Option<"rowsInRegisters", "rows-in-registers", "bool", /*default=*/"false",
+           "keep a row reduction's result in the lanes that reduced it "
+           "where it only feeds element-wise work broadcast back over the "
+           "rows (an RMSNorm of several rows), instead of passing it "
+           "through shared memory and back">,
     Option<"gridDependencyControl", "grid-dependency-control", "bool",
            /*default=*/"false",
            "begin each kernel with griddepcontrol.wait / launch_dependents "

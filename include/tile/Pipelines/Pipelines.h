@@ -76,6 +76,12 @@ struct TileToNVVMOptions : public PassPipelineOptions<TileToNVVMOptions> {
                      "in registers and combined with shuffles, not one "
                      "thread per column through shared memory"),
       llvm::cl::init(true)};
+  PassOptions::Option<bool> rowsInRegisters{
+      *this, "rows-in-registers",
+      llvm::cl::desc("a row reduction broadcast back over its rows kept in "
+                     "the lanes that reduced it, not passed through shared "
+                     "memory"),
+      llvm::cl::init(false)};
   PassOptions::Option<bool> gridDependencyControl{
       *this, "grid-dependency-control",
       llvm::cl::desc("kernels wait for the prior grid at entry, so the "

@@ -49,6 +49,7 @@ LogicalResult GPUKernelLowering::lowerElementwise(Operation *op) {
   for (OpResult r : clone->getResults())
     if (auto t = dyn_cast<RankedTensorType>(r.getType()))
       r.setType(Layout::get(t, threads).registerType());
+  lowerInRows(op);
   int64_t held = threads;
   for (Value operand : op->getOperands())
     held = std::min(held, replicatedIn(operand));
@@ -134,6 +135,10 @@ LogicalResult GPUKernelLowering::lowerShapeOp(Operation *op) {
     return success();
   }
   if (auto broadcast = dyn_cast<BroadcastOp>(op)) {
+    if (Value regs = broadcastRows(broadcast)) {
+      map.map(broadcast.getResult(), regs);
+      return success();
+    }
     if (Value regs = broadcastInRegisters(broadcast)) {
       map.map(broadcast.getResult(), regs);
       return success();
@@ -275,6 +280,26 @@ LogicalResult GPUKernelLowering::lowerReduceLastDim(ReduceOp op) {
     }
     for (unsigned i = 0; i < n; ++i)
       map.map(op.getResults()[i], out[i]);
+    return success();
+  }
+  if (reducesIntoRows(op)) {
+    // Each slot's row on G = Q lanes of one warp: the xor shuffles leave
+    // the row's result in all of them, which is where the broadcast back
+    // wants it. The [.., R, 1] registers stay zero; nothing reads them.
+    SmallVector<Value> rowsOfSlots;
+    for (int64_t k = 0; k < in.slots; ++k) {
+      Value acc = lane(0, k * in.vec);
+      for (int64_t l = 1; l < in.vec; ++l)
+        acc = combine(op.getCombiner(), acc, lane(0, k * in.vec + l))[0];
+      for (int64_t off = G / 2; off >= 1; off /= 2)
+        acc = combine(op.getCombiner(), acc,
+                      shuffleXor(loc, acc, static_cast<int32_t>(off)))[0];
+      rowsOfSlots.push_back(acc);
+    }
+    auto rowType = VectorType::get({in.slots}, inType.getElementType());
+    rowSlots[op.getResults()[0]] =
+        vector::FromElementsOp::create(b, loc, rowType, rowsOfSlots);
+    map.map(op.getResults()[0], zeroOf(resultRegs(0)));
     return success();
   }
   bool single = registersForReductions && rows == 1;

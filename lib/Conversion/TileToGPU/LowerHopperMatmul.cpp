@@ -133,7 +133,8 @@ std::optional<HopperMatmulPlan> tile::planHopperMatmul(KernelOp kernel) {
   int64_t wParts = wLoads.size();
   // x's load, w's loads, their concat where stacked, the permute, the dot
   // and the yield: nothing else runs in the loop.
-  if (inner.getOperations().size() != 4 + wParts + (wParts == 2 ? 1 : 0))
+  if (static_cast<int64_t>(inner.getOperations().size()) !=
+      4 + wParts + (wParts == 2 ? 1 : 0))
     return std::nullopt;
   Type element = xLoad.getResult().getType().getElementType();
   if (!(element.isF16() || element.isBF16()))

@@ -651,6 +651,7 @@ struct ConvertTileToGPUPass
       lowering.registersForReductions = registersForReductions;
       lowering.warpShuffles = warpShuffles;
       lowering.columnReductions = columnReductions;
+      lowering.rowsInRegisters = rowsInRegisters;
       for (auto [old, neu] : llvm::zip_first(kernel.getArguments(),
                                              entry.getArguments()))
         lowering.map.map(old, neu);
