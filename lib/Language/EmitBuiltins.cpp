@@ -522,6 +522,24 @@ std::optional<Val> EmitterImpl::builtin(const Expr &e, bool &handled) {
         b, l, RankedTensorType::get(*sizes, tt.getElementType()), t,
         b.getDenseI64ArrayAttr(*offsets)));
   }
+  if (name == "roll") {
+    if (!args.arity(2, 2) || !args.noNamed({"dim"}) || !args.named("dim")) {
+      error(e.loc) << "roll takes a tile, a shift and dim = d";
+      return std::nullopt;
+    }
+    Value t = args.tile(0);
+    auto shift = t ? constant(args[1]) : std::nullopt;
+    auto d = shift ? constant(*args.named("dim")) : std::nullopt;
+    if (!d)
+      return std::nullopt;
+    auto tt = cast<RankedTensorType>(t.getType());
+    if (*d < 0 || *d >= tt.getRank()) {
+      error(e.loc) << "roll dim " << *d << " out of range for rank "
+                   << tt.getRank();
+      return std::nullopt;
+    }
+    return Val::of(RollOp::create(b, l, tt, t, *shift, *d));
+  }
   if (name == "concat") {
     if (e.operands.size() < 2 || !args.noNamed({"dim"}) || !args.named("dim")) {
       error(e.loc) << "concat takes two or more tiles and dim = d";

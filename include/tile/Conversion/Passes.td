@@ -105,7 +105,10 @@ def ConvertTileToGPU : Pass<"convert-tile-to-gpu", "::mlir::ModuleOp"> {
       of threads whose source index is affine in the thread id (and per
       source lane that run reads), at most 64 per op. RoPE's rotate-half
       of a head (two slices and a concat) is 24 shuffles instead of 6
-      barriers;
+      barriers. A `tile.roll` along the last dim by whole vectors, on a
+      tile of any size whose rows each lie on up to 32 lanes of one warp,
+      is one `gpu.shuffle idx` per register (the same slot of a lane of
+      the row's warp);
     * a broadcast of a tile loaded from an `in` view (seen through
       reshapes that add or drop unit dims) is loaded again in the
       broadcast's layout (`reload-broadcasts`): each thread loads what it
@@ -216,8 +219,9 @@ def ConvertTileToGPU : Pass<"convert-tile-to-gpu", "::mlir::ModuleOp"> {
            "them, instead of passing them through shared memory">,
     Option<"warpShuffles", "warp-shuffles", "bool", /*default=*/"true",
            "move the elements of slices, concats, reshapes, broadcasts "
-           "and permutes whose tiles all fit the first warp with shfl.idx "
-           "instead of through shared memory">,
+           "and permutes whose tiles all fit the first warp, and of rolls "
+           "whose rows each lie within a warp, with shfl.idx instead of "
+           "through shared memory">,
     Option<"columnReductions", "column-reductions", "bool", /*default=*/"true",
            "fold a reduction along a dim with others after it in each "
            "thread's registers, then across threads with shuffles and "

@@ -229,6 +229,10 @@ public:
   /// A shape op whose operands and result fit the first warp, as shuffles
   /// (LowerWarpShuffles.cpp); null where it does not apply.
   Value shapeOpInWarp(Operation *op);
+  /// A roll of whole vectors along the last dim whose rows each lie on
+  /// lanes of one warp, as one shuffle per register (LowerWarpShuffles.cpp);
+  /// null where it does not apply.
+  Value rollInWarp(RollOp op);
   LogicalResult lowerDot(DotOp op);
   LogicalResult lowerDotMMA(DotOp op);
   LogicalResult lowerDotFMA(DotOp op);

@@ -157,6 +157,11 @@ LogicalResult GPUKernelLowering::lowerShapeOp(Operation *op) {
       return success();
     }
   }
+  if (auto roll = dyn_cast<RollOp>(op); roll && warpShuffles)
+    if (Value regs = rollInWarp(roll)) {
+      map.map(op->getResult(0), regs);
+      return success();
+    }
   if (warpShuffles)
     if (Value regs = shapeOpInWarp(op)) {
       map.map(op->getResult(0), regs);
@@ -182,6 +187,15 @@ LogicalResult GPUKernelLowering::lowerShapeOp(Operation *op) {
       for (auto [i, p] : llvm::enumerate(permute.getPermutation()))
         at[p] = idx[i];
       return memref::LoadOp::create(b, loc, bufs[0], linearize(at, srcShape(0)));
+    }
+    if (auto roll = dyn_cast<RollOp>(op)) {
+      // Index i along the dim reads (i - shift) mod n = (i + back) mod n.
+      int64_t d = roll.getDim(), n = shape[d];
+      int64_t back = ((-static_cast<int64_t>(roll.getShift())) % n + n) % n;
+      SmallVector<Value> at(idx);
+      at[d] = arith::RemUIOp::create(
+          b, loc, arith::AddIOp::create(b, loc, idx[d], index(back)), index(n));
+      return memref::LoadOp::create(b, loc, bufs[0], linearize(at, shape));
     }
     if (auto slice = dyn_cast<SliceOp>(op)) {
       SmallVector<Value> at;

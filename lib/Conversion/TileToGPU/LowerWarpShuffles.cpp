@@ -1,4 +1,4 @@
-//===- LowerWarpShuffles.cpp - shape ops within the first warp -----------===//
+//===- LowerWarpShuffles.cpp - shape ops moved between the lanes of a warp ===//
 //
 // A small tile (a head of 128 elements is 16 vectors) lives on the first
 // threads of the block. A slice, concat, reshape, broadcast or permute
@@ -12,6 +12,13 @@
 // result lane into runs where the source's linear index is affine in the
 // thread id, and issues one shuffle per run and source lane that run
 // reads; a thread takes its run's value by a select on its id.
+//
+// A roll along the last dim by whole vectors, on a tile of any size whose
+// rows each lie on Q lanes of one warp (Q vectors a row, a power of two up
+// to 32): every thread's slot k holds column vector j = lane % Q of its row,
+// and the result's takes vector j - shift (mod Q) of the same row, from lane
+// (lane - j) + ((j - shift) mod Q) in the same slot: one shfl.idx per
+// register, whatever the tile's size.
 //
 //===----------------------------------------------------------------------===//
 
@@ -44,6 +51,12 @@ static std::pair<unsigned, int64_t> sourceOf(Operation *op, int64_t e) {
     return {0, e};
   SmallVector<int64_t> idx =
       mlir::delinearize(e, computeStrides(shapeOf(op->getResult(0))));
+  if (auto roll = dyn_cast<RollOp>(op)) {
+    int64_t d = roll.getDim(), n = shapeOf(op->getResult(0))[d];
+    int64_t shift = static_cast<int64_t>(roll.getShift()) % n;
+    idx[d] = ((idx[d] - shift) % n + n) % n;
+    return {0, linear(idx, shapeOf(op->getOperand(0)))};
+  }
   if (isa<BroadcastOp>(op)) {
     ArrayRef<int64_t> src = shapeOf(op->getOperand(0));
     for (auto [d, s] : llvm::enumerate(src))
@@ -84,7 +97,7 @@ struct Run {
 } // namespace
 
 Value GPUKernelLowering::shapeOpInWarp(Operation *op) {
-  if (!isa<ReshapeOp, BroadcastOp, PermuteOp, SliceOp, ConcatOp>(op))
+  if (!isa<ReshapeOp, BroadcastOp, PermuteOp, SliceOp, ConcatOp, RollOp>(op))
     return {};
   auto type = cast<RankedTensorType>(op->getResult(0).getType());
   Layout layout = Layout::get(type, threads);
@@ -167,5 +180,43 @@ Value GPUKernelLowering::shapeOpInWarp(Operation *op) {
     }
     regs = vector::InsertOp::create(b, loc, lane, regs, i);
   }
+  return regs;
+}
+
+Value GPUKernelLowering::rollInWarp(RollOp op) {
+  RankedTensorType type = op.getResult().getType();
+  Layout layout = Layout::get(type, threads);
+  int64_t n = type.getShape().back();
+  if (static_cast<int64_t>(op.getDim()) != type.getRank() - 1 ||
+      n % layout.vec != 0)
+    return {};
+  int64_t q = n / layout.vec;
+  int64_t shift = (static_cast<int64_t>(op.getShift()) % n + n) % n;
+  if (shift % layout.vec != 0 || !llvm::isPowerOf2_64(q) || q > 32 ||
+      threads % q != 0)
+    return {};
+  Value src = map.lookup(op.getSource());
+  if (shift == 0)
+    return src;
+  Location loc = op.getLoc();
+  Type i32 = b.getI32Type();
+  auto c32 = [&](int64_t v) {
+    return arith::ConstantIntOp::create(b, loc, i32, v).getResult();
+  };
+  // from = (lane & ~(q - 1)) | ((lane + q - shift / vec) & (q - 1)).
+  Value lane = arith::IndexCastOp::create(
+      b, loc, i32, arith::RemUIOp::create(b, loc, tid, index(32)));
+  Value from = arith::OrIOp::create(
+      b, loc, arith::AndIOp::create(b, loc, lane, c32(~(q - 1))),
+      arith::AndIOp::create(
+          b, loc,
+          arith::AddIOp::create(b, loc, lane, c32(q - shift / layout.vec)),
+          c32(q - 1)));
+  Value regs = zeroOf(layout.registerType());
+  for (int64_t r = 0; r < layout.registers(); ++r)
+    regs = vector::InsertOp::create(
+        b, loc,
+        shuffleIdx(loc, vector::ExtractOp::create(b, loc, src, r), from), regs,
+        r);
   return regs;
 }

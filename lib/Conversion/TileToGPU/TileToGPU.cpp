@@ -553,8 +553,8 @@ LogicalResult GPUKernelLowering::lowerFlatOp(Operation *op) {
       .Case([&](DotOp o) { return lowerDot(o); })
       .Case([&](ConvertOp o) { return lowerConvert(o); })
       .Case([&](ExtractOp o) { return lowerExtract(o); })
-      .Case<BroadcastOp, IotaOp, ReshapeOp, PermuteOp, SliceOp, ConcatOp>(
-          [&](Operation *o) { return lowerShapeOp(o); })
+      .Case<BroadcastOp, IotaOp, ReshapeOp, PermuteOp, SliceOp, ConcatOp,
+            RollOp>([&](Operation *o) { return lowerShapeOp(o); })
       .Default([&](Operation *o) { return lowerElementwise(o); });
 }
 

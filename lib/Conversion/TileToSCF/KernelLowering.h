@@ -56,6 +56,7 @@ public:
   LogicalResult lowerReshape(ReshapeOp op);
   LogicalResult lowerPermute(PermuteOp op);
   LogicalResult lowerSlice(SliceOp op);
+  LogicalResult lowerRoll(RollOp op);
   LogicalResult lowerConcat(ConcatOp op);
   LogicalResult lowerReduce(ReduceOp op);
   LogicalResult lowerDot(DotOp op);

@@ -93,6 +93,26 @@ LogicalResult KernelLowering::lowerSlice(SliceOp op) {
   return success();
 }
 
+LogicalResult KernelLowering::lowerRoll(RollOp op) {
+  Value src = op.getSource();
+  RankedTensorType type = op.getResult().getType();
+  int64_t dim = op.getDim(), n = type.getDimSize(dim);
+  // Result index i along dim reads (i - shift) mod n = (i + back) mod n.
+  int64_t back = ((-static_cast<int64_t>(op.getShift())) % n + n) % n;
+  Value r = generate(
+      op.getLoc(), type, [&](OpBuilder &b, Location l, ValueRange idx) {
+        SmallVector<Value> at(idx);
+        at[dim] = arith::RemUIOp::create(
+            b, l,
+            arith::AddIOp::create(b, l, idx[dim],
+                                  arith::ConstantIndexOp::create(b, l, back)),
+            arith::ConstantIndexOp::create(b, l, n));
+        return tensor::ExtractOp::create(b, l, src, at).getResult();
+      });
+  rewriter.replaceOp(op, r);
+  return success();
+}
+
 LogicalResult KernelLowering::lowerConcat(ConcatOp op) {
   Location loc = op.getLoc();
   RankedTensorType type = op.getResult().getType();

@@ -279,6 +279,7 @@ LogicalResult KernelLowering::lower(Operation *op) {
       .Case([&](ReshapeOp o) { return lowerReshape(o); })
       .Case([&](PermuteOp o) { return lowerPermute(o); })
       .Case([&](SliceOp o) { return lowerSlice(o); })
+      .Case([&](RollOp o) { return lowerRoll(o); })
       .Case([&](ConcatOp o) { return lowerConcat(o); })
       .Case([&](ReduceOp o) { return lowerReduce(o); })
       .Case([&](DotOp o) { return lowerDot(o); })

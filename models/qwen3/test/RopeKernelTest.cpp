@@ -110,9 +110,9 @@ struct RopeFixture {
 class PromptRopeKernel : public ::testing::TestWithParam<const char *> {};
 
 // Every row, both halves: cos and sin of the f32 angle inv_freq * (pos +
-// t), rounded to the type; the f32 cos/sin may land on the neighbouring
-// value of the type.
-TEST_P(PromptRopeKernel, TableHoldsTheRoundedCosAndSinOfEachPosition) {
+// t), rounded to the type, sin negated in the first half (rotate-half's
+// sign); the f32 cos/sin may land on the neighbouring value of the type.
+TEST_P(PromptRopeKernel, TableHoldsTheRoundedCosAndSignedSinOfEachPosition) {
   RopeFixture k;
   ASSERT_NO_FATAL_FAILURE(k.open(GetParam()));
   Buffer cosRows, sinRows;
@@ -126,7 +126,8 @@ TEST_P(PromptRopeKernel, TableHoldsTheRoundedCosAndSinOfEachPosition) {
     for (int64_t d = 0; d < kHD; ++d) {
       const float angle = k.invf[d % (kHD / 2)] * static_cast<float>(kPos + t);
       const double wantCos = round(std::cos(double(angle)));
-      const double wantSin = round(std::sin(double(angle)));
+      const double wantSin =
+          (d < kHD / 2 ? -1 : 1) * round(std::sin(double(angle)));
       const double gotCos = k.ht.decode(c[t * kHD + d]),
                    gotSin = k.ht.decode(s[t * kHD + d]);
       ASSERT_LE(std::fabs(gotCos - wantCos),
@@ -138,7 +139,7 @@ TEST_P(PromptRopeKernel, TableHoldsTheRoundedCosAndSinOfEachPosition) {
       if (d >= kHD / 2) {
         ASSERT_EQ(c[t * kHD + d], c[t * kHD + d - kHD / 2])
             << "cos row " << t << ", dim " << d;
-        ASSERT_EQ(s[t * kHD + d], s[t * kHD + d - kHD / 2])
+        ASSERT_EQ(s[t * kHD + d], s[t * kHD + d - kHD / 2] ^ 0x8000)
             << "sin row " << t << ", dim " << d;
       }
     }

@@ -74,3 +74,53 @@ tile.kernel @column(%x: !tile.view<in, 64xf32>, %y: !tile.view<out, 64x1xf32>) {
   tile.store %r, %b : tensor<64x1xf32>, !tile.owned<out, 64x1xf32>
   tile.return
 }
+
+// A roll of whole vectors along the last dim on a tile larger than a warp:
+// [16, 128] f32 on 128 threads is 16 vectors a row on 16 lanes of one
+// warp, two slots a thread; rolling by half a row takes each register from
+// lane (lane & ~15) | ((lane + 8) & 15) in the same slot: 16 shuffles, no
+// shared memory. By 3 (not whole vectors) or along dim 0 it goes through
+// shared memory, as without warp-shuffles.
+// CHECK-LABEL: gpu.func @roll_rows
+// CHECK-NOT: gpu.barrier
+// CHECK-COUNT-16: gpu.shuffle idx
+// CHECK-NOT: gpu.shuffle
+// CHECK-NOT: gpu.barrier
+// CHECK: gpu.return
+// OFF-LABEL: gpu.func @roll_rows
+// OFF-NOT: gpu.shuffle
+// OFF: gpu.barrier
+tile.kernel @roll_rows(%x: !tile.view<in, ?x128xf32>, %y: !tile.view<out, ?x128xf32>) {
+  %pid = tile.program_id x
+  %c0 = arith.constant 0 : index
+  %px = tile.partition %x : !tile.partition<in, ?x128xf32, tile = [16, 128]>
+  %py = tile.partition %y : !tile.partition<out, ?x128xf32, tile = [16, 128]>
+  %n = tile.num_tiles %py, 0 : !tile.partition<out, ?x128xf32, tile = [16, 128]>
+  tile.grid %n
+  %t = tile.load %px[%pid, %c0] : !tile.partition<in, ?x128xf32, tile = [16, 128]> -> tensor<16x128xf32>
+  %r = tile.roll %t shift = 64 dim = 1 : tensor<16x128xf32>
+  %o = tile.own %py[%pid, %c0] : !tile.partition<out, ?x128xf32, tile = [16, 128]>
+  tile.store %r, %o : tensor<16x128xf32>, !tile.owned<out, 16x128xf32>
+  tile.return
+}
+
+// CHECK-LABEL: gpu.func @roll_off_grain
+// CHECK-NOT: gpu.shuffle
+// CHECK: gpu.barrier
+// CHECK: gpu.barrier
+// CHECK-NOT: gpu.shuffle
+// CHECK: gpu.return
+tile.kernel @roll_off_grain(%x: !tile.view<in, ?x128xf32>, %y: !tile.view<out, ?x128xf32>) {
+  %pid = tile.program_id x
+  %c0 = arith.constant 0 : index
+  %px = tile.partition %x : !tile.partition<in, ?x128xf32, tile = [16, 128]>
+  %py = tile.partition %y : !tile.partition<out, ?x128xf32, tile = [16, 128]>
+  %n = tile.num_tiles %py, 0 : !tile.partition<out, ?x128xf32, tile = [16, 128]>
+  tile.grid %n
+  %t = tile.load %px[%pid, %c0] : !tile.partition<in, ?x128xf32, tile = [16, 128]> -> tensor<16x128xf32>
+  %a = tile.roll %t shift = 3 dim = 1 : tensor<16x128xf32>
+  %r = tile.roll %a shift = 1 dim = 0 : tensor<16x128xf32>
+  %o = tile.own %py[%pid, %c0] : !tile.partition<out, ?x128xf32, tile = [16, 128]>
+  tile.store %r, %o : tensor<16x128xf32>, !tile.owned<out, 16x128xf32>
+  tile.return
+}

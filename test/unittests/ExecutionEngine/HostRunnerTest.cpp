@@ -210,6 +210,35 @@ TEST(HostRunner, RotateHalfWithSliceConcatPermuteExtract) {
   expectClose(y, ref, 1e-6);
 }
 
+TEST(HostRunner, RollWrapsAlongEitherDim) {
+  // y = roll(roll(x, 67, dim 1), -3, dim 0) over a 6 x 128 tile: element
+  // (i, j) of y is x((i + 3) mod 6, (j - 67) mod 128).
+  HostRunner r = compileOrDie(R"mlir(
+    tile.kernel @roll(%x: !tile.view<in, 6x128xf32>, %y: !tile.view<out, 6x128xf32>) {
+      %c0 = arith.constant 0 : index
+      %c1 = arith.constant 1 : index
+      tile.grid %c1
+      %px = tile.partition %x : !tile.partition<in, 6x128xf32, tile = [6, 128]>
+      %t = tile.load %px[%c0, %c0] : !tile.partition<in, 6x128xf32, tile = [6, 128]> -> tensor<6x128xf32>
+      %a = tile.roll %t shift = 67 dim = 1 : tensor<6x128xf32>
+      %b = tile.roll %a shift = -3 dim = 0 : tensor<6x128xf32>
+      %py = tile.partition %y : !tile.partition<out, 6x128xf32, tile = [6, 128]>
+      %o = tile.own %py[%c0, %c0] : !tile.partition<out, 6x128xf32, tile = [6, 128]>
+      tile.store %b, %o : tensor<6x128xf32>, !tile.owned<out, 6x128xf32>
+      tile.return
+    })mlir");
+  std::vector<float> x = randomFloats(6 * 128, -1, 1, 11);
+  std::vector<float> y = poisoned32(6 * 128);
+  runOrFail(
+      r, "roll",
+      {HostArg::view(x.data(), {6, 128}), HostArg::view(y.data(), {6, 128})},
+      {1, 1, 1});
+  for (int i = 0; i < 6; ++i)
+    for (int j = 0; j < 128; ++j)
+      ASSERT_EQ(y[i * 128 + j], x[((i + 3) % 6) * 128 + (j + 128 - 67) % 128])
+          << "y[" << i << ", " << j << "]";
+}
+
 TEST(HostRunner, DotF16AccumulatesInF32) {
   HostRunner r = compileOrDie(R"mlir(
     tile.kernel @gemm(%a: !tile.view<in, ?x?xf16, strides = [?, 1]>, %b: !tile.view<in, ?x?xf16, strides = [?, 1]>,

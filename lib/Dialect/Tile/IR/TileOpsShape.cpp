@@ -74,7 +74,7 @@ LogicalResult IotaOp::verify() {
 }
 
 //===----------------------------------------------------------------------===//
-// ReshapeOp, PermuteOp, SliceOp, ConcatOp, ExtractOp
+// ReshapeOp, PermuteOp, SliceOp, RollOp, ConcatOp, ExtractOp
 //===----------------------------------------------------------------------===//
 
 LogicalResult ReshapeOp::verify() {
@@ -136,6 +136,12 @@ LogicalResult SliceOp::verify() {
              << offsets[i] << ", " << offsets[i] + dst[i] << ") of dim #" << i
              << " is outside the operand's [0, " << src[i] << ")";
   return success();
+}
+
+LogicalResult RollOp::verify() {
+  if (failed(detail::verifyTileOperandsAndResults(*this)))
+    return failure();
+  return verifyDimIndex(*this, getDim(), getResult().getType().getRank());
 }
 
 LogicalResult ConcatOp::verify() {

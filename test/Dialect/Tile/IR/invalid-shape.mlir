@@ -115,6 +115,24 @@ tile.kernel @slice_rank(%s: f32) {
 
 // -----
 
+tile.kernel @roll_dim(%s: f32) {
+  %a = tile.splat %s : tensor<1x64xf32>
+  // expected-error @+1 {{'tile.roll' op dim 2 is out of range for tiles of rank 2}}
+  %r = tile.roll %a shift = 1 dim = 2 : tensor<1x64xf32>
+  tile.return
+}
+
+// -----
+
+tile.kernel @roll_type(%s: f32) {
+  %a = tile.splat %s : tensor<1x64xf32>
+  // expected-error @+1 {{'tile.roll' op requires the same type for all operands and results}}
+  %r = "tile.roll"(%a) <{shift = 1 : i64, dim = 1 : i64}> : (tensor<1x64xf32>) -> tensor<64x1xf32>
+  tile.return
+}
+
+// -----
+
 tile.kernel @concat_empty() {
   // expected-error @+1 {{'tile.concat' op needs at least one input}}
   %c = "tile.concat"() <{dim = 0 : i64}> : () -> tensor<4xf32>

@@ -97,6 +97,8 @@ tile.kernel @shapes(%s: f32, %k: i32) {
   %hi = tile.slice %a [0, 64] : tensor<1x128xf32> -> tensor<1x64xf32>
   // CHECK: tile.concat %{{.*}}, %{{.*}} dim = 1 : tensor<1x64xf32>, tensor<1x64xf32> -> tensor<1x128xf32>
   %c = tile.concat %hi, %lo dim = 1 : tensor<1x64xf32>, tensor<1x64xf32> -> tensor<1x128xf32>
+  // CHECK: tile.roll %{{.*}} shift = 64 dim = 1 : tensor<1x128xf32>
+  %rolled = tile.roll %c shift = 64 dim = 1 : tensor<1x128xf32>
   // CHECK: tile.extract %{{.*}} [0, 5] : tensor<1x128xf32>
   %e = tile.extract %c [0, 5] : tensor<1x128xf32>
   %ki = tile.splat %k : tensor<4xi32>

@@ -636,6 +636,31 @@ def Tile_ConcatOp : Tile_Op<"concat", [Pure, Tile_InKernel]> {
   let hasVerifier = 1;
 }
 
+def Tile_RollOp : Tile_Op<"roll", [Pure, Tile_InKernel, SameOperandsAndResultType]> {
+  let summary = "rotates a tile's elements along one dim";
+  let description = [{
+    Element `i` along `dim` of the result is element `(i - shift) mod n` of
+    the operand (`n` its size along `dim`), as `torch.roll` and
+    `numpy.roll`: the elements move `shift` places up, those past the end
+    coming round to the front. Any integer `shift`; the other dims are
+    unchanged.
+
+    NeoX RoPE's rotate-half of a head is a roll by half the head with the
+    first half negated: `concat(-x[64:], x[:64]) == roll(x, 64) * sign`.
+    On the GPU, a roll along the last dim by whole vectors whose rows each
+    lie within one warp is a register shuffle between lanes of that warp.
+
+    ```mlir
+    %r = tile.roll %x shift = 64 dim = 1 : tensor<16x128xf32>
+    ```
+  }];
+  let arguments = (ins Tile_Tensor:$source, I64Attr:$shift, I64Attr:$dim);
+  let results = (outs Tile_Tensor:$result);
+  let assemblyFormat =
+      "$source `shift` `=` $shift `dim` `=` $dim attr-dict `:` type($result)";
+  let hasVerifier = 1;
+}
+
 def Tile_ExtractOp : Tile_Op<"extract", [Pure, Tile_InKernel,
     TypesMatchWith<"the result is the tile's element type", "source", "result",
                    "::llvm::cast<::mlir::ShapedType>($_self).getElementType()">]> {
