@@ -1,15 +1,16 @@
 #!/bin/bash
-# Call 2 (after call 1 passes): time to first token, four variants
-# interleaved (ab.py, two rounds of three repetitions): base, --rope-table,
-# --fused-swiglu-gemm, and both; Qwen3-8B and 4B at 2048 prompt tokens,
-# 8B at 512 and 8192. Same carry as call 1.
+# Call 2: the rows-in-registers kernel set (cmpdata/rows, see call 1): the
+# same Qwen3 GPU tests on it (it changes gemv_residual_kv, q_norm_rope and
+# q_norm_rope_from_table: row norms broadcast back without shared memory),
+# then decode A/B against the default set (gemv_residual_kv 90 -> 80
+# registers, 5 -> 6 programs per SM at f16), pp 18, tg 128, two rounds.
 R=$PWD
 PY=/opt/torch/.venv/bin/python3
 C=$R/cmpdata
 K=$R/build/models/qwen3/kernels
+T="QWEN3_TEST_DEVICE=cuda QWEN3_TEST_KERNELS=$C/rows QWEN3_TEST_FIXTURES=$R/models/qwen3/test/fixtures"
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader > $OUT/summary.txt
+env $T timeout 240 build/models/qwen3/Qwen3Tests --gtest_filter='*Attention*:*Qwen3Engine*:*DecodeGemv*:*Rope*' > $OUT/qwen3-gpu-tests.txt 2>&1; echo "qwen3 gpu tests (rows set) rc=$?" >> $OUT/summary.txt
 cd bench/qwen3
 AB="$PY ab.py --configs $C/configs --tokenizer $C/tokenizer --qwen3-run $R/build/bin/qwen3-run --work /tmp/qb --keep-checkpoints"
-V="--variant base=$K --variant rope=$K:--rope-table --variant fused=$K:--fused-swiglu-gemm --variant both=$K:--rope-table,--fused-swiglu-gemm"
-timeout 300 $AB --models qwen3-8b,qwen3-4b --pp 2048 --tg 4 --rounds 2 --reps 3 $V --out $OUT/ab-ttft-pp2048.jsonl > $OUT/ab-ttft-pp2048.log 2>&1; echo "ab pp2048 rc=$?" >> $OUT/summary.txt
-timeout 240 $AB --models qwen3-8b --pp 512,8192 --tg 4 --rounds 2 --reps 3 $V --out $OUT/ab-ttft-8b.jsonl > $OUT/ab-ttft-8b.log 2>&1; echo "ab 8b rc=$?" >> $OUT/summary.txt
+timeout 330 $AB --models qwen3-0.6b,qwen3-4b,qwen3-8b --pp 18 --tg 128 --rounds 2 --reps 1 --variant base=$K --variant rows=$C/rows --out $OUT/ab-decode-rows.jsonl > $OUT/ab-decode-rows.log 2>&1; echo "ab decode rc=$?" >> $OUT/summary.txt

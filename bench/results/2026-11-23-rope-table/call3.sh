@@ -1,16 +1,15 @@
 #!/bin/bash
-# Call 3: per-kernel profiles of an 8B prefill of 2048 tokens (the first
-# since session 9), base and with both options. Needs call 2's checkpoint
-# in /tmp/qb (the same lease), or makes it. Same carry as call 1.
+# Call 3: time to first token, five variants interleaved (ab.py, two
+# rounds of three repetitions): base, --rope-table, --fused-swiglu-gemm,
+# both, and both on the rows-in-registers set; Qwen3-8B and 4B at 2048
+# prompt tokens. Same carry as call 1 (checkpoints from call 2 in /tmp/qb
+# on the same lease, else made here).
 R=$PWD
 PY=/opt/torch/.venv/bin/python3
 C=$R/cmpdata
 K=$R/build/models/qwen3/kernels
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader > $OUT/summary.txt
 cd bench/qwen3
-[ -d /tmp/qb/qwen3-8b.json-f16 ] || timeout 200 $PY ab.py --configs $C/configs --tokenizer $C/tokenizer --qwen3-run $R/build/bin/qwen3-run --work /tmp/qb --keep-checkpoints --models qwen3-8b --pp 18 --tg 4 --rounds 1 --reps 1 --variant base=$K --out $OUT/ab-make-checkpoint.jsonl > $OUT/make-checkpoint.log 2>&1
-$PY -c "import common, json; json.dump(common.prompt_ids(2048, seed=2048), open('/tmp/ids2048.json', 'w'))"
-for flags in "" "--rope-table --fused-swiglu-gemm"; do
-  name=$(echo "${flags:-base}" | tr -d ' -')
-  timeout 90 $R/build/bin/qwen3-run --model /tmp/qb/qwen3-8b.json-f16 --prompt-ids /tmp/ids2048.json --max-new-tokens 4 --ignore-eos --kernels $K --max-seq-len 2100 --profile $flags > $OUT/profile-8b-pp2048-$name.txt 2>&1; echo "profile $name rc=$?" >> $OUT/summary.txt
-done
+AB="$PY ab.py --configs $C/configs --tokenizer $C/tokenizer --qwen3-run $R/build/bin/qwen3-run --work /tmp/qb --keep-checkpoints"
+V="--variant base=$K --variant rope=$K:--rope-table --variant fused=$K:--fused-swiglu-gemm --variant both=$K:--rope-table,--fused-swiglu-gemm --variant bothrows=$C/rows:--rope-table,--fused-swiglu-gemm"
+timeout 540 $AB --models qwen3-8b,qwen3-4b --pp 2048 --tg 4 --rounds 2 --reps 3 $V --out $OUT/ab-ttft-pp2048.jsonl > $OUT/ab-ttft-pp2048.log 2>&1; echo "ab pp2048 rc=$?" >> $OUT/summary.txt
