@@ -296,7 +296,7 @@ Status Engine::create(const std::string &modelDir, const EngineOptions &opts,
       !(st = m.kernel("kv_norm_rope_write" + hd, m.kKvRope)) ||
       !(st = m.kernel("rope_table" + hd, m.kRopeTable)) ||
       !(st = m.kernel("q_norm_rope_from_table" + hd, m.kQRopeTable)) ||
-      !(st = m.kernel("kv_norm_rope_write_from_table" + hd, m.kKvRopeTable)) ||
+      !(st = m.kernel("kv_norm_rope_write_rows" + hd, m.kKvRopeTable)) ||
       !(st = m.kernel("prefill_attention" + g, m.kPreAttn)) ||
       !(st = m.kernel("fold_norm_weight", m.kFoldNorm)) ||
       !(st = m.kernel("gemm", m.kGemm)) ||

@@ -180,19 +180,25 @@ Status Engine::Impl::prefillLayers(Acts &a, int64_t T) {
   for (int64_t l = 0; l < c.layers; ++l) {
     const Layer &L = layers[l];
     TRY(linear(T, a.h, H, L.qkv, nqkv, a.qkv));
-    auto kc = Arg::inout(kcache, {cacheRows, c.kvHeads, HD}, {}, l * cacheLayer);
-    auto vc = Arg::inout(vcache, {cacheRows, c.kvHeads, HD}, {}, l * cacheLayer);
     if (table) {
       auto cosRows = Arg::in(a.ropeCos, {T, HD}),
            sinRows = Arg::in(a.ropeSin, {T, HD});
       TRY(launch(kQRopeTable,
                  {Arg::in(a.qkv, {T, nqkv}), Arg::in(L.qNorm, {HD}), cosRows,
                   sinRows, Arg::out(a.q, {T, nq}), Arg::real(eps)}));
+      // The caches' rows of this prompt, from its position (known on the
+      // host for a prompt): the kernel writes whole 16-row tiles of them.
+      const int64_t rows = l * cacheLayer + position * c.kvHeads * HD;
       TRY(launch(kKvRopeTable,
                  {Arg::in(a.qkv, {T, nqkv}), Arg::in(L.kNorm, {HD}), cosRows,
-                  sinRows, Arg::in(pos, {1}), kc, vc, Arg::integer(T),
+                  sinRows, Arg::out(kcache, {T, c.kvHeads, HD}, {}, rows),
+                  Arg::out(vcache, {T, c.kvHeads, HD}, {}, rows),
                   Arg::integer(c.heads), Arg::real(eps)}));
     } else {
+      auto kc =
+          Arg::inout(kcache, {cacheRows, c.kvHeads, HD}, {}, l * cacheLayer);
+      auto vc =
+          Arg::inout(vcache, {cacheRows, c.kvHeads, HD}, {}, l * cacheLayer);
       TRY(launch(kQRope, {Arg::in(a.qkv, {T, nqkv}), Arg::in(L.qNorm, {HD}),
                           Arg::in(invFreq, {HD / 2}), Arg::in(pos, {1}),
                           Arg::out(a.q, {T, nq}), Arg::real(eps)}));

@@ -219,7 +219,7 @@ TEST_P(Qwen3EngineDtype, RopeTablePrefillMatchesTheAngleKernels) {
     names.insert(t.name);
   EXPECT_TRUE(names.count("rope_table__HD_64"));
   EXPECT_TRUE(names.count("q_norm_rope_from_table__HD_64"));
-  EXPECT_TRUE(names.count("kv_norm_rope_write_from_table__HD_64"));
+  EXPECT_TRUE(names.count("kv_norm_rope_write_rows__HD_64"));
   EXPECT_FALSE(names.count("q_norm_rope__HD_64"));
   EXPECT_FALSE(names.count("kv_norm_rope_write__HD_64"));
 }

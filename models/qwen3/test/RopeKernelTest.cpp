@@ -1,16 +1,15 @@
-//===- RopeKernelTest.cpp - the prompt's RoPE kernels, with and without a table
-//===//
+//===- RopeKernelTest.cpp - the prompt's RoPE kernels, with a table or not ===//
 //
 // rope.tile's prompt kernels launched directly: rope_table (the cos and sin
 // rows of a prompt's positions) against fp64, and the query and key
 // kernels that read those rows (q_norm_rope_from_table,
-// kv_norm_rope_write_from_table) against the kernels that compute the
-// angles themselves (q_norm_rope, kv_norm_rope_write): the same arithmetic
-// on the same values, so bit for bit the same output, and both against
-// the fp64 QK-norm + RoPE reference. 37 tokens (a second, partial tile of
-// 16 rows) at position 1000 (a prompt continuing a cache; angles far from
-// zero). Outputs are poisoned, with poisoned rows past their views that
-// must stay so; cache rows outside the prompt's must stay poisoned.
+// kv_norm_rope_write_rows) against the kernels that compute the angles
+// themselves (q_norm_rope, kv_norm_rope_write): the same arithmetic on the
+// same values, so bit for bit the same output, and both against the fp64
+// QK-norm + RoPE reference. 37 tokens (a second, partial tile of 16 rows)
+// at position 1000 (a prompt continuing a cache; angles far from zero).
+// Outputs are poisoned, with poisoned rows past their views that must stay
+// so; cache rows outside the prompt's must stay poisoned.
 //
 //===----------------------------------------------------------------------===//
 
@@ -43,7 +42,7 @@ std::vector<float> inverseFrequencies() {
 struct RopeFixture {
   qwen3::test::HalfType ht;
   qwen3::test::KernelUnderTest kut; ///< the device, its module and rope_table
-  Kernel qFromTable, q, kvFromTable, kv;
+  Kernel qFromTable, q, kvRows, kv;
   std::vector<uint16_t> qkv, qw, kw;
   std::vector<float> invf = inverseFrequencies();
   Buffer bqkv, bqw, bkw, binvf, bpos;
@@ -55,7 +54,7 @@ struct RopeFixture {
     for (auto [name, kernel] :
          {std::pair{"q_norm_rope_from_table", &qFromTable},
           std::pair{"q_norm_rope", &q},
-          std::pair{"kv_norm_rope_write_from_table", &kvFromTable},
+          std::pair{"kv_norm_rope_write_rows", &kvRows},
           std::pair{"kv_norm_rope_write", &kv}}) {
       Status st = kut.module.kernel(name + hd, *kernel);
       ASSERT_TRUE(st.isOk()) << st.message();
@@ -194,10 +193,12 @@ TEST_P(PromptRopeKernel, QueryFromTableEqualsQueryFromAngles) {
 }
 
 // The key and value rows written into the caches at pos .. pos + T - 1:
-// from the table bit for bit what kv_norm_rope_write writes, the keys
-// within two units of the type of fp64, the values copied; every other
-// cache row untouched.
-TEST_P(PromptRopeKernel, KeyValueWriteFromTableEqualsWriteFromAngles) {
+// kv_norm_rope_write_rows (16 tokens a program, whole tiles of cache views
+// that start at pos; the second tile partial) writes bit for bit what
+// kv_norm_rope_write (one token a program, pos read on the device) does,
+// the keys within two units of the type of fp64, the values copied; every
+// other cache row untouched.
+TEST_P(PromptRopeKernel, KeyValueRowsFromTableEqualWriteFromAngles) {
   RopeFixture k;
   ASSERT_NO_FATAL_FAILURE(k.open(GetParam()));
   Buffer cosRows, sinRows;
@@ -210,12 +211,15 @@ TEST_P(PromptRopeKernel, KeyValueWriteFromTableEqualsWriteFromAngles) {
   auto cache = [&](const Buffer &b) {
     return Arg::inout(b, {kCacheRows, kKvHeads, kHD});
   };
+  // The rows kernel takes the caches from the prompt's first row.
+  auto promptRows = [&](const Buffer &b) {
+    return Arg::out(b, {kTokens, kKvHeads, kHD}, {}, kPos * kKvHeads * kHD);
+  };
   Status st = k.stream().launch(
-      k.kvFromTable,
-      {Arg::in(k.bqkv, {kTokens, kQkvCols}), Arg::in(k.bkw, {kHD}),
-       Arg::in(cosRows, {kTokens, kHD}), Arg::in(sinRows, {kTokens, kHD}),
-       Arg::in(k.bpos, {1}), cache(caches[0]), cache(caches[1]),
-       Arg::integer(kTokens), Arg::integer(kHeads), Arg::real(eps)});
+      k.kvRows, {Arg::in(k.bqkv, {kTokens, kQkvCols}), Arg::in(k.bkw, {kHD}),
+                 Arg::in(cosRows, {kTokens, kHD}),
+                 Arg::in(sinRows, {kTokens, kHD}), promptRows(caches[0]),
+                 promptRows(caches[1]), Arg::integer(kHeads), Arg::real(eps)});
   ASSERT_TRUE(st.isOk()) << st.message();
   st = k.stream().launch(
       k.kv, {Arg::in(k.bqkv, {kTokens, kQkvCols}), Arg::in(k.bkw, {kHD}),
