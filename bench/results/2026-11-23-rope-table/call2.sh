@@ -1,7 +1,8 @@
 #!/bin/bash
 # Call 2: the rows-in-registers kernel set (cmpdata/rows, see call 1): the
-# same Qwen3 GPU tests on it (it changes gemv_residual_kv, q_norm_rope and
-# q_norm_rope_from_table: row norms broadcast back without shared memory),
+# same Qwen3 GPU tests on it (it changes gemv_residual_kv, q_norm_rope,
+# q_norm_rope_from_table and kv_norm_rope_write_rows: row norms broadcast
+# back without shared memory),
 # then decode A/B against the default set (gemv_residual_kv 90 -> 80
 # registers, 5 -> 6 programs per SM at f16), pp 18, tg 128, two rounds.
 R=$PWD
