@@ -36,8 +36,9 @@ protected:
     auto x = randomFloats(rows * cols, -4, 4, 5 + cols);
     Buffer bx = rt.upload(x);
     Buffer by = rt.upload(poisoned32(rows * cols));
-    ASSERT_OK(rt.stream().launch(rt.kernel(kernel),
-                                 {Arg::in(bx, {rows, cols}), Arg::out(by, {rows, cols})}));
+    ASSERT_OK(
+        rt.stream().launch(rt.kernel(kernel), {Arg::in(bx, {rows, cols}),
+                                               Arg::out(by, {rows, cols})}));
     std::vector<float> y = rt.download(by);
     std::vector<double> ref(cols);
     for (int r = 0; r < rows; ++r) {
@@ -65,14 +66,17 @@ void softmax(const float *x, double *y, int n) {
 }
 
 TEST_F(SmallTileTest, RowRmsBroadcastsTheRowsMeanSquare) {
-  expectRows("row_rms", 45, 128, [](const float *x, double *y) {
-    double ss = 0;
-    for (int i = 0; i < 128; ++i)
-      ss += double(x[i]) * x[i];
-    double r = 1 / std::sqrt(ss / 128 + 1e-6);
-    for (int i = 0; i < 128; ++i)
-      y[i] = x[i] * r;
-  }, 1e-5);
+  expectRows(
+      "row_rms", 45, 128,
+      [](const float *x, double *y) {
+        double ss = 0;
+        for (int i = 0; i < 128; ++i)
+          ss += double(x[i]) * x[i];
+        double r = 1 / std::sqrt(ss / 128 + 1e-6);
+        for (int i = 0; i < 128; ++i)
+          y[i] = x[i] * r;
+      },
+      1e-5);
 }
 
 TEST_F(SmallTileTest, SoftmaxOverAColumnOf32) {
@@ -81,23 +85,26 @@ TEST_F(SmallTileTest, SoftmaxOverAColumnOf32) {
   auto x = randomFloats(blocks * 32, -6, 6, 17);
   Buffer bx = rt.upload(x);
   Buffer by = rt.upload(poisoned32(blocks * 32));
-  ASSERT_OK(rt.stream().launch(rt.kernel("softmax_columns"),
-                               {Arg::in(bx, {blocks * 32, 1}), Arg::out(by, {blocks * 32, 1})}));
+  ASSERT_OK(rt.stream().launch(
+      rt.kernel("softmax_columns"),
+      {Arg::in(bx, {blocks * 32, 1}), Arg::out(by, {blocks * 32, 1})}));
   std::vector<float> y = rt.download(by);
   double ref[32];
   for (int n = 0; n < blocks; ++n) {
     softmax(&x[n * 32], ref, 32);
     for (int i = 0; i < 32; ++i) {
       ASSERT_FALSE(isPoison(y[n * 32 + i])) << "element " << n * 32 + i;
-      ASSERT_LE(std::abs(y[n * 32 + i] - ref[i]), 1e-5 * ref[i]) << "element " << n * 32 + i;
+      ASSERT_LE(std::abs(y[n * 32 + i] - ref[i]), 1e-5 * ref[i])
+          << "element " << n * 32 + i;
     }
   }
 }
 
 TEST_F(SmallTileTest, SoftmaxOverRowsOfEight) {
   // 150 rows: the last program's 64-row block is partial.
-  expectRows("softmax_rows8", 150, 8,
-             [](const float *x, double *y) { softmax(x, y, 8); }, 1e-5);
+  expectRows(
+      "softmax_rows8", 150, 8,
+      [](const float *x, double *y) { softmax(x, y, 8); }, 1e-5);
 }
 
 TEST_F(SmallTileTest, WeightedSumsOverColumns) {
@@ -187,15 +194,16 @@ TEST_F(SmallTileTest, LoopCarriedLogSumExpOverRowsReadFromDevice) {
     ASSERT_OK(rt.device->allocate(DType::I32, 1, bc));
     ASSERT_OK(rt.stream().copyToDevice(bc, &count, 4));
     Buffer by = rt.upload(poisoned32(outs));
-    ASSERT_OK(rt.stream().launch(rt.kernel("running_logsumexp"),
-                                 {Arg::in(bx, {xrows, 6}), Arg::in(bc, {1}),
-                                  Arg::out(by, {outs})}));
+    ASSERT_OK(rt.stream().launch(
+        rt.kernel("running_logsumexp"),
+        {Arg::in(bx, {xrows, 6}), Arg::in(bc, {1}), Arg::out(by, {outs})}));
     std::vector<float> y = rt.download(by);
     int rows = std::min(count, xrows);
     for (int n = 0; n < outs; ++n) {
       ASSERT_FALSE(isPoison(y[n])) << "output " << n << ", count " << count;
       if (rows == 0) { // no rows: log(0) + -inf
-        EXPECT_TRUE(std::isinf(y[n]) && y[n] < 0) << "output " << n << ": " << y[n];
+        EXPECT_TRUE(std::isinf(y[n]) && y[n] < 0)
+            << "output " << n << ": " << y[n];
         continue;
       }
       double m = -INFINITY, s = 0;
@@ -217,28 +225,63 @@ TEST_F(SmallTileTest, ShapeOpsWithinTheFirstWarp) {
   Buffer by = rt.upload(poisoned32(rows * 128));
   Buffer bz = rt.upload(poisoned32(rows * 128));
   Buffer bp = rt.upload(poisoned32(rows * 32));
-  ASSERT_OK(rt.stream().launch(rt.kernel("warp_shapes"),
-                               {Arg::in(bx, {rows, 128}), Arg::out(by, {rows, 128}),
-                                Arg::out(bz, {rows, 2, 64}), Arg::out(bp, {rows, 8, 4})}));
-  std::vector<float> y = rt.download(by), z = rt.download(bz), p = rt.download(bp);
+  ASSERT_OK(rt.stream().launch(
+      rt.kernel("warp_shapes"),
+      {Arg::in(bx, {rows, 128}), Arg::out(by, {rows, 128}),
+       Arg::out(bz, {rows, 2, 64}), Arg::out(bp, {rows, 8, 4})}));
+  std::vector<float> y = rt.download(by), z = rt.download(bz),
+                     p = rt.download(bp);
   for (int n = 0; n < rows; ++n) {
     const float *v = &x[n * 128];
     for (int i = 0; i < 128; ++i) { // rotate-half: exact
       float want = i < 64 ? -v[i + 64] : v[i - 64];
-      ASSERT_EQ(y[n * 128 + i], want) << "rotate-half row " << n << " element " << i;
+      ASSERT_EQ(y[n * 128 + i], want)
+          << "rotate-half row " << n << " element " << i;
     }
     for (int r = 0; r < 2; ++r)
       for (int i = 0; i < 64; ++i) {
         float got = z[n * 128 + r * 64 + i];
-        ASSERT_FALSE(isPoison(got)) << "broadcast row " << n << "." << r << " element " << i;
+        ASSERT_FALSE(isPoison(got))
+            << "broadcast row " << n << "." << r << " element " << i;
         double want = std::exp(double(v[i]));
-        ASSERT_LE(std::abs(got - want), 1e-5 * want) << "broadcast row " << n << "." << r
-                                                     << " element " << i;
+        ASSERT_LE(std::abs(got - want), 1e-5 * want)
+            << "broadcast row " << n << "." << r << " element " << i;
       }
     for (int r = 0; r < 8; ++r) // p[n] = transpose of v[0:32] as [4, 8]
       for (int c = 0; c < 4; ++c)
-        ASSERT_EQ(p[n * 32 + r * 4 + c], v[c * 8 + r]) << "transpose row " << n << " (" << r
-                                                      << ", " << c << ")";
+        ASSERT_EQ(p[n * 32 + r * 4 + c], v[c * 8 + r])
+            << "transpose row " << n << " (" << r << ", " << c << ")";
+  }
+}
+
+// roll along the rows, every element exactly where torch.roll puts it, for
+// each instance: the shuffle lowering (Q = 16, 32, 8 lanes a row; a
+// negative shift) and the shared-memory one (64 vectors a row; a shift
+// of 3 elements). 37 rows: the last tile partial.
+TEST_F(SmallTileTest, RollAlongTheRows) {
+  struct Instance {
+    const char *kernel;
+    int cols, shift;
+  };
+  for (const Instance &in : {Instance{"roll_cols", 128, 64},
+                             Instance{"roll_cols__R_4__D_256__S_40", 256, 40},
+                             Instance{"roll_cols__R_8__D_64__S__8", 64, -8},
+                             Instance{"roll_cols__R_2__D_512__S_64", 512, 64},
+                             Instance{"roll_cols__R_16__D_128__S_3", 128, 3}}) {
+    const int rows = 37, cols = in.cols;
+    auto x = randomFloats(rows * cols, -2, 2, 41 + cols);
+    Buffer bx = rt.upload(x);
+    Buffer by = rt.upload(poisoned32(rows * cols));
+    ASSERT_OK(
+        rt.stream().launch(rt.kernel(in.kernel), {Arg::in(bx, {rows, cols}),
+                                                  Arg::out(by, {rows, cols})}));
+    std::vector<float> y = rt.download(by);
+    for (int r = 0; r < rows; ++r)
+      for (int c = 0; c < cols; ++c) {
+        int from = ((c - in.shift) % cols + cols) % cols;
+        ASSERT_EQ(y[r * cols + c], x[r * cols + from])
+            << in.kernel << " row " << r << " col " << c;
+      }
   }
 }
 
