@@ -1,5 +1,7 @@
 #!/bin/bash
-# Call 2: the rows-in-registers kernel set (cmpdata/rows, see call 1): the
+# Call 2: the rows-in-registers kernel set (cmpdata/rows, built here before
+# the call with build/models/qwen3/tilec-kernel-variant.sh cmpdata/rows
+# --pipeline-options=rows-in-registers=1): the
 # same Qwen3 GPU tests on it (it changes gemv_residual_kv, q_norm_rope,
 # q_norm_rope_from_table and kv_norm_rope_write_rows: row norms broadcast
 # back without shared memory),
