@@ -1,12 +1,7 @@
 #!/bin/bash
-# Call 3: time to first token, six variants interleaved (ab.py, two
+# Call 3: time to first token, five variants interleaved (ab.py, two
 # rounds of three repetitions): base, --rope-table, --fused-swiglu-gemm,
-# both, both on the rows-in-registers set, and the prompt attention's
-# programs longest first (cmpdata/lpt: attention-longest-first.diff, built
-# here before the call with
-#   cp -r models/qwen3/kernels /tmp/k-lpt &&
-#   patch -d /tmp/k-lpt -p1 < bench/results/2026-11-23-rope-table/attention-longest-first.diff &&
-#   QWEN3_KERNEL_SOURCE=/tmp/k-lpt/qwen3.tile build/models/qwen3/tilec-kernel-variant.sh cmpdata/lpt);
+# both, and both on the rows-in-registers set (cmpdata/rows, as in call 2);
 # Qwen3-8B and 4B at 2048 prompt tokens. Same carry as call 1 (checkpoints
 # from call 2 in /tmp/qb on the same lease, else made here).
 R=$PWD
@@ -14,8 +9,7 @@ PY=/opt/torch/.venv/bin/python3
 C=$R/cmpdata
 K=$R/build/models/qwen3/kernels
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader > $OUT/summary.txt
-env QWEN3_TEST_DEVICE=cuda QWEN3_TEST_KERNELS=$C/lpt QWEN3_TEST_FIXTURES=$R/models/qwen3/test/fixtures timeout 100 build/models/qwen3/Qwen3Tests --gtest_filter='*PrefillAttention*:*Qwen3EngineDtype*' > $OUT/qwen3-gpu-tests.txt 2>&1; echo "qwen3 gpu tests (lpt set) rc=$?" >> $OUT/summary.txt
 cd bench/qwen3
 AB="$PY ab.py --configs $C/configs --tokenizer $C/tokenizer --qwen3-run $R/build/bin/qwen3-run --work /tmp/qb --keep-checkpoints"
-V="--variant base=$K --variant rope=$K:--rope-table --variant fused=$K:--fused-swiglu-gemm --variant both=$K:--rope-table,--fused-swiglu-gemm --variant bothrows=$C/rows:--rope-table,--fused-swiglu-gemm --variant lpt=$C/lpt"
-timeout 470 $AB --models qwen3-8b,qwen3-4b --pp 2048 --tg 4 --rounds 2 --reps 3 $V --out $OUT/ab-ttft-pp2048.jsonl > $OUT/ab-ttft-pp2048.log 2>&1; echo "ab pp2048 rc=$?" >> $OUT/summary.txt
+V="--variant base=$K --variant rope=$K:--rope-table --variant fused=$K:--fused-swiglu-gemm --variant both=$K:--rope-table,--fused-swiglu-gemm --variant bothrows=$C/rows:--rope-table,--fused-swiglu-gemm"
+timeout 540 $AB --models qwen3-8b,qwen3-4b --pp 2048 --tg 4 --rounds 2 --reps 3 $V --out $OUT/ab-ttft-pp2048.jsonl > $OUT/ab-ttft-pp2048.log 2>&1; echo "ab pp2048 rc=$?" >> $OUT/summary.txt
