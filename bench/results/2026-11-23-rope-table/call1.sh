@@ -7,11 +7,11 @@
 # GPU tests (MatmulTest covers the plain gemm's register epilogue, on by
 # default since session 30 and never run on a GPU), memcheck and racecheck
 # of the new kernel tests.
-# Before the calls, here: cmpdata/configs, cmpdata/tokenizer copied from
-# ../shared/qwen3, and the variant sets the calls name (calls 2, 3, 5; each
-# script's header has its build command). cmpdata/ travels whole with every
-# call and the carry limit is 64 MB: keep in it only the sets the next call
-# names (12 MB each, both dtypes).
+# Before each call, here: bench/results/2026-11-23-rope-table/prepare.sh
+# SET... (this call: none; call 2: rows; 3: rows; 4: none; 5: roll; 6: lpt
+# exp2). It copies the shared configs and tokenizer into cmpdata/ and keeps
+# only the variant sets named (12 MB each): cmpdata/ travels whole with
+# every call and the carry limit is 64 MB.
 # Carry: build/bin/qwen3-run, build/models/qwen3/Qwen3Tests,
 # build/models/qwen3/kernels, build/runtime/TileRuntimeGpuTests,
 # build/runtime/test (cmpdata/ travels untracked).
