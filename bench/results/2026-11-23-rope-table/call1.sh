@@ -9,7 +9,7 @@
 # of the new kernel tests.
 # Before each call, here: bench/results/2026-11-23-rope-table/prepare.sh
 # SET... (this call: none; call 2: rows; 3: rows; 4: none; 5: roll; 6: lpt
-# exp2). It copies the shared configs and tokenizer into cmpdata/ and keeps
+# exp2; 7: diag attn). It copies the shared configs and tokenizer into cmpdata/ and keeps
 # only the variant sets named (12 MB each): cmpdata/ travels whole with
 # every call and the carry limit is 64 MB.
 # Carry: build/bin/qwen3-run, build/models/qwen3/Qwen3Tests,

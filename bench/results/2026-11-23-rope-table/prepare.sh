@@ -7,6 +7,8 @@
 #   roll  rope-roll.diff (call 5)
 #   lpt   attention-longest-first.diff (call 6)
 #   exp2  prefill-attention-exp2.diff (call 6)
+#   diag  prefill-attention-diagonal-mask.diff (call 7)
+#   attn  prefill-attention-all-three.diff: lpt, exp2 and diag (call 7)
 set -e
 here=bench/results/2026-11-23-rope-table
 variant=build/models/qwen3/tilec-kernel-variant.sh
@@ -22,15 +24,16 @@ for set in "$@"; do
   rm -rf "cmpdata/$set"
   case $set in
     rows) $variant "cmpdata/$set" --pipeline-options=rows-in-registers=1 ;;
-    roll|lpt|exp2)
+    roll|lpt|exp2|diag|attn)
       diff=$here/$( case $set in roll) echo rope-roll ;; lpt) echo attention-longest-first ;;
-                   exp2) echo prefill-attention-exp2 ;; esac ).diff
+                   exp2) echo prefill-attention-exp2 ;; diag) echo prefill-attention-diagonal-mask ;;
+                   attn) echo prefill-attention-all-three ;; esac ).diff
       src=$(mktemp -d)
       cp -r models/qwen3/kernels/. "$src"
       patch -s -d "$src" -p1 < "$diff"
       QWEN3_KERNEL_SOURCE=$src/qwen3.tile $variant "cmpdata/$set"
       rm -rf "$src" ;;
-    *) echo "prepare.sh: unknown set '$set' (rows, roll, lpt, exp2)" >&2; exit 1 ;;
+    *) echo "prepare.sh: unknown set '$set' (rows, roll, lpt, exp2, diag, attn)" >&2; exit 1 ;;
   esac
 done
 du -sh cmpdata
