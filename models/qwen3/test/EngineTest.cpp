@@ -46,8 +46,9 @@ std::unique_ptr<Engine>
 openEngine(const std::string &name, int64_t attentionSplits = 0,
            int64_t keysPerShare = 32,
            int64_t groupedFrom = EngineOptions().attentionGroupedFrom,
-           bool chained = false, bool fusedSwiglu = false,
-           bool ropeTable = false) {
+           bool chained = false,
+           bool fusedSwiglu = EngineOptions().fusedSwigluGemm,
+           bool ropeTable = EngineOptions().ropeTable) {
   EngineOptions opts;
   opts.chainedLaunches = chained;
   opts.fusedSwigluGemm = fusedSwiglu;
@@ -168,40 +169,49 @@ TEST_P(Qwen3EngineDtype, ChainedAttentionAndProjectionMatchTransformers) {
   EXPECT_FALSE(names.count("gemv_residual_kv__HD_64"));
 }
 
-// The prompt's gate/up projection and SwiGLU as one GEMM (gemm_swiglu):
-// the same logits, and the prefill launched it instead of the pair.
+// The prompt's gate/up projection and SwiGLU as one GEMM (gemm_swiglu, the
+// default) or as a GEMM and a swiglu launch: the same logits either way,
+// and the prefill launched what was asked for.
 TEST_P(Qwen3EngineDtype, FusedSwigluGemmPrefillMatchesTransformers) {
-  std::unique_ptr<Engine> engine =
-      openEngine(GetParam(), 0, 32, EngineOptions().attentionGroupedFrom, false, true);
-  ASSERT_TRUE(engine);
-  expectGreedyDecodeMatches(GetParam(), engine.get());
-  nlohmann::json g = golden(GetParam());
-  std::vector<KernelTime> times;
-  Status st = engine->profilePrefill(g["prompt_ids"].get<std::vector<int32_t>>(), times);
-  ASSERT_TRUE(st.isOk()) << st.message();
-  std::set<std::string> names;
-  for (const KernelTime &t : times)
-    names.insert(t.name);
-  EXPECT_TRUE(names.count("gemm_swiglu"));
-  EXPECT_FALSE(names.count("swiglu__BT_16__BI_256"));
+  for (bool fused : {true, false}) {
+    SCOPED_TRACE(fused ? "fused" : "GEMM and swiglu");
+    std::unique_ptr<Engine> engine = openEngine(
+        GetParam(), 0, 32, EngineOptions().attentionGroupedFrom, false, fused);
+    ASSERT_TRUE(engine);
+    expectGreedyDecodeMatches(GetParam(), engine.get());
+    nlohmann::json g = golden(GetParam());
+    std::vector<KernelTime> times;
+    Status st = engine->profilePrefill(
+        g["prompt_ids"].get<std::vector<int32_t>>(), times);
+    ASSERT_TRUE(st.isOk()) << st.message();
+    std::set<std::string> names;
+    for (const KernelTime &t : times)
+      names.insert(t.name);
+    EXPECT_EQ(names.count("gemm_swiglu"), fused ? 1u : 0u);
+    EXPECT_EQ(names.count("swiglu__BT_16__BI_256"), fused ? 0u : 1u);
+  }
 }
 
-// The prompt's RoPE from a table made once per forward pass: the same
-// logits as transformers', and bit for bit the prefill logits of the
-// kernels that compute the angles per head (the same cos and sin values
-// and arithmetic); the prefill profile shows the table kernels and not
-// the others.
+// The prompt's RoPE from a table made once per forward pass (the
+// default): the same logits as transformers', and bit for bit the prefill
+// logits of the kernels that compute the angles per head (the same cos and
+// sin values and arithmetic), which also match transformers; the prefill
+// profile shows the table kernels and not the others.
 TEST_P(Qwen3EngineDtype, RopeTablePrefillMatchesTheAngleKernels) {
   const int64_t groupedFrom = EngineOptions().attentionGroupedFrom;
   std::unique_ptr<Engine> engine =
-      openEngine(GetParam(), 0, 32, groupedFrom, false, false, true);
+      openEngine(GetParam(), 0, 32, groupedFrom, false,
+                 EngineOptions().fusedSwigluGemm, true);
   ASSERT_TRUE(engine);
   expectGreedyDecodeMatches(GetParam(), engine.get());
   nlohmann::json g = golden(GetParam());
   const std::vector<int32_t> prompt =
       g["prompt_ids"].get<std::vector<int32_t>>();
-  std::unique_ptr<Engine> angles = openEngine(GetParam());
+  std::unique_ptr<Engine> angles =
+      openEngine(GetParam(), 0, 32, groupedFrom, false,
+                 EngineOptions().fusedSwigluGemm, false);
   ASSERT_TRUE(angles);
+  expectGreedyDecodeMatches(GetParam(), angles.get());
   std::vector<float> want, got;
   int32_t next = -1;
   ASSERT_TRUE(angles->prefill(prompt, next).isOk());

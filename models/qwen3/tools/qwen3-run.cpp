@@ -79,11 +79,11 @@ Generates text with a Hugging Face Qwen3 checkpoint on tile kernels.
   --chain                the decode attention and the output projection as
                          one chained kernel where the kernel set has the
                          pair (measurement: no faster on an H200 so far)
-  --fused-swiglu-gemm    the prompt's gate/up GEMM with SwiGLU in its
-                         epilogue (one launch; not yet measured on a GPU)
-  --rope-table           the prompt's RoPE cos/sin computed once per forward
-                         pass and read by every layer (not yet measured on
-                         a GPU)
+  --no-fused-swiglu-gemm the prompt's gate/up GEMM writing both projections
+                         and a swiglu launch (default: SwiGLU in the GEMM's
+                         epilogue)
+  --no-rope-table        each layer's prompt RoPE kernels computing their
+                         angles (default: cos/sin once per forward pass)
   --attention-splits N   the decode attention's KV split count, one the
                          kernel set has (default: per step, among the S
                          whose grid, heads x S or KV heads x S grouped,
@@ -104,8 +104,9 @@ struct Options {
   std::string kernels = QWEN3_DEFAULT_KERNELS_DIR, dumpLogits, promptIds;
   bool havePrompt = false, rawPrompt = false, think = false, sample = false;
   bool ignoreEos = false, tokenizeOnly = false, json = false, profile = false;
-  bool noGraph = false, noPdl = false, chain = false, fusedSwiglu = false;
-  bool ropeTable = false;
+  bool noGraph = false, noPdl = false, chain = false;
+  bool fusedSwiglu = qwen3::EngineOptions().fusedSwigluGemm;
+  bool ropeTable = qwen3::EngineOptions().ropeTable;
   std::vector<std::string> leaveOut;
   int64_t maxNew = 128, maxSeq = 0, topK = -1, repeat = 1, warmup = 0;
   int64_t attentionSplits = 0, attentionKeysPerShare = 32, attentionPrograms = 0;
@@ -222,10 +223,10 @@ Options parseArgs(int argc, char **argv) {
       o.noPdl = true;
     } else if (a == "--chain") {
       o.chain = true;
-    } else if (a == "--fused-swiglu-gemm") {
-      o.fusedSwiglu = true;
-    } else if (a == "--rope-table") {
-      o.ropeTable = true;
+    } else if (a == "--fused-swiglu-gemm" || a == "--no-fused-swiglu-gemm") {
+      o.fusedSwiglu = a == "--fused-swiglu-gemm";
+    } else if (a == "--rope-table" || a == "--no-rope-table") {
+      o.ropeTable = a == "--rope-table";
     } else if (a == "--attention-splits") {
       o.attentionSplits = parseInt(a, value(), 1, 1 << 16);
     } else if (a == "--attention-keys-per-share") {
