@@ -9,6 +9,8 @@
 #   exp2  prefill-attention-exp2.diff (call 6)
 #   diag  prefill-attention-diagonal-mask.diff (call 7)
 #   attn  prefill-attention-all-three.diff: lpt, exp2 and diag (call 7)
+# (After call 7 the all-three diff is in the tree: the four attention
+# sets apply to models/qwen3/kernels as of commit 6c18154 or earlier.)
 set -e
 here=bench/results/2026-11-23-rope-table
 variant=build/models/qwen3/tilec-kernel-variant.sh
