@@ -100,6 +100,7 @@ void tile::buildTileToNVVMPipeline(OpPassManager &pm,
   toGPU.rowsInRegisters = options.rowsInRegisters;
   toGPU.gridDependencyControl = waitsForPriorGrid(options);
   toGPU.hopperMatmul = usesHopperMatmul(options);
+  toGPU.wgmmaDots = options.wgmmaDots && hasHopperMatmul(options.chip);
   pm.addPass(createConvertTileToGPU(toGPU));
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());

@@ -93,6 +93,11 @@ struct TileToNVVMOptions : public PassPipelineOptions<TileToNVVMOptions> {
       llvm::cl::desc("tiled-matmul kernels as warp-specialized TMA + wgmma "
                      "pipelines (sm_90a; ignored elsewhere)"),
       llvm::cl::init(true)};
+  PassOptions::Option<bool> wgmmaDots{
+      *this, "wgmma-dots",
+      llvm::cl::desc("fragment dots with one 64-row slab per warpgroup as "
+                     "register-A wgmma (sm_90a; ignored elsewhere)"),
+      llvm::cl::init(true)};
   PassOptions::Option<std::string> chain{
       *this, "chain",
       llvm::cl::desc("name=part1,part2,...: chain the module's kernels into "

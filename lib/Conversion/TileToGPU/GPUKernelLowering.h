@@ -259,6 +259,15 @@ public:
   /// Lowers `op` in fragment layouts; nullopt when it has none.
   std::optional<LogicalResult> lowerFragmentOp(Operation *op);
   LogicalResult lowerFragmentDot(DotOp op);
+  /// Whether fragment dot `op` runs as wgmma (LowerWgmmaDots.cpp): the
+  /// option is on, each warpgroup owns one 64-row slab of the result and
+  /// B's contiguous dim is whole 64-element swizzle panels.
+  bool runsOnWgmma(DotOp op) const;
+  /// The fragment dot as register-A wgmma on B staged with the 128-byte
+  /// swizzle (LowerWgmmaDots.cpp).
+  LogicalResult lowerWgmmaDot(DotOp op);
+  /// Raises the scratch space's alignment to `bytes`.
+  void alignScratch(int64_t bytes);
   LogicalResult lowerFragmentReduce(ReduceOp op, const FragmentLayout &out);
   /// Lowers `op` with flat operands (tiles in fragments are moved for it).
   LogicalResult lowerFlatOp(Operation *op);
@@ -281,6 +290,8 @@ public:
   bool columnReductions = true;
   /// rows-in-registers: reducesIntoRows.
   bool rowsInRegisters = false;
+  /// wgmma-dots: fragment dots as wgmma where runsOnWgmma says (sm_90a).
+  bool wgmmaDots = false;
   /// The row forms: for each slot of the reduced tile's layout, the value
   /// of the row that slot lies in (vector<slots>), of the [.., R, 1] values
   /// reducesIntoRows keeps in registers.

@@ -205,6 +205,8 @@ static Value operandPair(OpBuilder &b, Location loc, Value pair, Type elt) {
 }
 
 LogicalResult GPUKernelLowering::lowerFragmentDot(DotOp op) {
+  if (runsOnWgmma(op))
+    return lowerWgmmaDot(op);
   Location loc = op.getLoc();
   RankedTensorType aType = op.getA().getType();
   RankedTensorType type = op.getResult().getType();

@@ -652,6 +652,7 @@ struct ConvertTileToGPUPass
       lowering.warpShuffles = warpShuffles;
       lowering.columnReductions = columnReductions;
       lowering.rowsInRegisters = rowsInRegisters;
+      lowering.wgmmaDots = wgmmaDots;
       for (auto [old, neu] : llvm::zip_first(kernel.getArguments(),
                                              entry.getArguments()))
         lowering.map.map(old, neu);
