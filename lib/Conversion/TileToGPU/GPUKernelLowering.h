@@ -154,6 +154,10 @@ public:
   /// `rowStride`, at row * rowStride + column (rows padded in memory).
   void writeSharedRegs(Location loc, Value regs, const Layout &layout,
                        Value buf, int64_t rowStride = 0);
+  /// Writes flat registers to `buf` at `address(linear index of the
+  /// slot's first element)`: a slot's elements lie consecutively there.
+  void writeSharedRegs(Location loc, Value regs, const Layout &layout,
+                       Value buf, function_ref<Value(Value element)> address);
   /// Gives the scratch space its final size (after the kernel is lowered).
   void finishScratch();
   /// Row-major multi-index of a linear index of `shape`.
@@ -258,6 +262,16 @@ public:
                                           int64_t reg);
   /// Lowers `op` in fragment layouts; nullopt when it has none.
   std::optional<LogicalResult> lowerFragmentOp(Operation *op);
+  /// A fragment dot's operands: the accumulator and A in their fragment
+  /// layouts, and the flat registers of what B stages (a folded permute's
+  /// source, N x K, or B itself, K x N).
+  struct FragmentDotOperands {
+    FragmentLayout accLayout, aLayout;
+    Value acc, a, staged;
+    RankedTensorType stagedType;
+    bool folded = false;
+  };
+  FragmentDotOperands fragmentDotOperands(DotOp op);
   LogicalResult lowerFragmentDot(DotOp op);
   /// Whether fragment dot `op` runs as wgmma (LowerWgmmaDots.cpp): the
   /// option is on, each warpgroup owns one 64-row slab of the result and

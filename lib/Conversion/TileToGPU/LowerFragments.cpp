@@ -204,31 +204,47 @@ static Value operandPair(OpBuilder &b, Location loc, Value pair, Type elt) {
   return vector::ExtractOp::create(b, loc, word, 0);
 }
 
+GPUKernelLowering::FragmentDotOperands
+GPUKernelLowering::fragmentDotOperands(DotOp op) {
+  RankedTensorType aType = op.getA().getType();
+  RankedTensorType type = op.getResult().getType();
+  int64_t warps = threads / 32;
+  FragmentDotOperands d{
+      FragmentLayout::acc(type.getDimSize(0), type.getDimSize(1), warps),
+      FragmentLayout::acc(aType.getDimSize(0), aType.getDimSize(1), warps),
+      Value(),
+      Value(),
+      Value(),
+      RankedTensorType(),
+      false};
+  d.acc = operandIn(op.getAcc(), d.accLayout);
+  d.a = operandIn(op.getA(), d.aLayout);
+  Operation *permute = op.getB().getDefiningOp();
+  d.folded = permute && fragments.foldedPermutes.count(permute);
+  Value src = d.folded ? permute->getOperand(0) : op.getB();
+  d.stagedType = cast<RankedTensorType>(src.getType());
+  d.staged = operandIn(src, std::nullopt);
+  return d;
+}
+
 LogicalResult GPUKernelLowering::lowerFragmentDot(DotOp op) {
   if (runsOnWgmma(op))
     return lowerWgmmaDot(op);
   Location loc = op.getLoc();
-  RankedTensorType aType = op.getA().getType();
   RankedTensorType type = op.getResult().getType();
-  int64_t M = type.getDimSize(0), N = type.getDimSize(1);
-  int64_t K = aType.getDimSize(1);
-  int64_t warps = threads / 32;
-  Type elt = aType.getElementType();
-  auto accLayout = FragmentLayout::acc(M, N, warps);
-  auto aLayout = FragmentLayout::acc(M, K, warps);
-  Value acc = operandIn(op.getAcc(), accLayout);
-  Value a = operandIn(op.getA(), aLayout);
+  int64_t K = op.getA().getType().getDimSize(1);
+  Type elt = op.getA().getType().getElementType();
+  FragmentDotOperands d = fragmentDotOperands(op);
+  FragmentLayout accLayout = d.accLayout, aLayout = d.aLayout;
+  Value acc = d.acc, a = d.a, staged = d.staged;
+  RankedTensorType srcType = d.stagedType;
+  bool folded = d.folded;
 
   // B in shared memory, rows padded by 16 bytes so that the eight row
   // addresses of an ldmatrix fall in different banks. A folded permute
   // stages its source (N x K) and reads it untransposed.
-  Operation *permute = op.getB().getDefiningOp();
-  bool folded = permute && fragments.foldedPermutes.count(permute);
-  Value src = folded ? permute->getOperand(0) : op.getB();
-  auto srcType = cast<RankedTensorType>(src.getType());
   int64_t rows = srcType.getDimSize(0), cols = srcType.getDimSize(1);
   int64_t stride = cols + 8;
-  Value staged = operandIn(src, std::nullopt);
   Value buf = scratch(loc, {{elt, rows * stride}})[0];
   auto space = gpu::AddressSpaceAttr::get(b.getContext(),
                                           gpu::AddressSpace::Workgroup);

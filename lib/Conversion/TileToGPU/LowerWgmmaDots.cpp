@@ -70,25 +70,18 @@ void GPUKernelLowering::alignScratch(int64_t bytes) {
 LogicalResult GPUKernelLowering::lowerWgmmaDot(DotOp op) {
   Location loc = op.getLoc();
   MLIRContext *ctx = b.getContext();
-  RankedTensorType aType = op.getA().getType();
   RankedTensorType type = op.getResult().getType();
-  int64_t M = type.getDimSize(0), N = type.getDimSize(1);
-  int64_t K = aType.getDimSize(1);
-  int64_t warps = threads / 32;
-  Type elt = aType.getElementType();
-  auto accLayout = FragmentLayout::acc(M, N, warps);
-  auto aLayout = FragmentLayout::acc(M, K, warps);
-  Value acc = operandIn(op.getAcc(), accLayout);
-  Value a = operandIn(op.getA(), aLayout);
-
-  // B's source in its flat registers: N x K where a permute folds in (read
-  // K-major), K x N otherwise (read MN-major, wgmma's transposed B).
-  Operation *permute = op.getB().getDefiningOp();
-  bool folded = permute && fragments.foldedPermutes.count(permute);
-  Value src = folded ? permute->getOperand(0) : op.getB();
-  auto srcType = cast<RankedTensorType>(src.getType());
+  int64_t N = type.getDimSize(1);
+  int64_t K = op.getA().getType().getDimSize(1);
+  Type elt = op.getA().getType().getElementType();
+  // B's source: N x K where a permute folds in (read K-major), K x N
+  // otherwise (read MN-major, wgmma's transposed B).
+  FragmentDotOperands d = fragmentDotOperands(op);
+  FragmentLayout accLayout = d.accLayout;
+  Value acc = d.acc, a = d.a, staged = d.staged;
+  RankedTensorType srcType = d.stagedType;
+  bool folded = d.folded;
   int64_t rows = srcType.getDimSize(0), cols = srcType.getDimSize(1);
-  Value staged = operandIn(src, std::nullopt);
   Value buf = scratch(loc, {{elt, rows * cols}})[0];
   alignScratch(kSwizzleAlign);
 
@@ -96,36 +89,24 @@ LogicalResult GPUKernelLowering::lowerWgmmaDot(DotOp op) {
   // row r (128 bytes), its 16-byte chunk swizzled with r % 8. A slot of the
   // flat layout is 8 consecutive elements of one row (the row is a
   // multiple of 64), so it is one whole chunk.
-  Layout flat = Layout::get(srcType, threads);
   gpu::BarrierOp::create(b, loc);
-  for (int64_t k = 0; k < flat.slots; ++k) {
-    Value p = arith::AddIOp::create(b, loc, tid, index(k * flat.threads));
-    Value e = arith::MulIOp::create(b, loc, p, index(flat.vec));
-    Value r = arith::DivUIOp::create(b, loc, e, index(cols));
-    Value c = arith::RemUIOp::create(b, loc, e, index(cols));
-    Value chunk = arith::DivUIOp::create(
-        b, loc, arith::RemUIOp::create(b, loc, c, index(kPanelElements)),
-        index(8));
-    Value swizzled = arith::XOrIOp::create(
-        b, loc, chunk, arith::RemUIOp::create(b, loc, r, index(8)));
-    Value at = arith::AddIOp::create(
-        b, loc,
-        arith::MulIOp::create(
-            b, loc, arith::DivUIOp::create(b, loc, c, index(kPanelElements)),
-            index(rows * kPanelElements)),
-        arith::AddIOp::create(
-            b, loc, arith::MulIOp::create(b, loc, r, index(kPanelElements)),
-            arith::MulIOp::create(b, loc, swizzled, index(8))));
-    Value slot = extractSlot(loc, staged, k, flat.vec);
-    OpBuilder::InsertionGuard guard(b);
-    if ((k + 1) * flat.threads > flat.positions) {
-      Value valid = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, p,
-                                          index(flat.positions));
-      auto branch = scf::IfOp::create(b, loc, valid, /*withElse=*/false);
-      b.setInsertionPointToStart(branch.thenBlock());
-    }
-    vector::StoreOp::create(b, loc, slot, buf, ValueRange{at});
-  }
+  writeSharedRegs(
+      loc, staged, Layout::get(srcType, threads), buf, [&](Value e) -> Value {
+        Value r = arith::DivUIOp::create(b, loc, e, index(cols));
+        Value c = arith::RemUIOp::create(b, loc, e, index(cols));
+        Value chunk = arith::DivUIOp::create(
+            b, loc, arith::RemUIOp::create(b, loc, c, index(kPanelElements)),
+            index(8));
+        Value swizzled = arith::XOrIOp::create(
+            b, loc, chunk, arith::RemUIOp::create(b, loc, r, index(8)));
+        Value panel = arith::DivUIOp::create(b, loc, c, index(kPanelElements));
+        return arith::AddIOp::create(
+            b, loc,
+            arith::MulIOp::create(b, loc, panel, index(rows * kPanelElements)),
+            arith::AddIOp::create(
+                b, loc, arith::MulIOp::create(b, loc, r, index(kPanelElements)),
+                arith::MulIOp::create(b, loc, swizzled, index(8))));
+      });
   // The tensor cores read through the async proxy: order the generic
   // proxy's stores before them, then wait for every thread's.
   NVVM::FenceProxyOp::create(

@@ -217,17 +217,25 @@ void GPUKernelLowering::writeSharedRegs(Location loc, Value regs,
                                         const Layout &layout, Value buf,
                                         int64_t rowStride) {
   int64_t cols = layout.type.getShape().back();
+  writeSharedRegs(loc, regs, layout, buf, [&](Value e) -> Value {
+    if (rowStride == 0)
+      return e;
+    // A slot never crosses a row: vec divides the row.
+    return arith::AddIOp::create(
+        b, loc,
+        arith::MulIOp::create(b, loc,
+                              arith::DivUIOp::create(b, loc, e, index(cols)),
+                              index(rowStride)),
+        arith::RemUIOp::create(b, loc, e, index(cols)));
+  });
+}
+
+void GPUKernelLowering::writeSharedRegs(
+    Location loc, Value regs, const Layout &layout, Value buf,
+    function_ref<Value(Value element)> address) {
   for (int64_t k = 0; k < layout.slots; ++k) {
     Value p = arith::AddIOp::create(b, loc, tid, index(k * layout.threads));
-    Value e = arith::MulIOp::create(b, loc, p, index(layout.vec));
-    Value at = e;
-    if (rowStride != 0) // a slot never crosses a row: vec divides the row
-      at = arith::AddIOp::create(
-          b, loc,
-          arith::MulIOp::create(
-              b, loc, arith::DivUIOp::create(b, loc, e, index(cols)),
-              index(rowStride)),
-          arith::RemUIOp::create(b, loc, e, index(cols)));
+    Value at = address(arith::MulIOp::create(b, loc, p, index(layout.vec)));
     Value slot = extractSlot(loc, regs, k, layout.vec);
     OpBuilder::InsertionGuard guard(b);
     // Only the last slot can hold positions past the tile.
