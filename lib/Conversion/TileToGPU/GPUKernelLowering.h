@@ -115,6 +115,15 @@ FragmentPlan planFragmentLayouts(Operation *kernel, int64_t threads);
 /// drop unit dims leave unchanged.
 SmallVector<int64_t> nonUnitSizes(ArrayRef<int64_t> shape);
 
+/// The wgmma matrix descriptor (i64) of a shared-memory operand at shared
+/// address `addr` (i64) laid out with the 128-byte swizzle (what TMA's
+/// 128-byte swizzle writes): 8-row groups of 128-byte rows 1024 bytes
+/// apart, and `leadingBytes` between 64-element panels along the
+/// contiguous dim where the operand is read MN-major (16, unused, for
+/// K-major). LowerWgmmaDots.cpp.
+Value swizzle128Descriptor(OpBuilder &b, Location loc, Value addr,
+                           int64_t leadingBytes);
+
 class GPUKernelLowering {
 public:
   GPUKernelLowering(OpBuilder &builder, gpu::GPUFuncOp func, int64_t threads)

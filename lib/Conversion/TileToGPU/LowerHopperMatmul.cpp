@@ -302,14 +302,10 @@ struct HopperMatmulEmitter {
                                           c32(10000000));
   }
 
-  /// The wgmma shared-memory matrix descriptor of a K-major tile at shared
-  /// address `addr` (i64) written by TMA with the 128-byte swizzle: 8-row
-  /// groups 1024 bytes apart.
+  /// The wgmma descriptor of a K-major tile at shared address `addr`
+  /// (i64), as TMA wrote it with the 128-byte swizzle.
   Value descriptor(Value addr) {
-    int64_t fixed = (int64_t{1} << 62) | (int64_t{1024 >> 4} << 32) | (1 << 16);
-    Value start = arith::AndIOp::create(
-        b, loc, arith::ShRUIOp::create(b, loc, addr, c64(4)), c64(0x3FFF));
-    return arith::OrIOp::create(b, loc, start, c64(fixed));
+    return swizzle128Descriptor(b, loc, addr, /*leadingBytes=*/16);
   }
 
   LogicalResult emit();

@@ -41,6 +41,21 @@ constexpr int64_t kPanelElements = 64;
 constexpr int64_t kSwizzleAlign = 1024;
 } // namespace
 
+Value tile::gpu_lowering::swizzle128Descriptor(OpBuilder &b, Location loc,
+                                               Value addr,
+                                               int64_t leadingBytes) {
+  // Start address, leading and stride byte offsets (each >> 4), layout
+  // type 1 (128-byte swizzle) in bits 62-63.
+  int64_t fixed = (int64_t{1} << 62) | (int64_t{1024 >> 4} << 32) |
+                  ((leadingBytes >> 4) << 16);
+  auto c64 = [&](int64_t v) {
+    return arith::ConstantIntOp::create(b, loc, v, 64).getResult();
+  };
+  Value start = arith::AndIOp::create(
+      b, loc, arith::ShRUIOp::create(b, loc, addr, c64(4)), c64(0x3FFF));
+  return arith::OrIOp::create(b, loc, start, c64(fixed));
+}
+
 bool GPUKernelLowering::runsOnWgmma(DotOp op) const {
   if (!wgmmaDots || !fragments.dots.count(op))
     return false;
@@ -120,18 +135,12 @@ LogicalResult GPUKernelLowering::lowerWgmmaDot(DotOp op) {
   };
   Value base = arith::IndexCastOp::create(
       b, loc, i64, memref::ExtractAlignedPointerAsIndexOp::create(b, loc, buf));
-  // Descriptor: start address, leading and stride byte offsets (>> 4), the
-  // 128-byte swizzle. K-major: 8-row groups 1024 bytes apart (the leading
-  // offset is unused). MN-major: k-row groups 1024 bytes apart, 64-column
-  // panels rows * 128 bytes apart.
-  int64_t lbo = folded ? 1 : rows * 128 / 16;
-  int64_t fixed =
-      (int64_t{1} << 62) | (int64_t{kSwizzleAlign / 16} << 32) | (lbo << 16);
+  // MN-major (V of P V): the 64-column panels lie rows * 128 bytes apart.
+  int64_t leadingBytes = folded ? 16 : rows * 128;
   auto descriptor = [&](int64_t byteOffset) {
-    Value addr = arith::AddIOp::create(b, loc, base, c64(byteOffset));
-    Value start = arith::AndIOp::create(
-        b, loc, arith::ShRUIOp::create(b, loc, addr, c64(4)), c64(0x3FFF));
-    return arith::OrIOp::create(b, loc, start, c64(fixed)).getResult();
+    return swizzle128Descriptor(
+        b, loc, arith::AddIOp::create(b, loc, base, c64(byteOffset)),
+        leadingBytes);
   };
 
   int64_t nAcc = N / 2;
