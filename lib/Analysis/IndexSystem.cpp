@@ -178,6 +178,28 @@ bool IndexSystem::isNonNegative(Value value) {
   return r && r->smin().isNonNegative();
 }
 
+bool IndexSystem::isAtLeast(Value value, int64_t k, Copy copy) {
+  if (std::optional<int64_t> c = getConstantInt(value))
+    return *c >= k;
+  if (std::optional<ConstantIntRanges> r = rangeOf(value);
+      r && r->smin().getBitWidth() <= 64 && r->smin().getSExtValue() >= k)
+    return true;
+  if (Operation *op = value.getDefiningOp()) {
+    if (isa<arith::MinSIOp>(op))
+      return isAtLeast(op->getOperand(0), k, copy) &&
+             isAtLeast(op->getOperand(1), k, copy);
+    if (isa<arith::MaxSIOp>(op))
+      return isAtLeast(op->getOperand(0), k, copy) ||
+             isAtLeast(op->getOperand(1), k, copy);
+    if (isa<arith::AddIOp, arith::SubIOp>(op))
+      if (std::optional<int64_t> c = getConstantInt(op->getOperand(1)))
+        return isAtLeast(op->getOperand(0),
+                         isa<arith::AddIOp>(op) ? k - *c : k + *c, copy);
+  }
+  return isEmpty({LinearConstraint::le(get(value, copy),
+                                       LinearExpr::constantExpr(k - 1))});
+}
+
 void IndexSystem::addRangeBounds(Value value, const LinearExpr &e) {
   auto *lattice =
       ranges.lookupState<dataflow::IntegerValueRangeLattice>(value);
@@ -341,9 +363,13 @@ LinearExpr IndexSystem::compute(Value value, Copy copy) {
         c = k;
     }
     // Truncating and unsigned forms equal the floor forms for a
-    // non-negative dividend.
+    // non-negative dividend: known from its integer range, or else from the
+    // facts of this system (a ceil-div `(n + c - 1) / c` of a dim, whose
+    // range analysis gives up at the add's possible overflow).
     bool floorSemantics = isa<arith::FloorDivSIOp>(op) ||
                           isNonNegative(op->getOperand(0));
+    if (c && *c > 0 && !floorSemantics)
+      floorSemantics = isAtLeast(op->getOperand(0), 0, copy);
     if (c && *c > 0 && floorSemantics) {
       LinearExpr e = operand(0);
       if (isa<arith::CeilDivSIOp, arith::CeilDivUIOp>(op))
@@ -368,6 +394,11 @@ LinearExpr IndexSystem::compute(Value value, Copy copy) {
     for (unsigned i = 0; i < 2; ++i)
       add(isMin ? LinearConstraint::le(m, operand(i))
                 : LinearConstraint::le(operand(i), m));
+    // A min of two non-negative values is non-negative (a block count
+    // clamped to the cache, the start of a loop over the rest).
+    if (isMin && isAtLeast(op->getOperand(0), 0, copy) &&
+        isAtLeast(op->getOperand(1), 0, copy))
+      add(LinearConstraint::le(LinearExpr::constantExpr(0), m));
     return m;
   }
   return freeVar(value, copy, "not affine");

@@ -123,6 +123,10 @@ private:
   /// The integer range analysis' range of `value`, if it has one.
   std::optional<mlir::ConstantIntRanges> rangeOf(Value value);
   bool isNonNegative(Value value);
+  /// Whether `value` >= `k` follows from its integer range or this system's
+  /// facts, looking through min/max and constant offsets (a min has no
+  /// lower bound in the model: it is only below both operands).
+  bool isAtLeast(Value value, int64_t k, Copy copy);
   bool isKnownFalse(Value value);
   std::optional<int64_t> getConstantInt(Value value);
   std::string nameOf(Value value);

@@ -161,6 +161,24 @@ def ConvertTileToGPU : Pass<"convert-tile-to-gpu", "::mlir::ModuleOp"> {
     waits for its group. Qwen3's prompt attention: 256 -> 245 us a layer
     (8B, 2048 tokens, ncu on an H200).
 
+    With `async-dot-operands` as well, a wgmma dot in an innermost `scf.for`
+    whose B is a tile loaded in the same body (through reshapes and a
+    folded permute, each used once) from a read-only view, proven in bounds
+    (`tile.in_bounds`), 16-bit elements in 16-byte rows, indices that are
+    the induction variable or loop-invariant, is fed by `cp.async` (16
+    bytes, `.cg`) straight into a buffer of its own in the swizzled layout:
+    the loop is rotated so that iteration `j + 1`'s copies are issued right
+    after iteration `j`'s dot has read the buffer (a barrier, then the
+    copies under `iv + step < ub`, one commit group), and the first
+    iteration's before the loop. Each of the loop's R operands commits one
+    group per iteration, so each dot waits with `cp.async.wait_group R - 1`,
+    a proxy fence and a barrier. The load's registers (a flash attention's
+    whole K or V block) and its store into shared memory go away, and the
+    copies fly behind the rest of the body. Moving a load earlier is sound
+    because nothing writes a read-only view while the kernel runs. The
+    buffers sit at the start of the scratch space; the body's other scratch
+    users start past them.
+
     With `hopper-matmul` (sm_90a), a kernel whose body is a tiled matmul --
     a K loop from a zero accumulator of
     `acc = dot(load(x[m, k]), permute(load(w[n, k]), [1, 0]), acc)` over
@@ -264,7 +282,13 @@ def ConvertTileToGPU : Pass<"convert-tile-to-gpu", "::mlir::ModuleOp"> {
            "run fragment dots whose rows are one 64-row slab per "
            "warpgroup as wgmma with A from registers and B staged in "
            "shared memory with the 128-byte swizzle, instead of mma.sync "
-           "on ldmatrix fragments (sm_90a)">
+           "on ldmatrix fragments (sm_90a)">,
+    Option<"asyncDotOperands", "async-dot-operands", "bool",
+           /*default=*/"false",
+           "with wgmma-dots: a dot's B loaded from a read-only view in an "
+           "innermost loop is copied with cp.async straight into its "
+           "swizzled buffer, one iteration ahead, instead of through "
+           "registers in front of the dot">
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect", "::mlir::gpu::GPUDialect",

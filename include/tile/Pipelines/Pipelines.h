@@ -98,6 +98,11 @@ struct TileToNVVMOptions : public PassPipelineOptions<TileToNVVMOptions> {
       llvm::cl::desc("fragment dots with one 64-row slab per warpgroup as "
                      "register-A wgmma (sm_90a; ignored elsewhere)"),
       llvm::cl::init(true)};
+  PassOptions::Option<bool> asyncDotOperands{
+      *this, "async-dot-operands",
+      llvm::cl::desc("with wgmma-dots: B operands loaded in an innermost "
+                     "loop copied with cp.async one iteration ahead"),
+      llvm::cl::init(false)};
   PassOptions::Option<std::string> chain{
       *this, "chain",
       llvm::cl::desc("name=part1,part2,...: chain the module's kernels into "

@@ -124,6 +124,20 @@ SmallVector<int64_t> nonUnitSizes(ArrayRef<int64_t> shape);
 Value swizzle128Descriptor(OpBuilder &b, Location loc, Value addr,
                            int64_t leadingBytes);
 
+/// A wgmma dot's B operand loaded in a loop body and copied one iteration
+/// ahead with cp.async instead (LowerAsyncOperands.cpp).
+struct AsyncOperand {
+  LoadOp load;
+  scf::ForOp loop;
+  /// The operand's buffer at the start of the scratch space, in the
+  /// 128-byte swizzled layout the dot reads.
+  Value buffer;
+  /// The tile the dot stages (rows x cols), the load's elements in order.
+  RankedTensorType staged;
+  /// Commit groups issued after this operand's when its dot runs.
+  int64_t groupsAfter = 0;
+};
+
 class GPUKernelLowering {
 public:
   GPUKernelLowering(OpBuilder &builder, gpu::GPUFuncOp func, int64_t threads)
@@ -280,7 +294,9 @@ public:
     RankedTensorType stagedType;
     bool folded = false;
   };
-  FragmentDotOperands fragmentDotOperands(DotOp op);
+  /// Without `stageB` (B arrives in shared memory by other means) the
+  /// staged registers are left null.
+  FragmentDotOperands fragmentDotOperands(DotOp op, bool stageB = true);
   LogicalResult lowerFragmentDot(DotOp op);
   /// Whether fragment dot `op` runs as wgmma (LowerWgmmaDots.cpp): the
   /// option is on, each warpgroup owns one 64-row slab of the result and
@@ -289,6 +305,25 @@ public:
   /// The fragment dot as register-A wgmma on B staged with the 128-byte
   /// swizzle (LowerWgmmaDots.cpp).
   LogicalResult lowerWgmmaDot(DotOp op);
+  /// Element index in a rows x cols buffer laid out with the 128-byte
+  /// swizzle in 64-element panels (what the wgmma descriptors read) of
+  /// linear element `e` (index) of the staged tile.
+  Value swizzledElement(Location loc, Value e, int64_t rows, int64_t cols);
+  // -- Dot operands copied ahead (LowerAsyncOperands.cpp) -------------------
+  /// Plans the async operands of `loop`'s wgmma dots and places their
+  /// buffers; empty where none applies.
+  SmallVector<AsyncOperand *> planAsyncOperands(scf::ForOp loop);
+  /// Before the loop: the first iteration's copies (lb, ub lowered).
+  void beginAsyncLoop(ArrayRef<AsyncOperand *> operands, Value lb, Value ub);
+  /// After the loop: the scratch space is whole again.
+  void endAsyncLoop(ArrayRef<AsyncOperand *> operands);
+  /// Copies the operand's tile for induction value `iv` where iv < ub, and
+  /// commits a group (empty where not).
+  void issueAsyncOperand(const AsyncOperand &operand, Value iv, Value ub);
+  /// Before the dot: its copies have landed (this thread's).
+  void awaitAsyncOperand(const AsyncOperand &operand, Location loc);
+  /// After the dot: the next iteration's copies into its buffer.
+  void prefetchAsyncOperand(const AsyncOperand &operand, Location loc);
   /// Raises the scratch space's alignment to `bytes`.
   void alignScratch(int64_t bytes);
   LogicalResult lowerFragmentReduce(ReduceOp op, const FragmentLayout &out);
@@ -315,6 +350,16 @@ public:
   bool rowsInRegisters = false;
   /// wgmma-dots: fragment dots as wgmma where runsOnWgmma says (sm_90a).
   bool wgmmaDots = false;
+  /// async-dot-operands: wgmma B operands loaded in a loop copied one
+  /// iteration ahead (planAsyncOperands).
+  bool asyncDotOperands = false;
+  /// The async operands by their dot, and the ops (loads, reshapes) whose
+  /// work their copies do.
+  llvm::DenseMap<Operation *, AsyncOperand> asyncOperands;
+  llvm::DenseSet<Operation *> asyncSkipped;
+  /// Where scratch() starts: past the async operands' buffers while their
+  /// loop runs.
+  int64_t scratchFloor = 0;
   /// The row forms: for each slot of the reduced tile's layout, the value
   /// of the row that slot lies in (vector<slots>), of the [.., R, 1] values
   /// reducesIntoRows keeps in registers.

@@ -205,7 +205,7 @@ static Value operandPair(OpBuilder &b, Location loc, Value pair, Type elt) {
 }
 
 GPUKernelLowering::FragmentDotOperands
-GPUKernelLowering::fragmentDotOperands(DotOp op) {
+GPUKernelLowering::fragmentDotOperands(DotOp op, bool stageB) {
   RankedTensorType aType = op.getA().getType();
   RankedTensorType type = op.getResult().getType();
   int64_t warps = threads / 32;
@@ -223,7 +223,8 @@ GPUKernelLowering::fragmentDotOperands(DotOp op) {
   d.folded = permute && fragments.foldedPermutes.count(permute);
   Value src = d.folded ? permute->getOperand(0) : op.getB();
   d.stagedType = cast<RankedTensorType>(src.getType());
-  d.staged = operandIn(src, std::nullopt);
+  if (stageB)
+    d.staged = operandIn(src, std::nullopt);
   return d;
 }
 

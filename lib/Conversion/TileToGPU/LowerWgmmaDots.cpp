@@ -56,6 +56,28 @@ Value tile::gpu_lowering::swizzle128Descriptor(OpBuilder &b, Location loc,
   return arith::OrIOp::create(b, loc, start, c64(fixed));
 }
 
+Value GPUKernelLowering::swizzledElement(Location loc, Value e, int64_t rows,
+                                         int64_t cols) {
+  // Element (r, c) lies in panel c / 64 (rows x 64 elements), row r (128
+  // bytes), its 16-byte chunk swizzled with r % 8. A slot of the flat
+  // layout is 8 consecutive elements of one row (the row is a multiple of
+  // 64), so it is one whole chunk.
+  Value r = arith::DivUIOp::create(b, loc, e, index(cols));
+  Value c = arith::RemUIOp::create(b, loc, e, index(cols));
+  Value chunk = arith::DivUIOp::create(
+      b, loc, arith::RemUIOp::create(b, loc, c, index(kPanelElements)),
+      index(8));
+  Value swizzled = arith::XOrIOp::create(
+      b, loc, chunk, arith::RemUIOp::create(b, loc, r, index(8)));
+  Value panel = arith::DivUIOp::create(b, loc, c, index(kPanelElements));
+  return arith::AddIOp::create(
+      b, loc,
+      arith::MulIOp::create(b, loc, panel, index(rows * kPanelElements)),
+      arith::AddIOp::create(
+          b, loc, arith::MulIOp::create(b, loc, r, index(kPanelElements)),
+          arith::MulIOp::create(b, loc, swizzled, index(8))));
+}
+
 bool GPUKernelLowering::runsOnWgmma(DotOp op) const {
   if (!wgmmaDots || !fragments.dots.count(op))
     return false;
@@ -91,39 +113,32 @@ LogicalResult GPUKernelLowering::lowerWgmmaDot(DotOp op) {
   Type elt = op.getA().getType().getElementType();
   // B's source: N x K where a permute folds in (read K-major), K x N
   // otherwise (read MN-major, wgmma's transposed B).
-  FragmentDotOperands d = fragmentDotOperands(op);
+  auto async = asyncOperands.find(op);
+  const AsyncOperand *copied =
+      async == asyncOperands.end() ? nullptr : &async->second;
+  FragmentDotOperands d = fragmentDotOperands(op, /*stageB=*/!copied);
   FragmentLayout accLayout = d.accLayout;
   Value acc = d.acc, a = d.a, staged = d.staged;
   RankedTensorType srcType = d.stagedType;
   bool folded = d.folded;
   int64_t rows = srcType.getDimSize(0), cols = srcType.getDimSize(1);
-  Value buf = scratch(loc, {{elt, rows * cols}})[0];
-  alignScratch(kSwizzleAlign);
-
-  // Element (r, c) of the source lies in panel c / 64 (rows x 64 elements),
-  // row r (128 bytes), its 16-byte chunk swizzled with r % 8. A slot of the
-  // flat layout is 8 consecutive elements of one row (the row is a
-  // multiple of 64), so it is one whole chunk.
-  gpu::BarrierOp::create(b, loc);
-  writeSharedRegs(
-      loc, staged, Layout::get(srcType, threads), buf, [&](Value e) -> Value {
-        Value r = arith::DivUIOp::create(b, loc, e, index(cols));
-        Value c = arith::RemUIOp::create(b, loc, e, index(cols));
-        Value chunk = arith::DivUIOp::create(
-            b, loc, arith::RemUIOp::create(b, loc, c, index(kPanelElements)),
-            index(8));
-        Value swizzled = arith::XOrIOp::create(
-            b, loc, chunk, arith::RemUIOp::create(b, loc, r, index(8)));
-        Value panel = arith::DivUIOp::create(b, loc, c, index(kPanelElements));
-        return arith::AddIOp::create(
-            b, loc,
-            arith::MulIOp::create(b, loc, panel, index(rows * kPanelElements)),
-            arith::AddIOp::create(
-                b, loc, arith::MulIOp::create(b, loc, r, index(kPanelElements)),
-                arith::MulIOp::create(b, loc, swizzled, index(8))));
-      });
+  Value buf;
+  if (copied) {
+    // B was copied into its buffer ahead (LowerAsyncOperands.cpp).
+    buf = copied->buffer;
+    awaitAsyncOperand(*copied, loc);
+  } else {
+    buf = scratch(loc, {{elt, rows * cols}})[0];
+    alignScratch(kSwizzleAlign);
+    gpu::BarrierOp::create(b, loc);
+    writeSharedRegs(loc, staged, Layout::get(srcType, threads), buf,
+                    [&](Value e) -> Value {
+                      return swizzledElement(loc, e, rows, cols);
+                    });
+  }
   // The tensor cores read through the async proxy: order the generic
-  // proxy's stores before them, then wait for every thread's.
+  // proxy's stores (and cp.async's) before them, then wait for every
+  // thread's.
   NVVM::FenceProxyOp::create(
       b, loc, NVVM::ProxyKindAttr::get(ctx, NVVM::ProxyKind::async_shared),
       NVVM::SharedSpaceAttr::get(ctx, NVVM::SharedSpace::shared_cta));
@@ -235,6 +250,8 @@ LogicalResult GPUKernelLowering::lowerWgmmaDot(DotOp op) {
   NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 0);
   for (Value &v : c)
     v = pin(v);
+  if (copied)
+    prefetchAsyncOperand(*copied, loc);
   setResult(
       op.getResult(),
       vector::FromElementsOp::create(b, loc, registerType(type, accLayout), c),

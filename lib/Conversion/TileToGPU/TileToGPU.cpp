@@ -168,7 +168,7 @@ GPUKernelLowering::scratch(Location loc,
         b.getStringAttr("llvm.align"), b.getI64IntegerAttr(16));
   }
   SmallVector<Value> views;
-  int64_t offset = 0;
+  int64_t offset = scratchFloor;
   for (auto [elt, count] : buffers) {
     int64_t bytes = std::max<int64_t>(1, elt.getIntOrFloatBitWidth() / 8);
     if (elt.isIndex())
@@ -334,6 +334,9 @@ LogicalResult GPUKernelLowering::lowerFor(scf::ForOp op) {
   SmallVector<Value> inits;
   for (auto [v, arg] : llvm::zip(op.getInitArgs(), op.getRegionIterArgs()))
     inits.push_back(operandIn(v, layoutOf(arg)));
+  SmallVector<AsyncOperand *> async = planAsyncOperands(op);
+  beginAsyncLoop(async, map.lookup(op.getLowerBound()),
+                 map.lookup(op.getUpperBound()));
   auto loop = scf::ForOp::create(b, op.getLoc(), map.lookup(op.getLowerBound()),
                                  map.lookup(op.getUpperBound()),
                                  map.lookup(op.getStep()), inits);
@@ -356,6 +359,8 @@ LogicalResult GPUKernelLowering::lowerFor(scf::ForOp op) {
   b.setInsertionPointToEnd(body);
   if (failed(lowerBlock(*op.getBody())))
     return failure();
+  b.setInsertionPointAfter(loop);
+  endAsyncLoop(async);
   for (auto [old, neu, arg] :
        llvm::zip(op.getResults(), loop.getResults(), op.getRegionIterArgs())) {
     setResult(old, neu, layoutOf(arg));
@@ -431,6 +436,10 @@ void GPUKernelLowering::emitGridWait(Location loc) {
 }
 
 LogicalResult GPUKernelLowering::lowerOp(Operation *op) {
+  // Loads copied ahead by cp.async, and the reshapes of their tiles, do
+  // their work at the dot (LowerAsyncOperands.cpp).
+  if (asyncSkipped.count(op))
+    return success();
   if (hopper) {
     // The planned loop lowers with its epilogue and store.
     if (op == hopper->loop)
@@ -661,6 +670,7 @@ struct ConvertTileToGPUPass
       lowering.columnReductions = columnReductions;
       lowering.rowsInRegisters = rowsInRegisters;
       lowering.wgmmaDots = wgmmaDots;
+      lowering.asyncDotOperands = asyncDotOperands;
       for (auto [old, neu] : llvm::zip_first(kernel.getArguments(),
                                              entry.getArguments()))
         lowering.map.map(old, neu);
