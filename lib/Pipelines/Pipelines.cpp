@@ -101,7 +101,7 @@ void tile::buildTileToNVVMPipeline(OpPassManager &pm,
   toGPU.gridDependencyControl = waitsForPriorGrid(options);
   toGPU.hopperMatmul = usesHopperMatmul(options);
   toGPU.wgmmaDots = options.wgmmaDots && hasHopperMatmul(options.chip);
-  toGPU.asyncDotOperands = options.asyncDotOperands;
+  toGPU.asyncDotOperands = options.asyncDotOperands && toGPU.wgmmaDots;
   pm.addPass(createConvertTileToGPU(toGPU));
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());

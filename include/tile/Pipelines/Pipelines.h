@@ -102,7 +102,7 @@ struct TileToNVVMOptions : public PassPipelineOptions<TileToNVVMOptions> {
       *this, "async-dot-operands",
       llvm::cl::desc("with wgmma-dots: B operands loaded in an innermost "
                      "loop copied with cp.async one iteration ahead"),
-      llvm::cl::init(false)};
+      llvm::cl::init(true)};
   PassOptions::Option<std::string> chain{
       *this, "chain",
       llvm::cl::desc("name=part1,part2,...: chain the module's kernels into "

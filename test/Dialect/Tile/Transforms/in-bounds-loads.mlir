@@ -168,3 +168,44 @@ tile.kernel @static_and_guarded(%a: !tile.view<in, 96x64xf32>, %idx: !tile.view<
   tile.store %out, %b : tensor<1x64xf32>, !tile.owned<out, 1x64xf32>
   tile.return
 }
+
+// -----
+
+// A loop over key blocks from a clamped start to the ceil-div of a clamped
+// end (a prompt attention's causal range): cdiv lowers to (e + 63) / 64,
+// whose dividend the integer ranges cannot bound (the add may overflow), and
+// a min has no lower bound in the model. The system's own facts show both
+// are non-negative (the max with 0, the dim), so the divisions are floor
+// divisions and the start is >= 0: the load is whole.
+// CHECK-LABEL: tile.kernel @clamped_ceil_div_range
+// CHECK: tile.load %{{.*}}[%{{.*}}, %{{.*}}] {tile.in_bounds}
+// expected-remark @+1 {{kernel @clamped_ceil_div_range: 1 of 1 loads proven in bounds}}
+tile.kernel @clamped_ceil_div_range(%k: !tile.view<in, ?x64xf16>, %n: index, %o: !tile.view<out, 64x64xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c63 = arith.constant 63 : index
+  %c64 = arith.constant 64 : index
+  tile.grid %c1
+  %d = tile.dim %k, 0 : !tile.view<in, ?x64xf16>
+  %r = arith.remui %d, %c64 : index
+  %whole = arith.cmpi eq, %r, %c0 : index
+  tile.assume %whole, "whole key blocks"
+  %nn = arith.maxsi %n, %c0 : index
+  %end = arith.minsi %nn, %d : index
+  %e63 = arith.addi %end, %c63 : index
+  %blocks = arith.divsi %e63, %c64 : index
+  %first = arith.divsi %nn, %c64 : index
+  %start = arith.minsi %first, %blocks : index
+  %pk = tile.partition %k : !tile.partition<in, ?x64xf16, tile = [64, 64]>
+  %zero = arith.constant dense<0.0> : tensor<64x64xf32>
+  %acc = scf.for %j = %start to %blocks step %c1 iter_args(%a = %zero) -> tensor<64x64xf32> {
+    %t = tile.load %pk[%j, %c0] : !tile.partition<in, ?x64xf16, tile = [64, 64]> -> tensor<64x64xf16>
+    %t32 = tile.convert %t : tensor<64x64xf16> -> tensor<64x64xf32>
+    %s = arith.addf %a, %t32 : tensor<64x64xf32>
+    scf.yield %s : tensor<64x64xf32>
+  }
+  %po = tile.partition %o : !tile.partition<out, 64x64xf32, tile = [64, 64]>
+  %blk = tile.own %po[%c0, %c0] : !tile.partition<out, 64x64xf32, tile = [64, 64]>
+  tile.store %acc, %blk : tensor<64x64xf32>, !tile.owned<out, 64x64xf32>
+  tile.return
+}
