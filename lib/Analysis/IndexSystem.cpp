@@ -367,9 +367,7 @@ LinearExpr IndexSystem::compute(Value value, Copy copy) {
     // facts of this system (a ceil-div `(n + c - 1) / c` of a dim, whose
     // range analysis gives up at the add's possible overflow).
     bool floorSemantics = isa<arith::FloorDivSIOp>(op) ||
-                          isNonNegative(op->getOperand(0));
-    if (c && *c > 0 && !floorSemantics)
-      floorSemantics = isAtLeast(op->getOperand(0), 0, copy);
+                          (c && *c > 0 && isAtLeast(op->getOperand(0), 0, copy));
     if (c && *c > 0 && floorSemantics) {
       LinearExpr e = operand(0);
       if (isa<arith::CeilDivSIOp, arith::CeilDivUIOp>(op))

@@ -123,6 +123,9 @@ SmallVector<int64_t> nonUnitSizes(ArrayRef<int64_t> shape);
 /// K-major). LowerWgmmaDots.cpp.
 Value swizzle128Descriptor(OpBuilder &b, Location loc, Value addr,
                            int64_t leadingBytes);
+/// A 128-byte swizzled buffer's alignment: the swizzle's period, 8 rows of
+/// 128 bytes.
+inline constexpr int64_t kSwizzle128Align = 1024;
 
 /// A wgmma dot's B operand loaded in a loop body and copied one iteration
 /// ahead with cp.async instead (LowerAsyncOperands.cpp).
@@ -181,6 +184,13 @@ public:
   /// slot's first element)`: a slot's elements lie consecutively there.
   void writeSharedRegs(Location loc, Value regs, const Layout &layout,
                        Value buf, function_ref<Value(Value element)> address);
+  /// Copies the tile of `layout` at element `offsets` of `base`, proven
+  /// inside it (tile.in_bounds), into `buf` at `address(linear index of the
+  /// slot's first element)` with one 16-byte cp.async per slot
+  /// (LowerGlobalMemory.cpp).
+  void copyTileAsync(Location loc, Value base, ArrayRef<Value> offsets,
+                     const Layout &layout, Value buf,
+                     function_ref<Value(Value element)> address);
   /// Gives the scratch space its final size (after the kernel is lowered).
   void finishScratch();
   /// Row-major multi-index of a linear index of `shape`.

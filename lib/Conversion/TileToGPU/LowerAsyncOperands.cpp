@@ -44,12 +44,8 @@ using namespace mlir;
 using namespace tile;
 using namespace tile::gpu_lowering;
 
-namespace {
 /// Bytes of one cp.async (the .cg form copies 16).
-constexpr int64_t kCopyBytes = 16;
-/// The 128-byte swizzle repeats every 8 rows of 128 bytes.
-constexpr int64_t kSwizzleAtom = 1024;
-} // namespace
+static constexpr int64_t kCopyBytes = 16;
 
 /// Whether `v` is defined outside `loop` (or is one of its bounds).
 static bool isDefinedOutside(Value v, scf::ForOp loop) {
@@ -154,13 +150,13 @@ GPUKernelLowering::planAsyncOperands(scf::ForOp loop) {
   SmallVector<std::pair<Type, int64_t>> shapes;
   for (auto &[dot, chain] : found) {
     RankedTensorType type = cast<LoadOp>(chain.back()).getResult().getType();
-    int64_t atomElements = kSwizzleAtom / 2;
+    int64_t atomElements = kSwizzle128Align / 2;
     shapes.push_back(
         {type.getElementType(),
          llvm::alignTo(type.getNumElements(), atomElements)});
   }
   SmallVector<Value> buffers = scratch(loc, shapes);
-  alignScratch(kSwizzleAtom);
+  alignScratch(kSwizzle128Align);
   int64_t groupsAfter = static_cast<int64_t>(found.size()) - 1;
   for (auto [entry, buffer] : llvm::zip(found, buffers)) {
     auto &[dot, chain] = entry;
@@ -182,7 +178,6 @@ void GPUKernelLowering::issueAsyncOperand(const AsyncOperand &operand,
   LoadOp load = operand.load;
   Location loc = load.getLoc();
   RankedTensorType type = load.getResult().getType();
-  Layout layout = Layout::get(type, threads);
   // The staged tile (rows x cols) the dot reads: the load's elements in
   // the same row-major order.
   int64_t rows = operand.staged.getDimSize(0);
@@ -195,40 +190,33 @@ void GPUKernelLowering::issueAsyncOperand(const AsyncOperand &operand,
   {
     OpBuilder::InsertionGuard inside(b);
     b.setInsertionPointToStart(guard.thenBlock());
-    // The load's indices with the induction variable at `iv` (constants of
-    // the body made here: the body may not be lowered yet).
+    // The load's indices with the induction variable at `iv`, and constants
+    // of the body made here (the body may not be lowered yet); the entries
+    // are put back after.
+    SmallVector<std::pair<Value, Value>> replaced;
+    auto bind = [&](Value key, Value value) {
+      replaced.push_back({key, map.lookupOrNull(key)});
+      map.map(key, value);
+    };
     scf::ForOp loop = operand.loop;
-    IRMapping saved = map;
-    map.map(loop.getInductionVar(), iv);
+    bind(loop.getInductionVar(), iv);
     for (Value i : load.getIndices()) {
       APInt c;
       if (matchPattern(i, m_ConstantInt(&c)))
-        map.map(i, index(c.getSExtValue()));
+        bind(i, index(c.getSExtValue()));
     }
     auto [base, offsets] =
         resolveAccess(loc, load.getSource(), load.getIndices(), type);
-    map = saved;
-    for (int64_t k = 0; k < layout.slots; ++k) {
-      Value p = arith::AddIOp::create(b, loc, tid, index(k * threads));
-      Value e0 = arith::MulIOp::create(b, loc, p, index(layout.vec));
-      SmallVector<Value> idx = delinearize(e0, type.getShape());
-      SmallVector<Value> at(offsets.begin(), offsets.end());
-      for (auto [d, i] : llvm::enumerate(idx))
-        at[d] = arith::AddIOp::create(b, loc, at[d], i);
-      OpBuilder::InsertionGuard slotGuard(b);
-      if ((k + 1) * threads > layout.positions) {
-        auto exists = scf::IfOp::create(
-            b, loc,
-            arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, p,
-                                  index(layout.positions)),
-            /*withElse=*/false);
-        b.setInsertionPointToStart(exists.thenBlock());
-      }
-      nvgpu::DeviceAsyncCopyOp::create(
-          b, loc, operand.buffer, ValueRange{swizzledElement(loc, e0, rows, cols)},
-          base, at, b.getIndexAttr(layout.vec), /*srcElements=*/Value(),
-          b.getUnitAttr());
+    for (auto [key, old] : llvm::reverse(replaced)) {
+      if (old)
+        map.map(key, old);
+      else
+        map.erase(key);
     }
+    copyTileAsync(loc, base, offsets, Layout::get(type, threads),
+                  operand.buffer, [&](Value e) {
+                    return swizzledElement(loc, e, rows, cols);
+                  });
   }
   NVVM::CpAsyncCommitGroupOp::create(b, loc);
 }

@@ -16,6 +16,7 @@
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 
 using namespace mlir;
@@ -204,6 +205,28 @@ static Value maskedLoad(GPUKernelLowering &L, Location loc, Value base,
     regs = L.insertSlot(loc, regs, branch.getResult(0), k);
   }
   return regs;
+}
+
+void GPUKernelLowering::copyTileAsync(
+    Location loc, Value base, ArrayRef<Value> offsets, const Layout &layout,
+    Value buf, function_ref<Value(Value element)> address) {
+  GlobalAccess access(*this, loc, base, offsets, layout, /*dimMap=*/{},
+                      /*inBounds=*/true);
+  for (int64_t k = 0; k < layout.slots; ++k) {
+    auto [at, exists, whole] = access.slot(k);
+    OpBuilder::InsertionGuard guard(b);
+    if (exists) { // a slot past the tile's end
+      auto branch = scf::IfOp::create(b, loc, exists, /*withElse=*/false);
+      b.setInsertionPointToStart(branch.thenBlock());
+    }
+    Value e0 = arith::MulIOp::create(
+        b, loc, arith::AddIOp::create(b, loc, tid, index(k * layout.threads)),
+        index(layout.vec));
+    nvgpu::DeviceAsyncCopyOp::create(
+        b, loc, buf, ValueRange{address(e0)}, base, at,
+        b.getIndexAttr(layout.vec), /*srcElements=*/Value(),
+        /*bypassL1=*/b.getUnitAttr());
+  }
 }
 
 /// Stores the tile registers `regs` of `layout` at `offsets` of `base`,

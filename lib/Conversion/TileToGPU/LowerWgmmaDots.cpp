@@ -38,7 +38,6 @@ namespace {
 /// The 128-byte swizzle's period: 8 rows of 128 bytes (64 16-bit
 /// elements), 16-byte chunk c of row r stored at chunk c ^ (r % 8).
 constexpr int64_t kPanelElements = 64;
-constexpr int64_t kSwizzleAlign = 1024;
 } // namespace
 
 Value tile::gpu_lowering::swizzle128Descriptor(OpBuilder &b, Location loc,
@@ -129,7 +128,7 @@ LogicalResult GPUKernelLowering::lowerWgmmaDot(DotOp op) {
     awaitAsyncOperand(*copied, loc);
   } else {
     buf = scratch(loc, {{elt, rows * cols}})[0];
-    alignScratch(kSwizzleAlign);
+    alignScratch(kSwizzle128Align);
     gpu::BarrierOp::create(b, loc);
     writeSharedRegs(loc, staged, Layout::get(srcType, threads), buf,
                     [&](Value e) -> Value {
