@@ -2,6 +2,7 @@
 
 #include "EngineImpl.h"
 
+#include "qwen3/KernelTable.h"
 #include "qwen3/Safetensors.h"
 #include "tile/runtime/Half.h"
 
@@ -18,13 +19,6 @@ namespace qwen3 {
 using namespace tile_runtime;
 
 namespace {
-
-int64_t nextPow2(int64_t v) {
-  int64_t p = 1;
-  while (p < v)
-    p <<= 1;
-  return p;
-}
 
 /// Element conversion of checkpoint data into the model dtype. Only exact
 /// or widening-then-rounding conversions: F32 -> bf16/f16 rounds to
@@ -51,33 +45,6 @@ Status convertInto(const TensorInfo &t, DType to, uint8_t *dst) {
                        dtypeName(t.dtype) + " but the model runs in " +
                        std::string(toString(to)) +
                        " (no lossy conversion between bf16 and f16)");
-}
-
-/// The suffix of `inst` after `base` where `inst` is `base` itself ("") or
-/// `base` with one more integer parameter `param` specialized
-/// (`base__<param>_<n>`, tilec's instance naming); nullopt otherwise.
-std::optional<std::string> instanceSuffix(const std::string &inst, const std::string &base,
-                                          const std::string &param) {
-  if (inst.rfind(base, 0) != 0)
-    return std::nullopt;
-  std::string rest = inst.substr(base.size());
-  const std::string tag = "__" + param + "_";
-  if (!rest.empty() && (rest.rfind(tag, 0) != 0 || rest.size() == tag.size() ||
-                        rest.find_first_not_of("0123456789", tag.size()) != std::string::npos))
-    return std::nullopt;
-  return rest;
-}
-
-/// `inst` without a trailing occupancy hint (`__MP_<n>`: the programs per
-/// SM its registers were capped for, a property of the instance the engine
-/// does not choose by).
-std::string withoutOccupancyHint(const std::string &inst) {
-  const std::string tag = "__MP_";
-  const size_t at = inst.rfind(tag);
-  if (at == std::string::npos || at + tag.size() == inst.size() ||
-      inst.find_first_not_of("0123456789", at + tag.size()) != std::string::npos)
-    return inst;
-  return inst.substr(0, at);
 }
 
 } // namespace
@@ -247,22 +214,8 @@ Status Engine::create(const std::string &modelDir, const EngineOptions &opts,
                          "supported (the kernel set is compiled for bfloat16 "
                          "and float16)");
   m.dt = c.dtype == "float16" ? DType::F16 : DType::BF16;
-  // advance_position zeroes the norm sums as one tile of 1024.
-  if (m.normSumsCount() > 1024)
-    return Status::error(modelDir + "/config.json: " + std::to_string(c.layers) +
-                         " layers (the kernel set's norm sums hold up to 127)");
-  if (c.headDim != 64 && c.headDim != 128)
-    return Status::error(modelDir + "/config.json: head_dim " +
-                         std::to_string(c.headDim) + " (kernels exist for 64 and 128)");
-  int64_t group = c.heads / c.kvHeads;
-  if (nextPow2(c.hidden) > 8192)
-    return Status::error(modelDir + "/config.json: hidden_size " +
-                         std::to_string(c.hidden) + " exceeds 8192");
-  if ((c.intermediate % 256) != 0)
-    return Status::error(modelDir + "/config.json: intermediate_size must be a "
-                         "multiple of 256");
-  if (c.vocabSize > 64 * m.argmaxChunk)
-    return Status::error(modelDir + "/config.json: vocab_size above 262144");
+  if (Status st = checkSupportedShapes(c, modelDir + "/config.json"); !st)
+    return st;
 
   // Everything about the checkpoint is validated before the device opens.
   Checkpoint ck;
@@ -284,81 +237,12 @@ Status Engine::create(const std::string &modelDir, const EngineOptions &opts,
   std::string manifest = opts.kernelsDir + "/qwen3_" + dtName + ".json";
   if (Status st = m.device->loadModule(manifest, m.module); !st)
     return st;
-  std::string hb = "__HB_" + std::to_string(std::max<int64_t>(128, nextPow2(c.hidden)));
-  std::string hd = "__HD_" + std::to_string(c.headDim);
-  std::string g = "__G_" + std::to_string(group) + hd;
-  Status st = Status::ok();
-  if (!(st = m.kernel("embed", m.kEmbed)) ||
-      !(st = m.kernel("embed_sumsq", m.kEmbedSumsq)) ||
-      !(st = m.kernel("rmsnorm" + hb, m.kRms)) ||
-      !(st = m.kernel("add_rmsnorm" + hb, m.kAddRms)) ||
-      !(st = m.kernel("q_norm_rope" + hd, m.kQRope)) ||
-      !(st = m.kernel("kv_norm_rope_write" + hd, m.kKvRope)) ||
-      !(st = m.kernel("rope_table" + hd, m.kRopeTable)) ||
-      !(st = m.kernel("q_norm_rope_from_table" + hd, m.kQRopeTable)) ||
-      !(st = m.kernel("kv_norm_rope_write_rows" + hd, m.kKvRopeTable)) ||
-      !(st = m.kernel("prefill_attention" + g, m.kPreAttn)) ||
-      !(st = m.kernel("fold_norm_weight", m.kFoldNorm)) ||
-      !(st = m.kernel("gemm", m.kGemm)) ||
-      !(st = m.kernel("gemm__BN_128", m.kGemmNarrow)) ||
-      !(st = m.kernel("swiglu", m.kSwiglu)) ||
-      !(st = m.kernel("swiglu__BT_16__BI_256", m.kSwigluRows)) ||
-      !(st = m.kernel("gemm_swiglu", m.kGemmSwiglu)) ||
-      !(st = m.kernel("argmax_partial", m.kArgmaxP)) ||
-      !(st = m.kernel("argmax_final", m.kArgmaxF)) ||
-      !(st = m.kernel("sample", m.kSample)) ||
-      !(st = m.kernel("advance_position", m.kAdvance)))
+  if (Status st = m.load(m.module, manifest, c,
+                         m.dt == DType::F16 ? KernelDType::F16 : KernelDType::BF16,
+                         opts.chainedLaunches);
+      !st)
     return st;
-  std::vector<const Kernel *> all = {
-      &m.kEmbed,       &m.kEmbedSumsq, &m.kRms,        &m.kAddRms,
-      &m.kQRope,       &m.kKvRope,     &m.kRopeTable,  &m.kQRopeTable,
-      &m.kKvRopeTable, &m.kPreAttn,    &m.kFoldNorm,   &m.kGemm,
-      &m.kGemmNarrow,  &m.kSwiglu,     &m.kSwigluRows, &m.kGemmSwiglu,
-      &m.kArgmaxP,     &m.kArgmaxF,    &m.kSample,     &m.kAdvance};
-  const std::vector<std::string> names = m.module.kernelNames();
-  // The decode attention's tiers: `decode_attention<G, HD>` and
-  // `grouped_decode_attention<G, HD>` at the kernel set's default S and
-  // every `..., S = n` instance; the grouped ones with the merge of the same
-  // S (decode_attention merges its shares itself, and the output
-  // projection after it writes the token's K/V). A tier's S is its partial
-  // output's static dim; the merge's launch contract refuses any other.
-  for (bool grouped : {false, true}) {
-    const std::string attnName =
-        std::string(grouped ? "grouped_decode_attention" : "decode_attention") + g;
-    const size_t first = m.tiers.size();
-    for (const std::string &inst : names) {
-      std::optional<std::string> rest = instanceSuffix(inst, attnName, "S");
-      if (!rest)
-        continue;
-      Impl::AttentionTier t;
-      t.grouped = grouped;
-      if (!(st = m.kernel(inst, t.attn)) ||
-          (grouped && !(st = m.kernel("attention_merge_kv_write" + hd + *rest, t.merge))))
-        return st;
-      // (The log-sum-exps are [heads, S] in both families; the partials
-      // [heads, HD, S] in decode_attention, [heads, S, HD] grouped.)
-      for (const ContractParam &p : t.attn.contract().params)
-        if (p.name == "plse" && p.shape.size() == 2 && p.shape[1] > 0)
-          t.splits = p.shape[1];
-      if (t.splits <= (grouped ? 1 : 0))
-        return Status::error(manifest + ": '" + inst + "' has no static split count");
-      // An explicit instance at the default S is the same tier.
-      if (std::none_of(m.tiers.begin() + first, m.tiers.end(),
-                       [&](const Impl::AttentionTier &o) { return o.splits == t.splits; }))
-        m.tiers.push_back(std::move(t));
-    }
-    if (!grouped && m.tiers.empty())
-      return Status::error("the compiled Qwen3 kernel set has no '" + attnName +
-                           "' for this model's shapes");
-    std::sort(m.tiers.begin() + first, m.tiers.end(),
-              [](const Impl::AttentionTier &a, const Impl::AttentionTier &b) {
-                return a.splits < b.splits;
-              });
-  }
-  if (opts.attentionSplits > 0 &&
-      std::none_of(m.tiers.begin(), m.tiers.end(), [&](const Impl::AttentionTier &t) {
-        return t.splits == opts.attentionSplits;
-      })) {
+  if (opts.attentionSplits > 0 && !m.hasSplits(opts.attentionSplits)) {
     std::set<int64_t> splits;
     for (const Impl::AttentionTier &t : m.tiers)
       splits.insert(t.splits);
@@ -368,60 +252,6 @@ Status Engine::create(const std::string &modelDir, const EngineOptions &opts,
     return Status::error("--attention-splits " + std::to_string(opts.attentionSplits) +
                          ": the kernel set has " + have);
   }
-  for (const Impl::AttentionTier &t : m.tiers) {
-    all.push_back(&t.attn);
-    if (t.grouped)
-      all.push_back(&t.merge);
-  }
-  // Each decode GEMV's instances without bounds checks, by U: whatever the
-  // kernel set has (`name__WHOLE_1`, `name__WHOLE_1__U_<U>`, either with
-  // an occupancy cap `__MP_<n>` or without; the U lists live in
-  // models/qwen3/CMakeLists.txt), `pick` falling back to smaller groups,
-  // then to the general instance, where one is missing.
-  m.gemvSwiglu.rows = 1;
-  m.gemvFour.rows = 4;
-  for (auto [family, name] : {std::pair{&m.gemv, "gemv"}, std::pair{&m.gemvFour, "gemv__R_4"},
-                              std::pair{&m.gemvRms, "gemv_rms"},
-                              std::pair{&m.gemvSwiglu, "gemv_swiglu"},
-                              std::pair{&m.gemvResidual, "gemv_residual"},
-                              std::pair{&m.gemvResidualKv, "gemv_residual_kv"}}) {
-    // gemv_residual_kv's instances are by head dim.
-    const std::string base = std::string(name) + (family == &m.gemvResidualKv ? hd : "");
-    if (!(st = m.kernel(base, family->general)))
-      return st;
-    all.push_back(&family->general);
-    const std::string whole = base + "__WHOLE_1";
-    for (const std::string &inst : names) {
-      std::optional<std::string> rest = instanceSuffix(withoutOccupancyHint(inst), whole, "U");
-      if (!rest)
-        continue;
-      const int64_t u = rest->empty() ? 1 : std::stoll(rest->substr(4));
-      if (family->whole.count(u))
-        return Status::error(manifest + ": two instances of " + whole + " with U = " +
-                             std::to_string(u) + " ('" + family->whole[u].name() +
-                             "' and '" + inst + "')");
-      if (!(st = m.kernel(inst, family->whole[u])))
-        return st;
-      all.push_back(&family->whole[u]);
-    }
-  }
-  if (opts.chainedLaunches) {
-    const std::string projection =
-        m.gemvResidualKv.pick(c.heads * c.headDim, c.hidden).name();
-    for (Impl::AttentionTier &t : m.tiers) {
-      const std::string name = t.attn.name() + "__then__" + projection;
-      if (t.grouped || std::find(names.begin(), names.end(), name) == names.end())
-        continue;
-      if (!(st = m.kernel(name, t.chained)))
-        return st;
-      t.hasChained = true;
-      all.push_back(&t.chained);
-    }
-  }
-  for (const Kernel *k : all)
-    if (k->uncheckedRegions() != 0)
-      return Status::error(manifest + ": kernel '" + k->name() +
-                           "' has unchecked regions; the engine runs the safe subset only");
 
   m.nqkv = (c.heads + 2 * c.kvHeads) * c.headDim;
   auto tWeights = std::chrono::steady_clock::now();
@@ -463,6 +293,7 @@ Status Engine::create(const std::string &modelDir, const EngineOptions &opts,
                          " MiB) does not fit: " + ak.message() +
                          "; pass a smaller --max-seq-len");
   // Zeros, so rows past the length are finite (they meet a zero weight).
+  Status st = Status::ok();
   if (!(st = m.stream.fill(m.kcache, 0)) || !(st = m.stream.fill(m.vcache, 0)))
     return st;
 

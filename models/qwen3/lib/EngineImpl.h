@@ -11,6 +11,7 @@
 
 #include "qwen3/Engine.h"
 
+#include "EngineKernels.h"
 #include "qwen3/Safetensors.h"
 
 #include <algorithm>
@@ -22,7 +23,7 @@ namespace qwen3 {
 
 using namespace tile_runtime;
 
-struct Engine::Impl {
+struct Engine::Impl : EngineKernels {
   ModelConfig cfg;
   EngineOptions opts;
   std::unique_ptr<Device> device;
@@ -68,101 +69,16 @@ struct Engine::Impl {
   int64_t position = 0; ///< host mirror of pos
   int32_t deviceToken = -1; ///< what `token` holds (the last pick read back)
 
-  // Kernels.
-  Kernel kEmbed, kEmbedSumsq, kRms, kAddRms, kQRope, kKvRope, kRopeTable,
-      kQRopeTable, kKvRopeTable, kPreAttn, kGemm, kGemmNarrow, kSwiglu,
-      kSwigluRows, kGemmSwiglu, kFoldNorm, kArgmaxP, kArgmaxF, kSample,
-      kAdvance;
-
-  /// One decode GEMV of linear.tile in its instances: the general one, and
-  /// those without bounds checks (WHOLE = 1) by U, the K steps of 512 per
-  /// unrolled group, for K and N multiples of the tile (`rows` outputs per
-  /// program, 512 columns: every Qwen3 size).
-  struct GemvFamily {
-    Kernel general;
-    std::map<int64_t, Kernel> whole;
-    int64_t rows = 2;
-
-    /// U for a K of `steps` tiles: the whole loop as one group where an
-    /// instance has that many steps, else groups of 4, else 2, else a
-    /// dynamic loop. On an H200 the whole-loop group took 4B's K = 2560
-    /// GEMVs 14% faster and 8B's K = 4096 ones 1-3%, while groups of 8 or
-    /// 12 at K = 12288 (several trips) were slower than 4
-    /// (bench/results/2026-11-22-decode-gemv-groups-h200.md).
-    const Kernel &pick(int64_t k, int64_t n) const {
-      if (k % 512 != 0 || n % rows != 0)
-        return general;
-      int64_t steps = k / 512;
-      for (int64_t u : {steps, int64_t(4), int64_t(2), int64_t(1)})
-        if (steps % u == 0 && whole.count(u))
-          return whole.at(u);
-      return general;
-    }
-  };
-  /// The LM head; the QKV GEMV with the input norm; the output and down
-  /// GEMVs with the residual add; the gate/up GEMV with SwiGLU. Their U
-  /// instances are those the kernel set has (models/qwen3/CMakeLists.txt).
-  GemvFamily gemv, gemvRms, gemvResidual, gemvSwiglu;
-  /// gemv_residual with the token's K/V cache write: the output projection
-  /// after decode_attention, which merges its shares itself.
-  GemvFamily gemvResidualKv;
   /// decode_attention's ticket counters (one per query head, zero between
   /// launches: each launch leaves them so).
   Buffer tickets;
   /// The counters of the chained kernels (zero between launches).
   Buffer chainCounters;
   static constexpr int64_t kChainCounters = 8;
-  /// gemv at four rows per program (`gemv__R_4`): the LM head at K <= 2048,
-  /// whose two-row programs of 1024 columns are too short (Qwen3-0.6B's
-  /// 75,968 programs took 95 us of an 817 us step; four rows took the step
-  /// 1.5-1.8% faster, eight as much; at K = 2560 and 4096 four rows were
-  /// 0.2% slower: bench/results/2026-11-22-decode-launch-costs-h200.md).
-  GemvFamily gemvFour;
-  const Kernel &pickGemv(int64_t k, int64_t n) const {
-    if (k <= 2048 && k % 512 == 0 && n % 4 == 0 && !gemvFour.whole.empty())
-      return gemvFour.pick(k, n);
-    return gemv.pick(k, n);
-  }
   /// A [1, H] row of ones: the prompt's input norms scale by it, their
   /// weights being folded into the QKV projections (foldNormWeights).
   Buffer unitNorm;
   Sampling sampling;
-
-  /// The decode attention at one KV split count S (its kernels' S: program
-  /// (head or KV head, share) over S shares of the context, then the merge
-  /// that also writes the token's K/V), and the decode step's graph
-  /// launching it.
-  struct AttentionTier {
-    int64_t splits = 0;
-    /// grouped_decode_attention (a program per KV head and share), else
-    /// decode_attention (per query head and share).
-    bool grouped = false;
-    /// The grouped tier's merge (attention_merge_kv_write); decode_attention
-    /// merges its own shares (tile.join).
-    Kernel attn, merge;
-    /// decode_attention and the output projection after it as one chained
-    /// kernel (`attn__then__projection`), where the set has it and
-    /// EngineOptions::chainedLaunches asks for it.
-    Kernel chained;
-    bool hasChained = false;
-    Graph graph;
-    bool graphReady = false;
-  };
-  /// Every S the kernel set has for each of the two decode attentions
-  /// (`decode_attention<..., S = n>`, `grouped_decode_attention<..., S =
-  /// n>`), by family then ascending S. More shares pay at long contexts,
-  /// where a few programs per SM each walk a long share, and cost at short
-  /// ones (empty shares, a longer merge) and past one wave: on an H200, S =
-  /// 32 took 0.6B (16 heads) at tg 8192 from 614 to 730 tok/s, S = 64 to
-  /// 657; at 8B (32 heads) tg 2048 S = 32 and 64 lost 4 and 11% against 16
-  /// (bench/results/2026-11-22-decode-attention-tiers-h200.md). The grouped
-  /// kernel reads each K/V block once per GQA group on tensor cores, at a
-  /// higher fixed cost per program: it runs from attentionGroupedFrom
-  /// positions on (bench/results/2026-11-22-grouped-decode-attention-h200.md).
-  /// Its S = 48 (384 programs at 8 KV heads: three per SM, where S = 32
-  /// filled two) took Qwen3-4B at 4096 / 8192 positions from 329 / 300 to
-  /// 344 / 319 tok/s (bench/results/2026-11-23-long-context-decode-h200.md).
-  std::vector<AttentionTier> tiers;
 
   /// The most decode attention programs a step launches per family: one
   /// wave at the registers each is compiled to (EngineOptions::
@@ -230,13 +146,6 @@ struct Engine::Impl {
 
   double weightsMs = 0;
   int64_t argmaxChunk = 4096;
-
-  Status kernel(const std::string &name, Kernel &k) {
-    if (Status st = module.kernel(name, k); !st)
-      return Status::error("the compiled Qwen3 kernel set has no '" + name +
-                           "' for this model's shapes (" + st.message() + ")");
-    return Status::ok();
-  }
 
   /// `bytes`: the least global memory traffic the launch needs (weights,
   /// activations, the KV rows it must read), for the profile's bandwidth.

@@ -1,0 +1,135 @@
+//===- KernelTable.h - the Qwen3 kernel instances -----------------*- C++ -*-===//
+//
+// The one table of the kernel instances the engine runs: the build compiles
+// exactly these (qwen3-kernel-table writes them as tilec arguments), and the
+// engine finds each kernel it launches through the same functions, so a
+// shape the engine accepts has its instances by construction. The shapes
+// accepted are the supported family below, checked against config.json
+// before any weight is read.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef QWEN3_KERNELTABLE_H
+#define QWEN3_KERNELTABLE_H
+
+#include "qwen3/Config.h"
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace qwen3 {
+
+/// One instance of a kernel of models/qwen3/kernels/: the kernel and its
+/// specialized const parameters, in the order tilec names them.
+struct KernelInstance {
+  std::string kernel;
+  std::vector<std::pair<std::string, int64_t>> params;
+
+  /// tilec's name of the instance: `kernel__P_v__Q_w`, or `kernel` alone at
+  /// its defaults.
+  std::string name() const;
+  /// The `--specialize` argument that makes it: `kernel<P=v,Q=w>`.
+  std::string spec() const;
+  bool operator==(const KernelInstance &o) const {
+    return kernel == o.kernel && params == o.params;
+  }
+};
+
+/// The model shapes the kernel set covers: every dense Qwen3 size and any
+/// config of the same architecture within these bounds.
+struct SupportedShapes {
+  static constexpr int64_t headDims[] = {64, 128};
+  static constexpr int64_t minGroup = 1, maxGroup = 16; ///< query heads per KV head
+  /// hidden_size and intermediate_size: multiples of this, up to maxHidden
+  /// (the norms' row tile) and any intermediate size.
+  static constexpr int64_t sizeMultiple = 128;
+  static constexpr int64_t maxHidden = 8192;
+  /// advance_position zeroes the decode step's norm sums (4 floats for each
+  /// of 2 L + 1 norms) as one tile of 1024.
+  static constexpr int64_t maxLayers = 127;
+  /// The two-level argmax: 64 partial chunks of 4096.
+  static constexpr int64_t maxVocab = 64 * 4096;
+};
+
+/// Whether `config` is inside SupportedShapes; otherwise an error line
+/// naming `configPath`, the field, its value and what is supported.
+Status checkSupportedShapes(const ModelConfig &config, const std::string &configPath);
+
+/// The model dtypes the kernel set is compiled for.
+enum class KernelDType { BF16, F16 };
+const char *kernelDTypeName(KernelDType dt); ///< "bf16" / "f16"
+
+/// The instances by role; each takes the shape it serves.
+namespace kernels {
+/// rmsnorm / add_rmsnorm over a row tile of the next power of two >= hidden
+/// (at least 128).
+KernelInstance rmsnorm(int64_t hidden);
+KernelInstance addRmsnorm(int64_t hidden);
+/// Per head dim: the query's and the key/value's norm and RoPE, one decode
+/// token (q_norm_rope, kv_norm_rope_write) or prompt rows from the angle
+/// table (rope_table, q_norm_rope_from_table, kv_norm_rope_write_rows).
+KernelInstance qNormRope(int64_t headDim);
+KernelInstance kvNormRopeWrite(int64_t headDim);
+KernelInstance ropeTable(int64_t headDim);
+KernelInstance qNormRopeFromTable(int64_t headDim);
+KernelInstance kvNormRopeWriteRows(int64_t headDim);
+KernelInstance prefillAttention(int64_t group, int64_t headDim);
+
+/// A decode attention tier: the kernel at S KV shares; the grouped
+/// family's with the merge of the same S (decode_attention merges its own).
+struct AttentionTier {
+  int64_t splits = 0;
+  bool grouped = false;
+  KernelInstance attn, merge;
+};
+/// Every tier the kernel set has for (group, head dim), decode_attention's
+/// then grouped_decode_attention's, each by ascending S.
+std::vector<AttentionTier> decodeAttentionTiers(int64_t group, int64_t headDim);
+
+/// One decode GEMV family (linear.tile): the general instance and those
+/// without bounds checks (WHOLE = 1) by U, the K steps of 512 per unrolled
+/// group, for K and N multiples of its tile.
+enum class Gemv { Plain, FourRows, Rms, Swiglu, Residual, ResidualKv };
+struct GemvInstances {
+  KernelInstance general;
+  std::vector<std::pair<int64_t, KernelInstance>> whole; ///< by ascending U
+  int64_t rows = 2; ///< output rows per program
+};
+GemvInstances gemv(Gemv family, int64_t headDim, KernelDType dt);
+
+/// The prompt GEMMs (128 x 256 and 128 x 128 tiles), SwiGLU (one row or 16
+/// rows per program), the fused gate/up GEMM, and the kernels with no
+/// shape parameter.
+KernelInstance gemm();
+KernelInstance gemmNarrow();
+KernelInstance swiglu();
+KernelInstance swigluRows();
+KernelInstance gemmSwiglu();
+KernelInstance embed();
+KernelInstance embedSumsq();
+KernelInstance foldNormWeight();
+KernelInstance argmaxPartial();
+KernelInstance argmaxFinal();
+KernelInstance sample();
+KernelInstance advancePosition();
+
+/// tilec's name of a chain (--chain): its parts' names joined by
+/// `__then__`.
+std::string chainName(const std::vector<KernelInstance> &parts);
+} // namespace kernels
+
+/// Everything the build compiles for `dt`: the instances (each once), then
+/// the chained kernels: decode_attention at its default S and the output
+/// projection the engine picks after it, for the shapes where the pair was
+/// measured.
+struct KernelSet {
+  std::vector<KernelInstance> instances;
+  std::vector<std::vector<KernelInstance>> chains;
+};
+KernelSet kernelSet(KernelDType dt);
+
+} // namespace qwen3
+
+#endif // QWEN3_KERNELTABLE_H

@@ -1,0 +1,110 @@
+//===- EngineKernels.cpp - the kernels one model's engine launches --------===//
+
+#include "EngineKernels.h"
+
+#include <algorithm>
+
+namespace qwen3 {
+
+Status EngineKernels::find(const Module &module, const std::string &manifest,
+                           const KernelInstance &inst, Kernel &k) {
+  if (Status st = module.kernel(inst.name(), k); !st)
+    return Status::error(manifest + ": no kernel '" + inst.name() +
+                         "': the kernel set was built from another kernel table "
+                         "(rebuild it with this engine)");
+  if (k.uncheckedRegions() != 0)
+    return Status::error(manifest + ": kernel '" + k.name() +
+                         "' has unchecked regions; the engine runs the safe subset only");
+  return Status::ok();
+}
+
+bool EngineKernels::hasSplits(int64_t splits) const {
+  return std::any_of(tiers.begin(), tiers.end(),
+                     [&](const AttentionTier &t) { return t.splits == splits; });
+}
+
+Status EngineKernels::load(const Module &module, const std::string &manifest,
+                           const ModelConfig &c, KernelDType dt, bool chained) {
+  namespace K = kernels;
+  const int64_t group = c.heads / c.kvHeads, hd = c.headDim;
+  const std::pair<KernelInstance, Kernel *> fixed[] = {
+      {K::embed(), &kEmbed},
+      {K::embedSumsq(), &kEmbedSumsq},
+      {K::rmsnorm(c.hidden), &kRms},
+      {K::addRmsnorm(c.hidden), &kAddRms},
+      {K::qNormRope(hd), &kQRope},
+      {K::kvNormRopeWrite(hd), &kKvRope},
+      {K::ropeTable(hd), &kRopeTable},
+      {K::qNormRopeFromTable(hd), &kQRopeTable},
+      {K::kvNormRopeWriteRows(hd), &kKvRopeTable},
+      {K::prefillAttention(group, hd), &kPreAttn},
+      {K::foldNormWeight(), &kFoldNorm},
+      {K::gemm(), &kGemm},
+      {K::gemmNarrow(), &kGemmNarrow},
+      {K::swiglu(), &kSwiglu},
+      {K::swigluRows(), &kSwigluRows},
+      {K::gemmSwiglu(), &kGemmSwiglu},
+      {K::argmaxPartial(), &kArgmaxP},
+      {K::argmaxFinal(), &kArgmaxF},
+      {K::sample(), &kSample},
+      {K::advancePosition(), &kAdvance}};
+  for (const auto &[inst, kernel] : fixed)
+    if (Status st = find(module, manifest, inst, *kernel); !st)
+      return st;
+  // The decode attention's tiers, each family by ascending S. A tier's S is
+  // its partial output's static dim; the merge's launch contract refuses
+  // any other.
+  tiers.clear();
+  for (const K::AttentionTier &entry : K::decodeAttentionTiers(group, hd)) {
+    AttentionTier t;
+    t.grouped = entry.grouped;
+    t.splits = entry.splits;
+    if (Status st = find(module, manifest, entry.attn, t.attn); !st)
+      return st;
+    if (t.grouped)
+      if (Status st = find(module, manifest, entry.merge, t.merge); !st)
+        return st;
+    tiers.push_back(std::move(t));
+  }
+  // Each decode GEMV family: the general instance and those without bounds
+  // checks by U (`pick` falls back to smaller groups, then to the general
+  // instance).
+  for (auto [family, which] : {std::pair{&gemv, K::Gemv::Plain},
+                               std::pair{&gemvFour, K::Gemv::FourRows},
+                               std::pair{&gemvRms, K::Gemv::Rms},
+                               std::pair{&gemvSwiglu, K::Gemv::Swiglu},
+                               std::pair{&gemvResidual, K::Gemv::Residual},
+                               std::pair{&gemvResidualKv, K::Gemv::ResidualKv}}) {
+    const K::GemvInstances g = K::gemv(which, hd, dt);
+    family->rows = g.rows;
+    family->whole.clear();
+    if (Status st = find(module, manifest, g.general, family->general); !st)
+      return st;
+    for (const auto &[u, inst] : g.whole)
+      if (Status st = find(module, manifest, inst, family->whole[u]); !st)
+        return st;
+  }
+  if (!chained)
+    return Status::ok();
+  // decode_attention's tiers chained with the output projection the engine
+  // picks after them, where the set has the pair.
+  const KernelSet set = kernelSet(dt);
+  const std::string projection = gemvResidualKv.pick(c.heads * hd, c.hidden).name();
+  for (AttentionTier &t : tiers) {
+    auto chain = std::find_if(set.chains.begin(), set.chains.end(), [&](const auto &ch) {
+      return ch.size() == 2 && ch[0].name() == t.attn.name() && ch[1].name() == projection;
+    });
+    if (t.grouped || chain == set.chains.end())
+      continue;
+    if (Status st = module.kernel(K::chainName(*chain), t.chained); !st)
+      return Status::error(manifest + ": no chained kernel '" + K::chainName(*chain) +
+                           "': the kernel set was built from another kernel table");
+    if (t.chained.uncheckedRegions() != 0)
+      return Status::error(manifest + ": kernel '" + t.chained.name() +
+                           "' has unchecked regions; the engine runs the safe subset only");
+    t.hasChained = true;
+  }
+  return Status::ok();
+}
+
+} // namespace qwen3

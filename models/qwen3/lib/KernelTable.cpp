@@ -1,0 +1,280 @@
+//===- KernelTable.cpp - the Qwen3 kernel instances -----------------------===//
+//
+// Why each instance exists, with the measurements behind the choices, is in
+// docs/qwen3.md (the kernel set); the figures live in bench/results/.
+//
+//===----------------------------------------------------------------------===//
+
+#include "qwen3/KernelTable.h"
+
+#include <algorithm>
+
+namespace qwen3 {
+
+std::string KernelInstance::name() const {
+  std::string n = kernel;
+  for (const auto &[param, value] : params)
+    n += "__" + param + "_" + std::to_string(value);
+  return n;
+}
+
+std::string KernelInstance::spec() const {
+  std::string s = kernel + "<";
+  for (size_t i = 0; i < params.size(); ++i)
+    s += (i ? "," : "") + params[i].first + "=" + std::to_string(params[i].second);
+  return s + ">";
+}
+
+const char *kernelDTypeName(KernelDType dt) { return dt == KernelDType::F16 ? "f16" : "bf16"; }
+
+namespace {
+
+int64_t nextPow2(int64_t v) {
+  int64_t p = 1;
+  while (p < v)
+    p *= 2;
+  return p;
+}
+
+KernelInstance inst(std::string kernel,
+                    std::vector<std::pair<std::string, int64_t>> params = {}) {
+  return {std::move(kernel), std::move(params)};
+}
+
+int64_t rowTile(int64_t hidden) { return std::max<int64_t>(128, nextPow2(hidden)); }
+
+/// S of each decode attention family's tiers. decode_attention: 8, 16 (its
+/// default, which the instance leaves unnamed) and 32 shares;
+/// grouped_decode_attention: 16, 32 and 48 (docs/qwen3.md, the decode
+/// attention).
+constexpr int64_t kDefaultSplits = 16;
+constexpr int64_t kDecodeSplits[] = {8, 16, 32};
+constexpr int64_t kGroupedSplits[] = {16, 32, 48};
+
+/// U of each GEMV family's WHOLE = 1 instances, with the occupancy cap
+/// (MP, programs per SM; 0: none) an instance's registers are held to.
+struct Unroll {
+  int64_t u, mp;
+};
+std::vector<Unroll> unrolls(kernels::Gemv family, KernelDType dt) {
+  using kernels::Gemv;
+  switch (family) {
+  case Gemv::Plain:
+    return {{1, 0}, {2, 0}, {4, 0}, {5, 0}, {8, 0}, {10, 0}};
+  case Gemv::FourRows:
+    return {{2, 0}, {4, 0}};
+  case Gemv::Rms:
+  case Gemv::Swiglu:
+    // The U = 2 cap paid in f16 only (its instances took more registers).
+    return {{1, 0}, {2, dt == KernelDType::F16 ? 12 : 0}, {4, 0}, {5, 7}, {8, 5}, {10, 0}};
+  case Gemv::Residual:
+    return {{1, 0}, {2, 0}, {4, 0}, {6, 0}, {8, 0}, {10, 0}, {19, 10}};
+  case Gemv::ResidualKv:
+    return {{1, 0}, {2, 0}, {4, 8}, {8, 0}, {10, 0}};
+  }
+  return {};
+}
+
+const char *gemvKernel(kernels::Gemv family) {
+  using kernels::Gemv;
+  switch (family) {
+  case Gemv::Plain:
+  case Gemv::FourRows:
+    return "gemv";
+  case Gemv::Rms:
+    return "gemv_rms";
+  case Gemv::Swiglu:
+    return "gemv_swiglu";
+  case Gemv::Residual:
+    return "gemv_residual";
+  case Gemv::ResidualKv:
+    return "gemv_residual_kv";
+  }
+  return "";
+}
+
+} // namespace
+
+Status checkSupportedShapes(const ModelConfig &c, const std::string &path) {
+  using S = SupportedShapes;
+  auto bad = [&](const std::string &field, int64_t value, const std::string &supported) {
+    return Status::error(path + ": " + field + " " + std::to_string(value) +
+                         " is not supported (" + supported + ")");
+  };
+  if (std::find(std::begin(S::headDims), std::end(S::headDims), c.headDim) ==
+      std::end(S::headDims))
+    return bad("head_dim", c.headDim, "64 or 128");
+  const int64_t group = c.heads / c.kvHeads;
+  if (c.heads % c.kvHeads != 0 || group < S::minGroup || group > S::maxGroup)
+    return Status::error(path + ": num_attention_heads " + std::to_string(c.heads) +
+                         " over num_key_value_heads " + std::to_string(c.kvHeads) +
+                         " is not supported (a whole group of 1 to 16 query heads per KV head)");
+  if (c.hidden % S::sizeMultiple != 0 || c.hidden > S::maxHidden)
+    return bad("hidden_size", c.hidden, "a multiple of 128 up to 8192");
+  if (c.intermediate % S::sizeMultiple != 0)
+    return bad("intermediate_size", c.intermediate, "a multiple of 128");
+  if (c.layers > S::maxLayers)
+    return bad("num_hidden_layers", c.layers, "up to 127");
+  if (c.vocabSize > S::maxVocab)
+    return bad("vocab_size", c.vocabSize, "up to 262144");
+  return Status::ok();
+}
+
+namespace kernels {
+
+KernelInstance rmsnorm(int64_t hidden) { return inst("rmsnorm", {{"HB", rowTile(hidden)}}); }
+KernelInstance addRmsnorm(int64_t hidden) {
+  return inst("add_rmsnorm", {{"HB", rowTile(hidden)}});
+}
+KernelInstance qNormRope(int64_t hd) { return inst("q_norm_rope", {{"HD", hd}}); }
+KernelInstance kvNormRopeWrite(int64_t hd) { return inst("kv_norm_rope_write", {{"HD", hd}}); }
+KernelInstance ropeTable(int64_t hd) { return inst("rope_table", {{"HD", hd}}); }
+KernelInstance qNormRopeFromTable(int64_t hd) {
+  return inst("q_norm_rope_from_table", {{"HD", hd}});
+}
+KernelInstance kvNormRopeWriteRows(int64_t hd) {
+  return inst("kv_norm_rope_write_rows", {{"HD", hd}});
+}
+KernelInstance prefillAttention(int64_t group, int64_t hd) {
+  return inst("prefill_attention", {{"G", group}, {"HD", hd}});
+}
+
+std::vector<AttentionTier> decodeAttentionTiers(int64_t group, int64_t hd) {
+  std::vector<AttentionTier> tiers;
+  for (bool grouped : {false, true}) {
+    const char *name = grouped ? "grouped_decode_attention" : "decode_attention";
+    for (int64_t s : grouped ? std::vector<int64_t>(std::begin(kGroupedSplits),
+                                                    std::end(kGroupedSplits))
+                             : std::vector<int64_t>(std::begin(kDecodeSplits),
+                                                    std::end(kDecodeSplits))) {
+      AttentionTier t;
+      t.splits = s;
+      t.grouped = grouped;
+      std::vector<std::pair<std::string, int64_t>> p = {{"G", group}, {"HD", hd}};
+      std::vector<std::pair<std::string, int64_t>> mp = {{"HD", hd}};
+      if (s != kDefaultSplits) {
+        p.push_back({"S", s});
+        mp.push_back({"S", s});
+      }
+      t.attn = inst(name, p);
+      if (grouped)
+        t.merge = inst("attention_merge_kv_write", mp);
+      tiers.push_back(std::move(t));
+    }
+  }
+  return tiers;
+}
+
+GemvInstances gemv(Gemv family, int64_t hd, KernelDType dt) {
+  GemvInstances g;
+  std::vector<std::pair<std::string, int64_t>> base;
+  if (family == Gemv::FourRows)
+    base.push_back({"R", 4});
+  if (family == Gemv::ResidualKv)
+    base.push_back({"HD", hd});
+  g.rows = family == Gemv::FourRows ? 4 : family == Gemv::Swiglu ? 1 : 2;
+  g.general = inst(gemvKernel(family), base);
+  // At head dim 64 (no Qwen3 has it) gemv_residual_kv has the general
+  // instance only.
+  if (family == Gemv::ResidualKv && hd != 128)
+    return g;
+  for (const Unroll &u : unrolls(family, dt)) {
+    std::vector<std::pair<std::string, int64_t>> p = base;
+    p.push_back({"WHOLE", 1});
+    if (u.u != 1)
+      p.push_back({"U", u.u});
+    if (u.mp)
+      p.push_back({"MP", u.mp});
+    g.whole.push_back({u.u, inst(gemvKernel(family), p)});
+  }
+  return g;
+}
+
+KernelInstance gemm() { return inst("gemm"); }
+KernelInstance gemmNarrow() { return inst("gemm", {{"BN", 128}}); }
+KernelInstance swiglu() { return inst("swiglu"); }
+KernelInstance swigluRows() { return inst("swiglu", {{"BT", 16}, {"BI", 256}}); }
+KernelInstance gemmSwiglu() { return inst("gemm_swiglu"); }
+KernelInstance embed() { return inst("embed"); }
+KernelInstance embedSumsq() { return inst("embed_sumsq"); }
+KernelInstance foldNormWeight() { return inst("fold_norm_weight"); }
+KernelInstance argmaxPartial() { return inst("argmax_partial"); }
+KernelInstance argmaxFinal() { return inst("argmax_final"); }
+KernelInstance sample() { return inst("sample"); }
+KernelInstance advancePosition() { return inst("advance_position"); }
+
+namespace {
+/// The chained pairs: decode_attention at its default S and the output
+/// projection the engine picks for it, at Qwen3-0.6B/1.7B (group 2, K =
+/// 2048: U = 4), Qwen3-4B/8B (group 4, K = 4096: U = 8) and the test model
+/// (head dim 64).
+std::vector<std::vector<KernelInstance>> chains(KernelDType dt) {
+  std::vector<std::vector<KernelInstance>> out;
+  auto attn = [](int64_t g, int64_t hd) {
+    return decodeAttentionTiers(g, hd)[1].attn; // S = 16
+  };
+  auto projection = [&](int64_t hd, int64_t u) {
+    for (auto &[uu, k] : gemv(Gemv::ResidualKv, hd, dt).whole)
+      if (uu == u)
+        return k;
+    return gemv(Gemv::ResidualKv, hd, dt).general;
+  };
+  out.push_back({attn(2, 128), projection(128, 4)});
+  out.push_back({attn(4, 128), projection(128, 8)});
+  out.push_back({attn(2, 64), gemv(Gemv::ResidualKv, 64, dt).general});
+  return out;
+}
+} // namespace
+
+std::string chainName(const std::vector<KernelInstance> &parts) {
+  std::string n;
+  for (const KernelInstance &p : parts)
+    n += (n.empty() ? "" : "__then__") + p.name();
+  return n;
+}
+
+} // namespace kernels
+
+KernelSet kernelSet(KernelDType dt) {
+  using namespace kernels;
+  KernelSet set;
+  auto add = [&](const KernelInstance &k) {
+    if (std::find(set.instances.begin(), set.instances.end(), k) == set.instances.end())
+      set.instances.push_back(k);
+  };
+  for (int64_t hidden = 128; hidden <= SupportedShapes::maxHidden; hidden *= 2) {
+    add(rmsnorm(hidden));
+    add(addRmsnorm(hidden));
+  }
+  for (int64_t hd : SupportedShapes::headDims) {
+    add(qNormRope(hd));
+    add(kvNormRopeWrite(hd));
+    add(ropeTable(hd));
+    add(qNormRopeFromTable(hd));
+    add(kvNormRopeWriteRows(hd));
+    for (int64_t g = SupportedShapes::minGroup; g <= SupportedShapes::maxGroup; ++g) {
+      add(prefillAttention(g, hd));
+      for (const AttentionTier &t : decodeAttentionTiers(g, hd)) {
+        add(t.attn);
+        if (t.grouped)
+          add(t.merge);
+      }
+    }
+  }
+  for (Gemv f : {Gemv::Plain, Gemv::FourRows, Gemv::Rms, Gemv::Swiglu, Gemv::Residual,
+                 Gemv::ResidualKv})
+    for (int64_t hd : SupportedShapes::headDims) {
+      GemvInstances g = gemv(f, hd, dt);
+      add(g.general);
+      for (const auto &[u, k] : g.whole)
+        add(k);
+    }
+  for (const KernelInstance &k :
+       {gemm(), gemmNarrow(), swiglu(), swigluRows(), gemmSwiglu(), embed(), embedSumsq(),
+        foldNormWeight(), argmaxPartial(), argmaxFinal(), sample(), advancePosition()})
+    add(k);
+  set.chains = chains(dt);
+  return set;
+}
+
+} // namespace qwen3
