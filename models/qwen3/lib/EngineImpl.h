@@ -23,12 +23,19 @@ namespace qwen3 {
 
 using namespace tile_runtime;
 
-struct Engine::Impl : EngineKernels {
-  ModelConfig cfg;
-  EngineOptions opts;
+/// The device, its stream and the loaded kernel set. A base of
+/// Engine::Impl ahead of EngineKernels: bases are destroyed after members
+/// and in reverse order, so the device outlives every kernel, graph and
+/// buffer made from it.
+struct EngineDevice {
   std::unique_ptr<Device> device;
   Stream stream;
   Module module;
+};
+
+struct Engine::Impl : EngineDevice, EngineKernels {
+  ModelConfig cfg;
+  EngineOptions opts;
   DType dt = DType::BF16;
   int64_t maxSeq = 0;
   int64_t nqkv = 0;

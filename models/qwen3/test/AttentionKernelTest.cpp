@@ -42,8 +42,7 @@ TEST_P(PrefillAttentionKernel, MatchesFp64Reference) {
   const double scale = 1.0 / std::sqrt(double(HD));
 
   qwen3::test::KernelUnderTest kut;
-  std::string name =
-      "prefill_attention__G_" + std::to_string(c.group) + "__HD_128";
+  const std::string name = qwen3::kernels::prefillAttention(c.group, HD).name();
   ASSERT_NO_FATAL_FAILURE(kut.open(c.dtype, name));
 
   // Scores of a few units (q, k in [-1.5, 1.5]), so the softmax is neither
@@ -126,11 +125,14 @@ TEST_P(PrefillAttentionKernel, MatchesFp64Reference) {
 
 // Tokens 100 and 37 past: query blocks of 64 split unevenly, the last key
 // block partial and crossing the causal limit; an 8-head group with one KV
-// head; a prompt from position 0 whose query and key blocks align.
+// head; a prompt from position 0 whose query and key blocks align; the
+// other GQA groups (Qwen3-14B's 5, and 1, 3 and 16).
 INSTANTIATE_TEST_SUITE_P(
     Shapes, PrefillAttentionKernel,
     ::testing::Values(Case{"bf16", 4, 2, 100, 37}, Case{"f16", 4, 2, 100, 37},
-                      Case{"bf16", 8, 1, 70, 0}, Case{"f16", 2, 2, 128, 64}),
+                      Case{"bf16", 8, 1, 70, 0}, Case{"f16", 2, 2, 128, 64},
+                      Case{"bf16", 5, 2, 100, 37}, Case{"f16", 1, 4, 70, 0},
+                      Case{"bf16", 3, 2, 128, 64}, Case{"f16", 16, 1, 100, 37}),
     [](const ::testing::TestParamInfo<Case> &info) {
       const Case &c = info.param;
       return std::string(c.dtype) + "_G" + std::to_string(c.group) + "_T" +

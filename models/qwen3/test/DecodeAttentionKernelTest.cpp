@@ -52,15 +52,18 @@ TEST_P(DecodeAttentionKernel, MatchesFp64ReferenceAndWritesTheToken) {
   const int64_t nqkv = nq + 2 * c.kvHeads * HD, p0 = c.position, S = c.splits;
   const float scale = 1.0f / std::sqrt(float(HD)), normEps = 1e-6f;
 
-  const std::string sfx = S == 16 ? "" : "__S_" + std::to_string(S);
+  // The tier of the kernel table with this family and S.
+  qwen3::kernels::AttentionTier tier;
+  for (const qwen3::kernels::AttentionTier &t : qwen3::kernels::decodeAttentionTiers(c.group, HD))
+    if (t.grouped == c.grouped && t.splits == S)
+      tier = t;
+  ASSERT_EQ(tier.splits, S) << "the kernel table has no such tier";
   qwen3::test::KernelUnderTest attn;
-  ASSERT_NO_FATAL_FAILURE(
-      attn.open(c.dtype, std::string(c.grouped ? "grouped_" : "") + "decode_attention__G_" +
-                             std::to_string(c.group) + "__HD_128" + sfx));
+  ASSERT_NO_FATAL_FAILURE(attn.open(c.dtype, tier.attn.name()));
   Kernel merge;
   Status st = Status::ok();
   if (c.grouped) {
-    st = attn.module.kernel("attention_merge_kv_write__HD_128" + sfx, merge);
+    st = attn.module.kernel(tier.merge.name(), merge);
     ASSERT_TRUE(st.isOk()) << st.message();
   }
 
@@ -206,7 +209,8 @@ TEST_P(DecodeAttentionKernel, MatchesFp64ReferenceAndWritesTheToken) {
 // each, the last partial: the engine's choice below 256 positions); the
 // grouped one also at 1000 rows with 31 shares (the last block partial,
 // some shares empty) and an odd number of KV heads, and at 2000 rows with
-// 48 shares (63 blocks: two per share, the last share one, fifteen empty).
+// 48 shares (63 blocks: two per share, the last share one, fifteen empty);
+// then the other groups the kernel table has, in both families.
 INSTANTIATE_TEST_SUITE_P(
     Contexts, DecodeAttentionKernel,
     ::testing::Values(Case{"bf16", 4, 2, 700, 16, false}, Case{"f16", 4, 2, 700, 16, false},
@@ -216,7 +220,12 @@ INSTANTIATE_TEST_SUITE_P(
                       Case{"f16", 4, 2, 700, 16, true}, Case{"f16", 8, 1, 1601, 16, true},
                       Case{"bf16", 2, 2, 1601, 32, true}, Case{"f16", 4, 2, 45, 16, true},
                       Case{"bf16", 2, 3, 1000, 32, true}, Case{"f16", 4, 2, 2000, 48, true},
-                      Case{"bf16", 8, 1, 2000, 48, true}),
+                      Case{"bf16", 8, 1, 2000, 48, true},
+                      // The other GQA groups: Qwen3-14B's 5, and 1, 3 and 16.
+                      Case{"bf16", 5, 2, 700, 16, false}, Case{"f16", 1, 3, 1601, 32, false},
+                      Case{"bf16", 3, 2, 200, 8, false}, Case{"f16", 16, 1, 700, 16, false},
+                      Case{"bf16", 5, 2, 1601, 48, true}, Case{"f16", 1, 3, 700, 16, true},
+                      Case{"bf16", 16, 1, 1000, 32, true}, Case{"f16", 3, 2, 45, 16, true}),
     [](const ::testing::TestParamInfo<Case> &info) {
       const Case &c = info.param;
       return std::string(c.grouped ? "grouped_" : "") + c.dtype + "_G" +

@@ -102,16 +102,20 @@ class Qwen3EngineDtype : public ::testing::TestWithParam<std::string> {};
 
 /// The prompt, then greedy decode steps; every step's logits and the tokens
 /// against transformers'. Each step is fed transformers' token (teacher
-/// forcing), so every step's logits compare in the same context. Our pick
-/// must be transformers' unless its top logits tie within kTieLogits (the
-/// tiny f16 model has a step whose top two differ by one f16 ulp, 0.004):
-/// then it must be one of the tied tokens.
+/// forcing), so every step's logits compare in the same context. Both run
+/// in the model's 16-bit dtype with different summation orders, so the
+/// bounds scale with its unit roundoff u (2^-8 bf16, 2^-11 f16; the
+/// fixtures measure up to about 7.7 u of relative error): relative error
+/// within 10 u, and our pick transformers' unless the reference's logits
+/// of the two tie within that bound (10 u of the top logit: the tiny models
+/// have a few such steps, at most two of 33).
 void expectGreedyDecodeMatches(const std::string &name, Engine *engine) {
-  constexpr float kTieLogits = 0.02f;
   nlohmann::json g = golden(name);
   const int64_t steps = g["steps"], vocab = g["vocab_size"];
   std::vector<float> want = goldenLogits(name, steps, vocab);
   ASSERT_TRUE(engine);
+  const bool bf16 = engine->config().dtype == "bfloat16";
+  const double unit = std::ldexp(1.0, bf16 ? -8 : -11);
   Status st = Status::ok();
   auto wantTokens = g["greedy_tokens"].get<std::vector<int32_t>>();
   std::vector<float> logits;
@@ -127,7 +131,7 @@ void expectGreedyDecodeMatches(const std::string &name, Engine *engine) {
     ASSERT_LT(next, vocab);
     const float *ref = &want[s * vocab];
     if (next != wantTokens[s]) {
-      EXPECT_LE(ref[wantTokens[s]] - ref[next], kTieLogits)
+      EXPECT_LE(ref[wantTokens[s]] - ref[next], 10 * unit * std::fabs(ref[wantTokens[s]]))
           << "step " << s << ": picked " << next << ", transformers " << wantTokens[s];
       ++ties;
     }
@@ -138,9 +142,9 @@ void expectGreedyDecodeMatches(const std::string &name, Engine *engine) {
     // Cosine similarity and relative error against the reference.
     LogitsAgreement agree = agreement(&want[s * vocab], logits.data(), vocab);
     EXPECT_GE(agree.cosine, 0.999) << "step " << s;
-    EXPECT_LE(agree.relError, 0.03) << "step " << s;
+    EXPECT_LE(agree.relError, 10 * unit) << "step " << s;
   }
-  EXPECT_LE(ties, 1) << "only one step of the fixtures is a near tie";
+  EXPECT_LE(ties, 2) << "at most two steps of the fixtures are near ties";
 }
 
 TEST_P(Qwen3EngineDtype, GreedyDecodeMatchesTransformers) {
@@ -242,18 +246,21 @@ TEST_P(Qwen3EngineDtype, RopeTablePrefillMatchesTheAngleKernels) {
 // tiers (and graphs) at positions 27 and 32 of the generation (22 prompt
 // tokens, 33 steps; the tiny model's 2 heads x 32 shares are within the
 // default program budget).
-TEST_P(Qwen3EngineDtype, EveryAttentionSplitCountMatchesTransformers) {
+void expectEverySplitCountMatches(const std::string &name) {
   for (int64_t groupedFrom : {int64_t(0), int64_t(1) << 40})
     for (int64_t splits : {8, 16, 32, 48}) {
       SCOPED_TRACE("S = " + std::to_string(splits) + (groupedFrom ? "" : ", grouped"));
-      expectGreedyDecodeMatches(GetParam(),
-                                openEngine(GetParam(), splits, 32, groupedFrom).get());
+      expectGreedyDecodeMatches(name, openEngine(name, splits, 32, groupedFrom).get());
     }
   SCOPED_TRACE("S and kernel by position");
-  nlohmann::json g = golden(GetParam());
+  nlohmann::json g = golden(name);
   ASSERT_LT(g["prompt_ids"].size(), 27u);
   ASSERT_GT(g["prompt_ids"].size() + g["steps"].get<size_t>(), 33u);
-  expectGreedyDecodeMatches(GetParam(), openEngine(GetParam(), 0, 1, 27).get());
+  expectGreedyDecodeMatches(name, openEngine(name, 0, 1, 27).get());
+}
+
+TEST_P(Qwen3EngineDtype, EveryAttentionSplitCountMatchesTransformers) {
+  expectEverySplitCountMatches(GetParam());
 }
 
 INSTANTIATE_TEST_SUITE_P(Tiny, Qwen3EngineDtype,
@@ -267,8 +274,7 @@ INSTANTIATE_TEST_SUITE_P(Tiny, Qwen3EngineDtype,
 // the prefill (GEMMs, separate norms) are different kernels: a one-token
 // prompt followed by the rest of the prompt token by token (teacher forcing)
 // must end at the logits of the whole prompt's prefill.
-TEST_P(Qwen3EngineDtype, DecodeStepsAgreeWithPrefill) {
-  const std::string name = GetParam();
+void expectDecodeStepsAgreeWithPrefill(const std::string &name) {
   nlohmann::json g = golden(name);
   auto prompt = g["prompt_ids"].get<std::vector<int32_t>>();
   ASSERT_GE(prompt.size(), 3u);
@@ -291,6 +297,35 @@ TEST_P(Qwen3EngineDtype, DecodeStepsAgreeWithPrefill) {
   EXPECT_LE(agree.relError, 0.03);
   EXPECT_EQ(stepped, whole);
 }
+
+TEST_P(Qwen3EngineDtype, DecodeStepsAgreeWithPrefill) {
+  expectDecodeStepsAgreeWithPrefill(GetParam());
+}
+
+// Tiny models of other GQA groups, each with its golden outputs from
+// transformers (tools/make_tiny_fixture.py): group 1 (bf16), group 3 with an
+// intermediate size that is a multiple of 128 but not of 256 (bf16), group
+// 5 with untied embeddings (f16).
+class Qwen3EngineGroup : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(Qwen3EngineGroup, GreedyDecodeMatchesTransformers) {
+  expectGreedyDecodeMatches(GetParam(), openEngine(GetParam()).get());
+}
+
+TEST_P(Qwen3EngineGroup, EveryAttentionSplitCountMatchesTransformers) {
+  expectEverySplitCountMatches(GetParam());
+}
+
+TEST_P(Qwen3EngineGroup, DecodeStepsAgreeWithPrefill) {
+  expectDecodeStepsAgreeWithPrefill(GetParam());
+}
+
+INSTANTIATE_TEST_SUITE_P(Tiny, Qwen3EngineGroup,
+                         ::testing::Values("tiny-g1-bf16", "tiny-g3-bf16", "tiny-g5-f16"),
+                         [](const auto &info) {
+                           std::string n = info.param;
+                           return n.substr(5, 2) + "_" + n.substr(8);
+                         });
 
 TEST(Qwen3Engine, RejectsAnAttentionSplitCountTheKernelsLack) {
   EngineOptions opts;

@@ -10,6 +10,7 @@
 #define QWEN3_KERNEL_TEST_UTILS_H
 
 #include "Qwen3TestUtils.h"
+#include "qwen3/KernelTable.h"
 
 #include "tile/runtime/Half.h"
 #include "tile/runtime/Runtime.h"
