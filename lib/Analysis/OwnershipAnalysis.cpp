@@ -181,6 +181,7 @@ void OwnershipVerifier::checkPair(Claim a, Claim b) {
       continue;
     std::optional<SmallVector<int64_t>> values = sys->sample(c);
     InFlightDiagnostic diag = a.op.emitError();
+    sys->noteMayWrap(diag);
     if (!values) {
       diag << "cannot prove that distinct programs claim disjoint blocks of "
            << describeKernelArg(kernel, a.view.getArgNumber());
@@ -226,6 +227,7 @@ void OwnershipVerifier::checkInIndexSpace(Claim c) {
         continue;
       std::optional<SmallVector<int64_t>> values = sys->sample(query);
       InFlightDiagnostic diag = c.op.emitError();
+      sys->noteMayWrap(diag);
       if (!values) {
         diag << "cannot prove that the claimed tile index along dim " << d
              << " stays inside the index space of "
@@ -265,6 +267,7 @@ void OwnershipVerifier::checkSubTile(Operation *op, Value block,
         continue;
       std::optional<SmallVector<int64_t>> values = sys->sample(outside);
       InFlightDiagnostic diag = op->emitError();
+      sys->noteMayWrap(diag);
       diag << "sub-tile index along dim " << d;
       if (values) {
         Witness w(*sys, *values);
@@ -298,6 +301,7 @@ void OwnershipVerifier::checkTickets(JoinOp j) {
   }
   std::optional<SmallVector<int64_t>> values = sys->sample(tooFew);
   InFlightDiagnostic diag = j.emitError();
+  sys->noteMayWrap(diag);
   diag << "cannot prove one counter per group: "
        << describeKernelArg(kernel, tickets.getArgNumber())
        << " needs at least as many elements as the grid has programs along "
@@ -335,6 +339,7 @@ void OwnershipVerifier::checkJoinRead(LoadOp load, Claim c) {
       continue;
     std::optional<SmallVector<int64_t>> values = sys->sample(q);
     InFlightDiagnostic diag = load.emitError();
+    sys->noteMayWrap(diag);
     if (!values) {
       diag << "cannot prove that the join's reads of "
            << describeKernelArg(kernel, c.view.getArgNumber())
