@@ -249,19 +249,17 @@ LinearExpr IndexSystem::ifNoWrap(Value value, const LinearExpr &e, Copy copy) {
   if (isEmpty({LinearConstraint::le(e, lo - 1)}) &&
       isEmpty({LinearConstraint::le(hi + 1, e)}))
     return e;
-  mayWrap.insert(op);
+  mayWrap.insert({op, width});
   return freeVar(value, copy, "may wrap in i" + std::to_string(width));
 }
 
 void IndexSystem::noteMayWrap(InFlightDiagnostic &diag) const {
-  for (Operation *op : mayWrap) {
-    unsigned width = integerWidth(op->getResult(0).getType());
+  for (auto [op, width] : mayWrap)
     diag.attachNote(op->getLoc())
         << "this i" << width << " '" << op->getName()
         << "' may wrap: its exact result is not proven to fit i" << width
         << " [" << signedMin(width) << ", " << signedMax(width)
         << "], so the proof takes its value as unknown";
-  }
 }
 
 std::string IndexSystem::nameOf(Value value) {
@@ -338,11 +336,12 @@ LinearExpr IndexSystem::compute(Value value, Copy copy) {
     }
     auto loop = dyn_cast<scf::ForOp>(parent);
     if (loop && arg == loop.getInductionVar()) {
-      // lb <= iv < ub, iv = lb + step * k for a constant step.
-      LinearExpr iv =
-          LinearExpr::var(newVar("loop iv" + copySuffix(copy).str(), copy));
+      // lb <= iv < ub, iv = lb + step * k for a constant step (the verifier
+      // rejects loops whose iv may wrap: checkLoop).
       LinearExpr lb = get(loop.getLowerBound(), copy);
       LinearExpr ub = get(loop.getUpperBound(), copy);
+      LinearExpr iv =
+          LinearExpr::var(newVar("loop iv" + copySuffix(copy).str(), copy));
       add(LinearConstraint::le(lb, iv));
       add(LinearConstraint::le(iv, ub - 1));
       if (std::optional<int64_t> step = getConstantInt(loop.getStep());

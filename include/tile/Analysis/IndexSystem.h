@@ -28,7 +28,6 @@
 #include "mlir/Analysis/DataFlowFramework.h"
 #include "mlir/Interfaces/InferIntRangeInterface.h"
 #include "llvm/ADT/MapVector.h"
-#include "llvm/ADT/SetVector.h"
 
 #include <optional>
 #include <string>
@@ -163,8 +162,8 @@ private:
   /// The narrow ops of tile.grid and tile.assume, whose agreement with the
   /// contract's exact arithmetic the launch contract checks.
   llvm::DenseSet<Operation *> launchChecked;
-  /// Ops modelled as unknown because they may wrap.
-  llvm::SetVector<Operation *> mayWrap;
+  /// Ops modelled as unknown because they may wrap, with their width.
+  llvm::MapVector<Operation *, unsigned> mayWrap;
 };
 
 /// A readable name of kernel argument `index`: its `tile.name` argument

@@ -270,3 +270,44 @@ tile.kernel @i32_contracted(%y: !tile.view<out, ?x8xf32>, %s: i32) {
   %b = tile.own %p[%row, %c0] : !tile.partition<out, ?x8xf32, tile = [1, 8]>
   tile.return
 }
+
+// -----
+
+// An i8 loop with step 100 up to 127: after 100 the iv steps to 200, which
+// wraps to -56, still below the bound: the iv leaves [0, 127), which the
+// model and range analysis take it in. The loop is rejected.
+tile.kernel @i8_loop_iv_wraps(%y: !tile.view<out, 127x8xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %lb = arith.constant 0 : i8
+  %ub = arith.constant 127 : i8
+  %step = arith.constant 100 : i8
+  tile.grid %c1
+  %p = tile.partition %y : !tile.partition<out, 127x8xf32, tile = [1, 8]>
+  // expected-error @+1 {{the induction variable of this i8 loop may wrap: its last value plus the step is not proven to fit i8 [-128, 127]}}
+  scf.for %i = %lb to %ub step %step : i8 {
+    %r = arith.index_cast %i : i8 to index
+    %b = tile.own %p[%r, %c0] : !tile.partition<out, 127x8xf32, tile = [1, 8]>
+  }
+  tile.return
+}
+
+// -----
+
+// Up to 100 with step 20 the iv never passes 99 + 20 < 128: exact.
+// CHECK-LABEL: tile.kernel @i8_loop_iv_fits
+// expected-remark @+1 {{kernel @i8_loop_iv_fits: 1 claims, 1 claim pairs proven disjoint, 1 claims in bounds}}
+tile.kernel @i8_loop_iv_fits(%y: !tile.view<out, 100x8xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %lb = arith.constant 0 : i8
+  %ub = arith.constant 100 : i8
+  %step = arith.constant 20 : i8
+  tile.grid %c1
+  %p = tile.partition %y : !tile.partition<out, 100x8xf32, tile = [1, 8]>
+  scf.for %i = %lb to %ub step %step : i8 {
+    %r = arith.index_cast %i : i8 to index
+    %b = tile.own %p[%r, %c0] : !tile.partition<out, 100x8xf32, tile = [1, 8]>
+  }
+  tile.return
+}
