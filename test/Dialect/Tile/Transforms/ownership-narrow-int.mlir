@@ -311,3 +311,58 @@ tile.kernel @i8_loop_iv_fits(%y: !tile.view<out, 100x8xf32>) {
   }
   tile.return
 }
+
+// -----
+
+// A sub-tile index (s * 4) / 4 % 4 in i32: exact, s % 4 is in [0, 4) for
+// s >= 0; but s * 4 may wrap to a negative value, whose truncating division
+// and remainder are negative: a sub-tile outside the block.
+tile.kernel @i32_subtile_may_wrap(%y: !tile.view<out, 8x256xf32>, %s: i32, %v: f32) {
+  %c0 = arith.constant 0 : index
+  %c8 = arith.constant 8 : index
+  %zero = arith.constant 0 : i32
+  %four = arith.constant 4 : i32
+  tile.grid %c8
+  %pos = arith.cmpi sge, %s, %zero : i32
+  tile.assume %pos, "s is not negative"
+  %pid = tile.program_id x
+  %p = tile.partition %y : !tile.partition<out, 8x256xf32, tile = [1, 256]>
+  %blk = tile.own %p[%pid, %c0] : !tile.partition<out, 8x256xf32, tile = [1, 256]>
+  // expected-note @+1 {{this i32 'arith.muli' may wrap}}
+  %m = arith.muli %s, %four : i32
+  %q = arith.divsi %m, %four : i32
+  %r = arith.remsi %q, %four : i32
+  %j = arith.index_cast %r : i32 to index
+  %t = tile.splat %v : tensor<1x64xf32>
+  // expected-error @+1 {{sub-tile index along dim 1 can be -1, outside the owned block's [0, 4)}}
+  tile.store %t, %blk[%c0, %j] : tensor<1x64xf32>, !tile.owned<out, 1x256xf32>
+  tile.return
+}
+
+// -----
+
+// With s below 2^20, s * 4 fits i32 and the sub-tile index is s % 4.
+// CHECK-LABEL: tile.kernel @i32_subtile_bounded
+// expected-remark @+1 {{kernel @i32_subtile_bounded: 1 claims, 1 claim pairs proven disjoint, 1 claims in bounds, 1 sub-tile accesses in bounds}}
+tile.kernel @i32_subtile_bounded(%y: !tile.view<out, 8x256xf32>, %s: i32, %v: f32) {
+  %c0 = arith.constant 0 : index
+  %c8 = arith.constant 8 : index
+  %zero = arith.constant 0 : i32
+  %max = arith.constant 1048576 : i32
+  %four = arith.constant 4 : i32
+  tile.grid %c8
+  %pos = arith.cmpi sge, %s, %zero : i32
+  tile.assume %pos, "s is not negative"
+  %small = arith.cmpi slt, %s, %max : i32
+  tile.assume %small, "s is below 2^20"
+  %pid = tile.program_id x
+  %p = tile.partition %y : !tile.partition<out, 8x256xf32, tile = [1, 256]>
+  %blk = tile.own %p[%pid, %c0] : !tile.partition<out, 8x256xf32, tile = [1, 256]>
+  %m = arith.muli %s, %four : i32
+  %q = arith.divsi %m, %four : i32
+  %r = arith.remsi %q, %four : i32
+  %j = arith.index_cast %r : i32 to index
+  %t = tile.splat %v : tensor<1x64xf32>
+  tile.store %t, %blk[%c0, %j] : tensor<1x64xf32>, !tile.owned<out, 1x256xf32>
+  tile.return
+}
