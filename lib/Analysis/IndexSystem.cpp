@@ -1,6 +1,7 @@
 //===- IndexSystem.cpp - index values as Presburger constraints ------------===//
 
 #include "tile/Analysis/IndexSystem.h"
+#include "tile/Analysis/IntegerSemantics.h"
 
 #include "mlir/Analysis/DataFlow/IntegerRangeAnalysis.h"
 #include "mlir/Analysis/Presburger/IntegerRelation.h"
@@ -58,7 +59,20 @@ static constexpr int64_t kMaxGridExtent[3] = {(int64_t(1) << 31) - 1, 65535,
 IndexSystem::IndexSystem(KernelOp kernel, Uniformity &uniformity,
                          DataFlowSolver &ranges)
     : kernel(kernel), uniformity(uniformity), ranges(ranges) {
-  kernel.getBody().front().walk([&](GridOp op) { gridOp = op; });
+  auto launchTime = [&](Value root) {
+    for (Operation *op : launchExpressionOps(root))
+      if (launchWrapRule(op) != LaunchWrapRule::None)
+        launchChecked.insert(op);
+  };
+  kernel.getBody().front().walk([&](Operation *op) {
+    if (auto g = dyn_cast<GridOp>(op)) {
+      gridOp = g;
+      for (Value extent : g.getExtents())
+        launchTime(extent);
+    } else if (auto assume = dyn_cast<AssumeOp>(op)) {
+      launchTime(assume.getCondition());
+    }
+  });
   grid.resize(3);
 }
 
@@ -191,7 +205,10 @@ bool IndexSystem::isAtLeast(Value value, int64_t k, Copy copy) {
     if (isa<arith::MaxSIOp>(op))
       return isAtLeast(op->getOperand(0), k, copy) ||
              isAtLeast(op->getOperand(1), k, copy);
-    if (isa<arith::AddIOp, arith::SubIOp>(op))
+    // Shifting the bound is exact only where the add cannot wrap; the
+    // system's model below covers narrow types.
+    if (isa<arith::AddIOp, arith::SubIOp>(op) &&
+        integerWidth(value.getType()) >= 64)
       if (std::optional<int64_t> c = getConstantInt(op->getOperand(1)))
         return isAtLeast(op->getOperand(0),
                          isa<arith::AddIOp>(op) ? k - *c : k + *c, copy);
@@ -201,24 +218,48 @@ bool IndexSystem::isAtLeast(Value value, int64_t k, Copy copy) {
 }
 
 void IndexSystem::addRangeBounds(Value value, const LinearExpr &e) {
-  auto *lattice =
-      ranges.lookupState<dataflow::IntegerValueRangeLattice>(value);
-  if (!lattice || lattice->getValue().isUninitialized())
-    return;
-  const ConstantIntRanges &r = lattice->getValue().getValue();
-  if (r.smin().getBitWidth() > 64)
-    return;
-  int64_t lo = r.smin().getSExtValue(), hi = r.smax().getSExtValue();
-  unsigned width = r.smin().getBitWidth();
-  // Skip the trivial full range of the type.
-  int64_t typeMin = width >= 64 ? std::numeric_limits<int64_t>::min()
-                                : -(int64_t(1) << (width - 1));
-  int64_t typeMax = width >= 64 ? std::numeric_limits<int64_t>::max()
-                                : (int64_t(1) << (width - 1)) - 1;
-  if (lo > typeMin)
+  // A narrow value lies in its type's signed range, which later no-wrap
+  // proofs need; the range of a 64-bit type adds nothing the model uses.
+  unsigned width = integerWidth(value.getType());
+  int64_t lo = signedMin(width), hi = signedMax(width);
+  bool typeBounds = width < 64;
+  if (std::optional<ConstantIntRanges> r = rangeOf(value);
+      r && r->smin().getBitWidth() <= 64) {
+    lo = std::max(lo, r->smin().getSExtValue());
+    hi = std::min(hi, r->smax().getSExtValue());
+  }
+  if (typeBounds || lo > signedMin(64))
     add(LinearConstraint::le(LinearExpr::constantExpr(lo), e));
-  if (hi < typeMax)
+  if (typeBounds || hi < signedMax(64))
     add(LinearConstraint::le(e, LinearExpr::constantExpr(hi)));
+}
+
+LinearExpr IndexSystem::ifNoWrap(Value value, const LinearExpr &e, Copy copy) {
+  unsigned width = integerWidth(value.getType());
+  if (width >= 64)
+    return e;
+  LinearExpr lo = LinearExpr::constantExpr(signedMin(width));
+  LinearExpr hi = LinearExpr::constantExpr(signedMax(width));
+  Operation *op = value.getDefiningOp();
+  if (launchChecked.contains(op)) {
+    add(LinearConstraint::le(lo, e));
+    add(LinearConstraint::le(e, hi));
+    return e;
+  }
+  if (isEmpty({LinearConstraint::le(e, lo - 1)}) &&
+      isEmpty({LinearConstraint::le(hi + 1, e)}))
+    return e;
+  mayWrap.insert({op, width});
+  return freeVar(value, copy, "may wrap in i" + std::to_string(width));
+}
+
+void IndexSystem::noteMayWrap(InFlightDiagnostic &diag) const {
+  for (auto [op, width] : mayWrap)
+    diag.attachNote(op->getLoc())
+        << "this i" << width << " '" << op->getName()
+        << "' may wrap: its exact result is not proven to fit i" << width
+        << " [" << signedMin(width) << ", " << signedMax(width)
+        << "], so the proof takes its value as unknown";
 }
 
 std::string IndexSystem::nameOf(Value value) {
@@ -295,11 +336,12 @@ LinearExpr IndexSystem::compute(Value value, Copy copy) {
     }
     auto loop = dyn_cast<scf::ForOp>(parent);
     if (loop && arg == loop.getInductionVar()) {
-      // lb <= iv < ub, iv = lb + step * k for a constant step.
-      LinearExpr iv =
-          LinearExpr::var(newVar("loop iv" + copySuffix(copy).str(), copy));
+      // lb <= iv < ub, iv = lb + step * k for a constant step (the verifier
+      // rejects loops whose iv may wrap: checkLoop).
       LinearExpr lb = get(loop.getLowerBound(), copy);
       LinearExpr ub = get(loop.getUpperBound(), copy);
+      LinearExpr iv =
+          LinearExpr::var(newVar("loop iv" + copySuffix(copy).str(), copy));
       add(LinearConstraint::le(lb, iv));
       add(LinearConstraint::le(iv, ub - 1));
       if (std::optional<int64_t> step = getConstantInt(loop.getStep());
@@ -336,22 +378,43 @@ LinearExpr IndexSystem::compute(Value value, Copy copy) {
     return numTiles(arg, tiles.getIndex(),
                     type.getTileShape()[tiles.getIndex()]);
   }
+  // The contract checks these operands non-negative (launchWrapRule).
+  if (launchChecked.contains(op) &&
+      launchWrapRule(op) == LaunchWrapRule::OperandsNonNegative)
+    for (unsigned i = 0; i < op->getNumOperands(); ++i)
+      add(LinearConstraint::le(LinearExpr::constantExpr(0), operand(i)));
+  unsigned width = integerWidth(value.getType());
+
   if (isa<arith::AddIOp>(op))
-    return operand(0) + operand(1);
+    return ifNoWrap(value, operand(0) + operand(1), copy);
   if (isa<arith::SubIOp>(op))
-    return operand(0) - operand(1);
+    return ifNoWrap(value, operand(0) - operand(1), copy);
   if (isa<arith::MulIOp>(op)) {
     if (std::optional<int64_t> c = constOperand(1))
-      return operand(0) * *c;
+      return ifNoWrap(value, operand(0) * *c, copy);
     if (std::optional<int64_t> c = constOperand(0))
-      return operand(1) * *c;
+      return ifNoWrap(value, operand(1) * *c, copy);
     // A product of two variables is not linear.
     LinearExpr a = operand(0), b = operand(1);
     if (std::optional<int64_t> c = b.getConstant())
-      return a * *c;
+      return ifNoWrap(value, a * *c, copy);
     if (std::optional<int64_t> c = a.getConstant())
-      return b * *c;
+      return ifNoWrap(value, b * *c, copy);
     return freeVar(value, copy, "non-linear product");
+  }
+  // Shifts by a constant below the width: shl multiplies (and may wrap),
+  // an arithmetic shift right is a floor division, a logical one too for
+  // a non-negative value. Other shift amounts give poison: unknown.
+  if (isa<arith::ShLIOp, arith::ShRSIOp, arith::ShRUIOp>(op)) {
+    std::optional<int64_t> c = constOperand(1);
+    if (!c || *c < 0 || *c >= static_cast<int64_t>(width) || *c >= 63)
+      return freeVar(value, copy, "shift by a non-constant");
+    int64_t scale = int64_t(1) << *c;
+    if (isa<arith::ShLIOp>(op))
+      return ifNoWrap(value, operand(0) * scale, copy);
+    if (isa<arith::ShRSIOp>(op) || isAtLeast(op->getOperand(0), 0, copy))
+      return floorDiv(operand(0), scale, copy);
+    return freeVar(value, copy, "logical shift of a value that may be negative");
   }
   if (isa<arith::FloorDivSIOp, arith::DivSIOp, arith::DivUIOp,
           arith::CeilDivSIOp, arith::CeilDivUIOp, arith::RemSIOp,
@@ -379,11 +442,18 @@ LinearExpr IndexSystem::compute(Value value, Copy copy) {
     }
     return freeVar(value, copy, "division by a non-constant");
   }
-  if (isa<arith::IndexCastOp, arith::ExtSIOp>(op))
-    return operand(0);
-  if (isa<arith::IndexCastUIOp, arith::ExtUIOp>(op) &&
-      isNonNegative(op->getOperand(0)))
-    return operand(0);
+  if (isa<arith::IndexCastOp, arith::IndexCastUIOp, arith::ExtSIOp,
+          arith::ExtUIOp, arith::TruncIOp>(op)) {
+    // Narrowing keeps the value where it fits; sign extension always keeps
+    // the signed interpretation, zero extension where it is non-negative.
+    unsigned from = integerWidth(op->getOperand(0).getType());
+    if (width < from)
+      return ifNoWrap(value, operand(0), copy);
+    if (width == from || isa<arith::IndexCastOp, arith::ExtSIOp>(op) ||
+        isAtLeast(op->getOperand(0), 0, copy))
+      return operand(0);
+    return freeVar(value, copy, "zero extension of a value that may be negative");
+  }
   if (isa<arith::MinSIOp, arith::MaxSIOp>(op)) {
     // m <= a and m <= b (min) or m >= both (max): the exact value is one of
     // them; the bound over-approximates it soundly.

@@ -2,12 +2,14 @@
 
 #include "tile/Analysis/OwnershipAnalysis.h"
 #include "tile/Analysis/IndexSystem.h"
+#include "tile/Analysis/IntegerSemantics.h"
 #include "tile/Analysis/Uniformity.h"
 
 #include "mlir/Analysis/DataFlow/ConstantPropagationAnalysis.h"
 #include "mlir/Analysis/DataFlow/DeadCodeAnalysis.h"
 #include "mlir/Analysis/DataFlow/IntegerRangeAnalysis.h"
 #include "mlir/Analysis/DataFlowFramework.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 
 using namespace mlir;
 using namespace tile;
@@ -68,6 +70,7 @@ private:
   void checkTickets(JoinOp join);
   void checkJoinRead(LoadOp load, Claim c);
   void checkInIndexSpace(Claim c);
+  void checkLoop(scf::ForOp loop);
   void checkSubTile(Operation *op, Value block, ValueRange indices,
                     RankedTensorType tile);
   std::unique_ptr<IndexSystem> newSystem() {
@@ -181,6 +184,7 @@ void OwnershipVerifier::checkPair(Claim a, Claim b) {
       continue;
     std::optional<SmallVector<int64_t>> values = sys->sample(c);
     InFlightDiagnostic diag = a.op.emitError();
+    sys->noteMayWrap(diag);
     if (!values) {
       diag << "cannot prove that distinct programs claim disjoint blocks of "
            << describeKernelArg(kernel, a.view.getArgNumber());
@@ -226,6 +230,7 @@ void OwnershipVerifier::checkInIndexSpace(Claim c) {
         continue;
       std::optional<SmallVector<int64_t>> values = sys->sample(query);
       InFlightDiagnostic diag = c.op.emitError();
+      sys->noteMayWrap(diag);
       if (!values) {
         diag << "cannot prove that the claimed tile index along dim " << d
              << " stays inside the index space of "
@@ -265,6 +270,7 @@ void OwnershipVerifier::checkSubTile(Operation *op, Value block,
         continue;
       std::optional<SmallVector<int64_t>> values = sys->sample(outside);
       InFlightDiagnostic diag = op->emitError();
+      sys->noteMayWrap(diag);
       diag << "sub-tile index along dim " << d;
       if (values) {
         Witness w(*sys, *values);
@@ -283,6 +289,43 @@ void OwnershipVerifier::checkSubTile(Operation *op, Value block,
   ++stats.subTilesInBounds;
 }
 
+/// The model takes a loop's iv in [lb, ub) and so does range analysis: an
+/// iN iv whose last step passes the type's maximum wraps and runs on below
+/// lb, and unsigned bounds compare as signed ones only when non-negative.
+void OwnershipVerifier::checkLoop(scf::ForOp loop) {
+  unsigned width = integerWidth(loop.getInductionVar().getType());
+  if (width >= 64 && !loop.getUnsignedCmp())
+    return;
+  std::unique_ptr<IndexSystem> sys = newSystem();
+  sys->addPathConditions(loop, Copy::A);
+  LinearExpr lb = sys->get(loop.getLowerBound(), Copy::A);
+  LinearExpr ub = sys->get(loop.getUpperBound(), Copy::A);
+  LinearExpr step = sys->get(loop.getStep(), Copy::A);
+  SmallVector<SmallVector<LinearConstraint>> bad;
+  if (width < 64)
+    bad.push_back({LinearConstraint::le(lb + 1, ub),
+                   LinearConstraint::le(
+                       LinearExpr::constantExpr(signedMax(width)),
+                       ub + step - 2)});
+  if (loop.getUnsignedCmp()) {
+    bad.push_back({LinearConstraint::le(lb, LinearExpr::constantExpr(-1))});
+    bad.push_back({LinearConstraint::le(ub, LinearExpr::constantExpr(-1))});
+  }
+  for (ArrayRef<LinearConstraint> c : bad) {
+    if (sys->isEmpty(c))
+      continue;
+    InFlightDiagnostic diag = loop.emitError();
+    sys->noteMayWrap(diag);
+    diag << "the induction variable of this i" << width
+         << " loop may wrap: its last value plus the step is not proven to "
+            "fit i"
+         << width << " [" << signedMin(width) << ", " << signedMax(width)
+         << "]" << (loop.getUnsignedCmp() ? ", nor its bounds to be non-negative" : "");
+    anyFailure = true;
+    return;
+  }
+}
+
 /// The join's counters: one per group, so dim(tickets, 0) >= the grid's
 /// extent along the join's dim.
 void OwnershipVerifier::checkTickets(JoinOp j) {
@@ -298,6 +341,7 @@ void OwnershipVerifier::checkTickets(JoinOp j) {
   }
   std::optional<SmallVector<int64_t>> values = sys->sample(tooFew);
   InFlightDiagnostic diag = j.emitError();
+  sys->noteMayWrap(diag);
   diag << "cannot prove one counter per group: "
        << describeKernelArg(kernel, tickets.getArgNumber())
        << " needs at least as many elements as the grid has programs along "
@@ -335,6 +379,7 @@ void OwnershipVerifier::checkJoinRead(LoadOp load, Claim c) {
       continue;
     std::optional<SmallVector<int64_t>> values = sys->sample(q);
     InFlightDiagnostic diag = load.emitError();
+    sys->noteMayWrap(diag);
     if (!values) {
       diag << "cannot prove that the join's reads of "
            << describeKernelArg(kernel, c.view.getArgNumber())
@@ -403,6 +448,8 @@ LogicalResult OwnershipVerifier::run() {
   kernel.walk([&](Operation *op) {
     if (isa<UncheckedOp>(op))
       return WalkResult::skip();
+    if (auto loop = dyn_cast<scf::ForOp>(op))
+      checkLoop(loop);
     if (auto load = dyn_cast<LoadOp>(op)) {
       if (isa<OwnedType>(load.getSource().getType()) &&
           !load.getIndices().empty())

@@ -259,8 +259,12 @@ std::optional<Val> EmitterImpl::builtin(const Expr &e, bool &handled) {
     if (!x || !y)
       return std::nullopt;
     if (x->kind == Val::Kind::IntLit && y->kind == Val::Kind::IntLit &&
-        y->intValue > 0)
-      return Val::intLit((x->intValue + y->intValue - 1) / y->intValue);
+        y->intValue > 0) {
+      std::optional<int64_t> sum = foldInt("+", x->intValue, y->intValue - 1, e.loc);
+      if (!sum)
+        return std::nullopt;
+      return Val::intLit(*foldInt("/", *sum, y->intValue, e.loc));
+    }
     Value a, c;
     if (failed(unify(*x, *y, e.loc, a, c)))
       return std::nullopt;

@@ -8,7 +8,10 @@
 
 #include "EmitterImpl.h"
 
+#include "tile/Analysis/IntegerSemantics.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "llvm/Support/CheckedArithmetic.h"
 
 #include <limits>
 
@@ -16,6 +19,51 @@ using namespace mlir;
 using namespace tile;
 using namespace tile::lang;
 
+
+std::optional<int64_t> EmitterImpl::foldInt(StringRef op, int64_t x,
+                                            int64_t y, llvm::SMLoc at) {
+  std::optional<int64_t> r;
+  if ((op == "/" || op == "%") && y == 0) {
+    error(at) << "division by zero in a constant expression";
+    return std::nullopt;
+  }
+  if ((op == "<<" || op == ">>") && (y < 0 || y > 63)) {
+    error(at) << "shift by " << y << " in a constant expression (expected 0..63)";
+    return std::nullopt;
+  }
+  if (op == "neg")
+    r = llvm::checkedSub(int64_t(0), x);
+  else if (op == "+")
+    r = llvm::checkedAdd(x, y);
+  else if (op == "-")
+    r = llvm::checkedSub(x, y);
+  else if (op == "*")
+    r = llvm::checkedMul(x, y);
+  else if (op == "/" || op == "%")
+    r = x == std::numeric_limits<int64_t>::min() && y == -1
+            ? std::nullopt
+            : std::optional<int64_t>(op == "/" ? x / y : x % y);
+  else if (op == "&")
+    r = x & y;
+  else if (op == "|")
+    r = x | y;
+  else if (op == "^")
+    r = x ^ y;
+  else if (op == "<<")
+    r = y == 0 || (x >= -(int64_t(1) << (63 - y)) &&
+                   x <= (int64_t(1) << (63 - y)) - 1)
+            ? std::optional<int64_t>(
+                  static_cast<int64_t>(static_cast<uint64_t>(x) << y))
+            : std::nullopt;
+  else if (op == ">>")
+    r = x >> y;
+  if (!r && op == "neg")
+    error(at) << "constant expression -(" << x << ") overflows i64";
+  else if (!r)
+    error(at) << "constant expression " << x << " " << op << " " << y
+              << " overflows i64";
+  return r;
+}
 
 Value EmitterImpl::splat(Value scalar, RankedTensorType to) {
   return SplatOp::create(b, scalar.getLoc(),
@@ -36,6 +84,13 @@ Value EmitterImpl::materialize(const Val &v, llvm::SMLoc at, Type elt) {
           b, l, t, b.getFloatAttr(t, static_cast<double>(v.intValue)));
     if (t.isInteger(1) && v.intValue != 0 && v.intValue != 1) {
       error(at) << "integer " << v.intValue << " is not a bool";
+      return nullptr;
+    }
+    // The attribute would keep only the low bits: a silent wrap.
+    if (unsigned w = integerWidth(t); w > 1 && (v.intValue < signedMin(w) ||
+                                                v.intValue > signedMax(w))) {
+      error(at) << "integer " << v.intValue << " does not fit " << t << " ["
+                << signedMin(w) << ", " << signedMax(w) << "]";
       return nullptr;
     }
     return arith::ConstantOp::create(b, l, t, b.getIntegerAttr(t, v.intValue));
@@ -150,25 +205,11 @@ std::optional<Val> EmitterImpl::binary(const Expr &e) {
   if (l->kind == Val::Kind::IntLit && r->kind == Val::Kind::IntLit &&
       (op == "+" || op == "-" || op == "*" || op == "/" || op == "%" ||
        op == "&" || op == "|" || op == "^" || op == "<<" || op == ">>")) {
-    int64_t x = l->intValue, y = r->intValue;
-    if ((op == "/" || op == "%") && y == 0) {
-      error(e.loc) << "division by zero";
+    std::optional<int64_t> folded =
+        foldInt(op, l->intValue, r->intValue, e.loc);
+    if (!folded)
       return std::nullopt;
-    }
-    if ((op == "<<" || op == ">>") && (y < 0 || y > 63)) {
-      error(e.loc) << "shift by " << y << " (expected 0..63)";
-      return std::nullopt;
-    }
-    return Val::intLit(op == "+"    ? x + y
-                       : op == "-"  ? x - y
-                       : op == "*"  ? x * y
-                       : op == "/"  ? x / y
-                       : op == "%"  ? x % y
-                       : op == "&"  ? x & y
-                       : op == "|"  ? x | y
-                       : op == "^"  ? x ^ y
-                       : op == "<<" ? static_cast<int64_t>(static_cast<uint64_t>(x) << y)
-                                    : x >> y);
+    return Val::intLit(*folded);
   }
   Value a, c;
   if (failed(unify(*l, *r, e.loc, a, c)))
@@ -199,6 +240,14 @@ std::optional<Val> EmitterImpl::binary(const Expr &e) {
   if (op == "<<" || op == ">>") {
     if (fp || isBool) {
       error(e.loc) << "'" << op << "' needs integer operands, not " << elt;
+      return std::nullopt;
+    }
+    // A shift by the width or more is poison in the generated code.
+    unsigned width = integerWidth(elt);
+    if (r->kind == Val::Kind::IntLit &&
+        (r->intValue < 0 || r->intValue >= static_cast<int64_t>(width))) {
+      error(e.loc) << "shift by " << r->intValue << " outside 0.." << width - 1
+                   << ", the bits of " << elt;
       return std::nullopt;
     }
     if (op == "<<")
@@ -259,8 +308,10 @@ std::optional<Val> EmitterImpl::unary(const Expr &e) {
   if (!v)
     return std::nullopt;
   if (e.name == "-") {
-    if (v->kind == Val::Kind::IntLit)
-      return Val::intLit(-v->intValue);
+    if (v->kind == Val::Kind::IntLit) {
+      std::optional<int64_t> folded = foldInt("neg", v->intValue, 0, e.loc);
+      return folded ? std::optional<Val>(Val::intLit(*folded)) : std::nullopt;
+    }
     if (v->kind == Val::Kind::FloatLit)
       return Val::floatLit(-v->floatValue);
   }

@@ -95,7 +95,7 @@ std::optional<int64_t> EmitterImpl::constant(const Expr &e) {
     if (e.name == "-") {
       auto v = constant(*e.operands[0]);
       if (v)
-        return -*v;
+        return foldInt("neg", *v, 0, e.loc);
       return std::nullopt;
     }
     break;
@@ -106,15 +106,9 @@ std::optional<int64_t> EmitterImpl::constant(const Expr &e) {
     auto r = constant(*e.operands[1]);
     if (!r)
       return std::nullopt;
-    if ((e.name == "/" || e.name == "%") && *r == 0) {
-      error(e.loc) << "division by zero in a constant expression";
-      return std::nullopt;
-    }
-    if (e.name == "+") return *l + *r;
-    if (e.name == "-") return *l - *r;
-    if (e.name == "*") return *l * *r;
-    if (e.name == "/") return *l / *r;
-    if (e.name == "%") return *l % *r;
+    if (e.name == "+" || e.name == "-" || e.name == "*" || e.name == "/" ||
+        e.name == "%")
+      return foldInt(e.name, *l, *r, e.loc);
     break;
   }
   default:

@@ -97,6 +97,13 @@ public:
   mlir::Type type(const TypeExpr &t);
   /// A constant expression (literals, const parameters, + - * / %).
   std::optional<int64_t> constant(const Expr &e);
+  /// `x op y` for a constant expression (+ - * / % & | ^ << >>, or "neg":
+  /// -x), computed in
+  /// i64 as the generated code would, except that what would wrap or trap
+  /// there (overflow, INT64_MIN / -1, division by zero, a shift amount
+  /// outside 0..63, bits shifted out of a left shift) is an error at `at`.
+  std::optional<int64_t> foldInt(llvm::StringRef op, int64_t x, int64_t y,
+                                 llvm::SMLoc at);
   std::optional<std::vector<int64_t>> shape(const std::vector<ExprPtr> &dims,
                                             bool allowDynamic);
 

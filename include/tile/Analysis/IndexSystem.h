@@ -11,6 +11,12 @@
 // a fresh variable bounded by integer range analysis, so a proof on the model
 // holds for the kernel.
 //
+// An iN value (N < 64) is modelled by its signed interpretation. An op that
+// wraps modulo 2^N (add, sub, mul, shl, narrowing casts) is its exact result
+// only where that result is proven to fit iN (or the launch contract checks
+// it, for the ops of tile.grid and tile.assume); otherwise it is an unknown
+// bounded by its type and range analysis, and diagnostics name it.
+//
 //===----------------------------------------------------------------------===//
 
 #ifndef TILE_ANALYSIS_INDEXSYSTEM_H
@@ -108,6 +114,10 @@ public:
   std::optional<SmallVector<int64_t>>
   sample(ArrayRef<LinearConstraint> extra = {}) const;
 
+  /// Attaches to `diag` a note at each op this system took as unknown
+  /// because it may wrap.
+  void noteMayWrap(InFlightDiagnostic &diag) const;
+
   const IndexVar &getVar(unsigned v) const { return vars[v]; }
   unsigned getNumVars() const { return vars.size(); }
   static int64_t evaluate(const LinearExpr &e, ArrayRef<int64_t> values);
@@ -118,6 +128,10 @@ private:
   void addRangeBounds(Value value, const LinearExpr &e);
   LinearExpr freeVar(Value value, Copy copy, StringRef why);
   LinearExpr compute(Value value, Copy copy);
+  /// `e`, the exact result of the op defining `value`, where the value the
+  /// kernel computes (modulo 2^N) is `e`: when it is proven to fit the type,
+  /// or the launch contract checks it; else an unknown.
+  LinearExpr ifNoWrap(Value value, const LinearExpr &e, Copy copy);
   LinearExpr floorDiv(const LinearExpr &e, int64_t c, Copy copy);
   LinearExpr ceilDiv(const LinearExpr &e, int64_t c, Copy copy);
   /// The integer range analysis' range of `value`, if it has one.
@@ -145,6 +159,11 @@ private:
   llvm::DenseMap<std::pair<unsigned, unsigned>, unsigned> dimVars;
   llvm::DenseMap<std::tuple<unsigned, unsigned, int64_t>, LinearExpr> tileCounts;
   SmallVector<std::optional<LinearExpr>, 3> grid;
+  /// The narrow ops of tile.grid and tile.assume, whose agreement with the
+  /// contract's exact arithmetic the launch contract checks.
+  llvm::DenseSet<Operation *> launchChecked;
+  /// Ops modelled as unknown because they may wrap, with their width.
+  llvm::MapVector<Operation *, unsigned> mayWrap;
 };
 
 /// A readable name of kernel argument `index`: its `tile.name` argument

@@ -1,6 +1,7 @@
 //===- LaunchContractEmission.cpp - kernel -> launch contract --------------===//
 
 #include "tile/Dialect/Tile/Transforms/LaunchContractEmission.h"
+#include "tile/Analysis/IntegerSemantics.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/Matchers.h"
@@ -114,9 +115,10 @@ static FailureOr<ContractExpr> toExpr(Value value, Operation *user) {
              tiles.getIndex()),
          ContractExpr::constant(tile)});
   }
-  // Width changes keep the value (the contract computes in 64 bits).
+  // Width changes keep the value (the contract computes in 64 bits); the
+  // rules of addWrapRules make that exact.
   if (isa<arith::IndexCastOp, arith::IndexCastUIOp, arith::ExtSIOp,
-          arith::ExtUIOp>(op))
+          arith::ExtUIOp, arith::TruncIOp>(op))
     return toExpr(op->getOperand(0), user);
   auto operands = [&]() -> FailureOr<std::vector<ContractExpr>> {
     std::vector<ContractExpr> result;
@@ -148,6 +150,53 @@ static FailureOr<ContractExpr> toExpr(Value value, Operation *user) {
   if (failed(args))
     return failure();
   return ContractExpr::apply(*kind, std::move(*args));
+}
+
+/// The rules under which the contract's exact 64-bit value of every narrow
+/// op in the expression `root` is the value the kernel computes (modulo
+/// 2^N): the proof relies on them (tile::launchWrapRule).
+static LogicalResult addWrapRules(Value root, Operation *user,
+                                  llvm::DenseSet<Operation *> &done,
+                                  std::vector<rt::ContractRule> &rules) {
+  for (Operation *op : launchExpressionOps(root)) {
+    LaunchWrapRule kind = launchWrapRule(op);
+    if (kind == LaunchWrapRule::None || !done.insert(op).second)
+      continue;
+    Type type = op->getResult(0).getType();
+    std::string what = "'" + op->getName().getStringRef().str() + "'";
+    rt::ContractRule rule;
+    rule.kind = rt::ContractRule::Kind::Assume;
+    rule.location = locationString(op->getLoc());
+    if (kind == LaunchWrapRule::ResultFits) {
+      unsigned width = integerWidth(type);
+      FailureOr<ContractExpr> e = toExpr(op->getResult(0), user);
+      if (failed(e))
+        return failure();
+      rule.expr = ContractExpr::apply(
+          EOp::And,
+          {ContractExpr::apply(EOp::Ge,
+                               {*e, ContractExpr::constant(signedMin(width))}),
+           ContractExpr::apply(EOp::Le, {*e, ContractExpr::constant(
+                                                 signedMax(width))})});
+      rule.message = what + " does not wrap: its value fits i" +
+                     std::to_string(width);
+    } else {
+      std::vector<ContractExpr> checks;
+      for (Value operand : op->getOperands()) {
+        FailureOr<ContractExpr> e = toExpr(operand, user);
+        if (failed(e))
+          return failure();
+        checks.push_back(
+            ContractExpr::apply(EOp::Ge, {*e, ContractExpr::constant(0)}));
+      }
+      rule.expr = checks.size() == 1
+                      ? checks[0]
+                      : ContractExpr::apply(EOp::And, std::move(checks));
+      rule.message = "the operands of " + what + " are non-negative";
+    }
+    rules.push_back(std::move(rule));
+  }
+  return success();
 }
 
 static std::string paramName(KernelOp kernel, unsigned i) {
@@ -238,9 +287,14 @@ tile::buildLaunchContract(KernelOp kernel) {
   }
 
   bool ok = true;
+  llvm::DenseSet<Operation *> wrapChecked;
   kernel.getBody().front().walk([&](Operation *op) {
     if (auto grid = dyn_cast<GridOp>(op)) {
       for (Value extent : grid.getExtents()) {
+        if (failed(addWrapRules(extent, grid, wrapChecked, contract.rules))) {
+          ok = false;
+          return;
+        }
         FailureOr<ContractExpr> e = toExpr(extent, grid);
         if (failed(e)) {
           ok = false;
@@ -249,6 +303,11 @@ tile::buildLaunchContract(KernelOp kernel) {
         contract.grid.push_back(std::move(*e));
       }
     } else if (auto assume = dyn_cast<AssumeOp>(op)) {
+      if (failed(addWrapRules(assume.getCondition(), assume, wrapChecked,
+                              contract.rules))) {
+        ok = false;
+        return;
+      }
       FailureOr<ContractExpr> e = toExpr(assume.getCondition(), assume);
       if (failed(e)) {
         ok = false;

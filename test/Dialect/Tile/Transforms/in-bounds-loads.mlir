@@ -209,3 +209,67 @@ tile.kernel @clamped_ceil_div_range(%k: !tile.view<in, ?x64xf16>, %n: index, %o:
   tile.store %acc, %blk : tensor<64x64xf32>, !tile.owned<out, 64x64xf32>
   tile.return
 }
+
+// -----
+
+// Row 2 * pid of x, which has twice y's rows, computed in i32: with up to
+// 2^31 - 1 programs the product may wrap, so the load keeps its guards.
+// CHECK-LABEL: tile.kernel @i32_row_may_wrap
+// CHECK-NOT: tile.in_bounds
+// CHECK: tile.return
+// expected-remark @+1 {{kernel @i32_row_may_wrap: 0 of 1 loads proven in bounds}}
+tile.kernel @i32_row_may_wrap(%x: !tile.view<in, ?x64xf32>, %y: !tile.view<out, ?x64xf32>) {
+  %c0 = arith.constant 0 : index
+  %c2 = arith.constant 2 : index
+  %two = arith.constant 2 : i32
+  %px = tile.partition %x : !tile.partition<in, ?x64xf32, tile = [1, 64]>
+  %py = tile.partition %y : !tile.partition<out, ?x64xf32, tile = [1, 64]>
+  %n = tile.num_tiles %py, 0 : !tile.partition<out, ?x64xf32, tile = [1, 64]>
+  tile.grid %n
+  %rx = tile.dim %x, 0 : !tile.view<in, ?x64xf32>
+  %ry = tile.dim %y, 0 : !tile.view<out, ?x64xf32>
+  %ry2 = arith.muli %ry, %c2 : index
+  %twice = arith.cmpi eq, %rx, %ry2 : index
+  tile.assume %twice, "x has twice y's rows"
+  %pid = tile.program_id x
+  %p32 = arith.index_cast %pid : index to i32
+  %r32 = arith.muli %p32, %two : i32
+  %r = arith.index_cast %r32 : i32 to index
+  %t = tile.load %px[%r, %c0] : !tile.partition<in, ?x64xf32, tile = [1, 64]> -> tensor<1x64xf32>
+  %b = tile.own %py[%pid, %c0] : !tile.partition<out, ?x64xf32, tile = [1, 64]>
+  tile.store %t, %b : tensor<1x64xf32>, !tile.owned<out, 1x64xf32>
+  tile.return
+}
+
+// -----
+
+// The same with y's rows assumed below 2^20: 2 * pid fits i32 and the load
+// is whole.
+// CHECK-LABEL: tile.kernel @i32_row_bounded
+// CHECK: tile.load %{{.*}}[%{{.*}}, %{{.*}}] {tile.in_bounds}
+// expected-remark @+1 {{kernel @i32_row_bounded: 1 of 1 loads proven in bounds}}
+tile.kernel @i32_row_bounded(%x: !tile.view<in, ?x64xf32>, %y: !tile.view<out, ?x64xf32>) {
+  %c0 = arith.constant 0 : index
+  %c2 = arith.constant 2 : index
+  %cmax = arith.constant 1048576 : index
+  %two = arith.constant 2 : i32
+  %px = tile.partition %x : !tile.partition<in, ?x64xf32, tile = [1, 64]>
+  %py = tile.partition %y : !tile.partition<out, ?x64xf32, tile = [1, 64]>
+  %n = tile.num_tiles %py, 0 : !tile.partition<out, ?x64xf32, tile = [1, 64]>
+  tile.grid %n
+  %rx = tile.dim %x, 0 : !tile.view<in, ?x64xf32>
+  %ry = tile.dim %y, 0 : !tile.view<out, ?x64xf32>
+  %ry2 = arith.muli %ry, %c2 : index
+  %twice = arith.cmpi eq, %rx, %ry2 : index
+  tile.assume %twice, "x has twice y's rows"
+  %small = arith.cmpi slt, %ry, %cmax : index
+  tile.assume %small, "fewer than 2^20 rows"
+  %pid = tile.program_id x
+  %p32 = arith.index_cast %pid : index to i32
+  %r32 = arith.muli %p32, %two : i32
+  %r = arith.index_cast %r32 : i32 to index
+  %t = tile.load %px[%r, %c0] : !tile.partition<in, ?x64xf32, tile = [1, 64]> -> tensor<1x64xf32>
+  %b = tile.own %py[%pid, %c0] : !tile.partition<out, ?x64xf32, tile = [1, 64]>
+  tile.store %t, %b : tensor<1x64xf32>, !tile.owned<out, 1x64xf32>
+  tile.return
+}

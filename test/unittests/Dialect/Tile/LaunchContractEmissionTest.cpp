@@ -150,4 +150,70 @@ TEST_F(LaunchContractEmissionTest, ContractDescribesTheParameters) {
   EXPECT_EQ(contract.toString(contract.rules[0]), "no_overlap(y, x)");
 }
 
+// The window [s + 8 - 8, s + 8) of rows, s an i32: the assumption's i32 add
+// is exact in the contract's 64-bit arithmetic, so the contract also checks
+// that it does not wrap, which the proof relies on.
+constexpr const char *kNarrowKernel = R"mlir(
+tile.kernel @window(%y: !tile.view<out, ?x8xf32> {tile.name = "y"},
+                    %s: i32 {tile.name = "s"}) {
+  %c0 = arith.constant 0 : index
+  %c8 = arith.constant 8 : index
+  %eight = arith.constant 8 : i32
+  %zero = arith.constant 0 : i32
+  tile.grid %c8
+  %end32 = arith.addi %s, %eight : i32
+  %end = arith.index_castui %end32 : i32 to index
+  %rows = tile.dim %y, 0 : !tile.view<out, ?x8xf32>
+  %fits = arith.cmpi ule, %end, %rows : index
+  tile.assume %fits, "the window fits"
+  %pos = arith.cmpi sge, %s, %zero : i32
+  tile.assume %pos, "s is not negative"
+  %pid = tile.program_id x
+  %p = tile.partition %y : !tile.partition<out, ?x8xf32, tile = [1, 8]>
+  %start = arith.subi %end, %c8 : index
+  %row = arith.addi %start, %pid : index
+  %b = tile.own %p[%row, %c0] : !tile.partition<out, ?x8xf32, tile = [1, 8]>
+  tile.return
+}
+)mlir";
+
+TEST(LaunchContractNarrowIntegers, WrappingAddIsRejectedAtLaunch) {
+  MLIRContext context;
+  context.loadDialect<tile::TileDialect, arith::ArithDialect,
+                      scf::SCFDialect>();
+  OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(kNarrowKernel, &context);
+  ASSERT_TRUE(module);
+  PassManager pm(&context);
+  pm.addNestedPass<tile::KernelOp>(tile::createTileVerifyOwnership());
+  ASSERT_TRUE(succeeded(pm.run(*module)));
+  auto kernel = *module->getOps<tile::KernelOp>().begin();
+  auto json = kernel->getAttrOfType<StringAttr>(tile::kLaunchContractAttrName);
+  ASSERT_TRUE(json);
+  rt::LaunchContract contract;
+  ASSERT_TRUE(rt::LaunchContract::fromJson(json.getValue(), contract).isOk());
+
+  std::vector<float> rows(64 * 8);
+  auto launch = [&](int64_t s) {
+    rt::LaunchArg args[] = {
+        rt::LaunchArg::view(rows.data(), rt::DType::F32, {64, 8}, {8, 1}),
+        rt::LaunchArg::integer(s)};
+    std::array<int64_t, 3> grid;
+    return rt::checkLaunch(contract, args, 2, grid);
+  };
+  rt::Status ok = launch(56);
+  EXPECT_TRUE(ok.isOk()) << ok.message();
+  // In the kernel s + 8 wraps to a negative i32: the wrap rule, checked
+  // before the assumption it belongs to, names it.
+  rt::Status wraps = launch(2147483646);
+  ASSERT_FALSE(wraps.isOk());
+  EXPECT_NE(wraps.message().find("'arith.addi' does not wrap: its value fits "
+                                 "i32"),
+            std::string::npos)
+      << wraps.message();
+  rt::Status past = launch(57);
+  ASSERT_FALSE(past.isOk());
+  EXPECT_NE(past.message().find("the window fits"), std::string::npos)
+      << past.message();
+}
+
 } // namespace
