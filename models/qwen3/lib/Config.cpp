@@ -54,7 +54,57 @@ Status realField(const nlohmann::json &j, const std::string &name,
   return Status::ok();
 }
 
+/// quantization_config: only the fine-grained FP8 layout, every field
+/// checked.
+Status parseQuantization(const nlohmann::json &q, const std::string &name,
+                         Fp8Quantization &out) {
+  const std::string at = name + ": quantization_config";
+  if (!q.is_object())
+    return Status::error(at + " must be an object");
+  if (!q.contains("quant_method") || q["quant_method"] != "fp8")
+    return Status::error(at + ".quant_method " +
+                         (q.contains("quant_method") ? q["quant_method"].dump() : "(missing)") +
+                         " is not supported (\"fp8\")");
+  if (q.contains("fmt") && q["fmt"] != "e4m3")
+    return Status::error(at + ".fmt " + q["fmt"].dump() + " is not supported (\"e4m3\")");
+  if (q.contains("activation_scheme") && q["activation_scheme"] != "dynamic")
+    return Status::error(at + ".activation_scheme " + q["activation_scheme"].dump() +
+                         " is not supported (\"dynamic\")");
+  if (!q.contains("weight_block_size"))
+    return Status::error(at + ".weight_block_size is missing (per-tensor FP8 scales are "
+                         "not supported)");
+  const auto &b = q["weight_block_size"];
+  if (!b.is_array() || b.size() != 2 || !b[0].is_number_integer() ||
+      !b[1].is_number_integer() || b[0].get<int64_t>() < 1 || b[1].get<int64_t>() < 1 ||
+      b[0].get<int64_t>() > 65536 || b[1].get<int64_t>() > 65536)
+    return Status::error(at + ".weight_block_size must be two positive integers");
+  out.enabled = true;
+  out.blockOut = b[0].get<int64_t>();
+  out.blockIn = b[1].get<int64_t>();
+  out.notConverted.clear();
+  if (q.contains("modules_to_not_convert") && !q["modules_to_not_convert"].is_null()) {
+    const auto &m = q["modules_to_not_convert"];
+    if (!m.is_array())
+      return Status::error(at + ".modules_to_not_convert must be a list of names");
+    for (const auto &x : m) {
+      if (!x.is_string() || x.get<std::string>().empty())
+        return Status::error(at + ".modules_to_not_convert must be a list of names");
+      out.notConverted.push_back(x.get<std::string>());
+    }
+  }
+  return Status::ok();
+}
+
 } // namespace
+
+bool Fp8Quantization::quantizes(const std::string &module) const {
+  if (!enabled)
+    return false;
+  for (const std::string &n : notConverted)
+    if (module.find(n) != std::string::npos)
+      return false;
+  return true;
+}
 
 Status ModelConfig::parse(const std::string &json, const std::string &name,
                           ModelConfig &c) {
@@ -121,6 +171,10 @@ Status ModelConfig::parse(const std::string &json, const std::string &name,
   if (c.dtype != "bfloat16" && c.dtype != "float16" && c.dtype != "float32")
     return Status::error(name + ": " + key + " \"" + c.dtype +
                          "\" is not bfloat16, float16 or float32");
+  c.fp8 = Fp8Quantization();
+  if (j.contains("quantization_config") && !j["quantization_config"].is_null())
+    if (!(st = parseQuantization(j["quantization_config"], name, c.fp8)))
+      return st;
   c.eosTokenIds.clear();
   if (j.contains("eos_token_id") && j["eos_token_id"].is_number_integer())
     c.eosTokenIds.push_back(j["eos_token_id"].get<int32_t>());

@@ -2,6 +2,8 @@
 
 #include "EngineImpl.h"
 
+#include "Fp8.h"
+
 #include "qwen3/KernelTable.h"
 #include "qwen3/Safetensors.h"
 #include "tile/runtime/Half.h"
@@ -64,6 +66,7 @@ Status Engine::Impl::loadWeights(const Checkpoint &ck, const std::string &dir) {
   struct Want {
     std::string name;
     std::vector<int64_t> shape;
+    bool fp8 = false; ///< F8_E4M3 with block scales (quantization_config)
   };
   std::vector<Want> wants = {{"model.embed_tokens.weight", {cfg.vocabSize, H}},
                              {"model.norm.weight", {H}}};
@@ -74,15 +77,17 @@ Status Engine::Impl::loadWeights(const Checkpoint &ck, const std::string &dir) {
     std::string p = "model.layers." + std::to_string(l) + ".";
     wants.push_back({p + "input_layernorm.weight", {H}});
     wants.push_back({p + "post_attention_layernorm.weight", {H}});
-    wants.push_back({p + "self_attn.q_proj.weight", {qRows, H}});
-    wants.push_back({p + "self_attn.k_proj.weight", {kvRows, H}});
-    wants.push_back({p + "self_attn.v_proj.weight", {kvRows, H}});
-    wants.push_back({p + "self_attn.o_proj.weight", {H, qRows}});
     wants.push_back({p + "self_attn.q_norm.weight", {HD}});
     wants.push_back({p + "self_attn.k_norm.weight", {HD}});
-    wants.push_back({p + "mlp.gate_proj.weight", {I, H}});
-    wants.push_back({p + "mlp.up_proj.weight", {I, H}});
-    wants.push_back({p + "mlp.down_proj.weight", {H, I}});
+    for (const auto &[module, shape] :
+         {std::pair<std::string, std::vector<int64_t>>{"self_attn.q_proj", {qRows, H}},
+          {"self_attn.k_proj", {kvRows, H}},
+          {"self_attn.v_proj", {kvRows, H}},
+          {"self_attn.o_proj", {H, qRows}},
+          {"mlp.gate_proj", {I, H}},
+          {"mlp.up_proj", {I, H}},
+          {"mlp.down_proj", {H, I}}})
+      wants.push_back({p + module + ".weight", shape, cfg.fp8.quantizes(p + module)});
   }
   auto shapeStr = [](const std::vector<int64_t> &s) {
     std::string r = "[";
@@ -98,6 +103,33 @@ Status Engine::Impl::loadWeights(const Checkpoint &ck, const std::string &dir) {
       return Status::error(t->file + ": tensor '" + w.name + "' has shape " +
                            shapeStr(t->shape) + ", config.json implies " +
                            shapeStr(w.shape));
+    if (w.fp8) {
+      // The official layout: F8_E4M3 [out, in] and its block scales.
+      if (t->dtype != TensorDType::F8E4M3)
+        return Status::error(t->file + ": tensor '" + w.name + "' is " +
+                             dtypeName(t->dtype) +
+                             " but config.json's quantization_config makes it F8_E4M3");
+      const std::string sname =
+          w.name.substr(0, w.name.size() - std::string("weight").size()) + "weight_scale_inv";
+      const TensorInfo *sc = ck.find(sname);
+      if (!sc)
+        return Status::error(dir + ": tensor '" + sname + "' is missing (the block scales of '" +
+                             w.name + "')");
+      const std::vector<int64_t> sshape = {(w.shape[0] + cfg.fp8.blockOut - 1) / cfg.fp8.blockOut,
+                                           (w.shape[1] + cfg.fp8.blockIn - 1) / cfg.fp8.blockIn};
+      if (sc->shape != sshape)
+        return Status::error(sc->file + ": tensor '" + sname + "' has shape " +
+                             shapeStr(sc->shape) + ", its weight's blocks imply " +
+                             shapeStr(sshape));
+      if (sc->dtype == TensorDType::F8E4M3)
+        return Status::error(sc->file + ": tensor '" + sname +
+                             "' is F8_E4M3 (block scales are BF16, F16 or F32)");
+      continue;
+    }
+    if (t->dtype == TensorDType::F8E4M3)
+      return Status::error(t->file + ": tensor '" + w.name + "' is F8_E4M3 but " +
+                           (cfg.fp8.enabled ? "config.json's quantization_config leaves it 16-bit"
+                                            : "config.json has no FP8 quantization_config"));
     if (!(t->dtype == TensorDType::F32 ||
           (t->dtype == TensorDType::BF16 && dt == DType::BF16) ||
           (t->dtype == TensorDType::F16 && dt == DType::F16)))
@@ -116,7 +148,13 @@ Status Engine::Impl::loadWeights(const Checkpoint &ck, const std::string &dir) {
     int64_t at = 0;
     for (const auto &n : names) {
       const TensorInfo *t = ck.find(n);
-      if (Status st = convertInto(*t, dt, staging.data() + at); !st)
+      // FP8 weights are dequantized into the model dtype here: the decode
+      // step streams 16-bit weights either way.
+      Status st = t->dtype == TensorDType::F8E4M3
+                      ? dequantizeFp8(*t, *ck.find(n + "_scale_inv"), cfg.fp8.blockOut,
+                                      cfg.fp8.blockIn, dt, staging.data() + at)
+                      : convertInto(*t, dt, staging.data() + at);
+      if (!st)
         return st;
       at += t->count() * 2;
     }

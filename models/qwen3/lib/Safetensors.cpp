@@ -21,6 +21,7 @@ const char *dtypeName(TensorDType t) {
   case TensorDType::F16: return "F16";
   case TensorDType::BF16: return "BF16";
   case TensorDType::F32: return "F32";
+  case TensorDType::F8E4M3: return "F8_E4M3";
   }
   return "?";
 }
@@ -106,8 +107,10 @@ Status parseSafetensors(const uint8_t *bytes, uint64_t fileSize,
       info.dtype = TensorDType::BF16, esize = 2;
     } else if (dt == "F32") {
       info.dtype = TensorDType::F32, esize = 4;
+    } else if (dt == "F8_E4M3") {
+      info.dtype = TensorDType::F8E4M3, esize = 1;
     } else {
-      return terr("unsupported dtype " + dt + " (F16, BF16 or F32)");
+      return terr("unsupported dtype " + dt + " (F16, BF16, F32 or F8_E4M3)");
     }
     uint64_t count = 1;
     for (const auto &d : t["shape"]) {

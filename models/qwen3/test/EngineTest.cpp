@@ -15,6 +15,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <set>
 
@@ -302,29 +303,33 @@ TEST_P(Qwen3EngineDtype, DecodeStepsAgreeWithPrefill) {
   expectDecodeStepsAgreeWithPrefill(GetParam());
 }
 
-// Tiny models of other GQA groups, each with its golden outputs from
-// transformers (tools/make_tiny_fixture.py): group 1 (bf16), group 3 with an
-// intermediate size that is a multiple of 128 but not of 256 (bf16), group
-// 5 with untied embeddings (f16).
-class Qwen3EngineGroup : public ::testing::TestWithParam<std::string> {};
+// Other tiny models, each with its golden outputs from transformers: GQA
+// group 1 (bf16), group 3 with an intermediate size that is a multiple of
+// 128 but not of 256 (bf16), group 5 with untied embeddings (f16)
+// (tools/make_tiny_fixture.py); the bf16 model as a fine-grained FP8
+// checkpoint, scales in F32, BF16 and F16, one module left 16-bit
+// (tools/make_fp8_fixture.py; the reference runs the weights it decodes to).
+class Qwen3EngineVariant : public ::testing::TestWithParam<std::string> {};
 
-TEST_P(Qwen3EngineGroup, GreedyDecodeMatchesTransformers) {
+TEST_P(Qwen3EngineVariant, GreedyDecodeMatchesTransformers) {
   expectGreedyDecodeMatches(GetParam(), openEngine(GetParam()).get());
 }
 
-TEST_P(Qwen3EngineGroup, EveryAttentionSplitCountMatchesTransformers) {
+TEST_P(Qwen3EngineVariant, EveryAttentionSplitCountMatchesTransformers) {
   expectEverySplitCountMatches(GetParam());
 }
 
-TEST_P(Qwen3EngineGroup, DecodeStepsAgreeWithPrefill) {
+TEST_P(Qwen3EngineVariant, DecodeStepsAgreeWithPrefill) {
   expectDecodeStepsAgreeWithPrefill(GetParam());
 }
 
-INSTANTIATE_TEST_SUITE_P(Tiny, Qwen3EngineGroup,
-                         ::testing::Values("tiny-g1-bf16", "tiny-g3-bf16", "tiny-g5-f16"),
+INSTANTIATE_TEST_SUITE_P(Tiny, Qwen3EngineVariant,
+                         ::testing::Values("tiny-g1-bf16", "tiny-g3-bf16", "tiny-g5-f16",
+                                           "tiny-fp8"),
                          [](const auto &info) {
-                           std::string n = info.param;
-                           return n.substr(5, 2) + "_" + n.substr(8);
+                           std::string n = info.param.substr(5); // after "tiny-"
+                           std::replace(n.begin(), n.end(), '-', '_');
+                           return n;
                          });
 
 TEST(Qwen3Engine, RejectsAnAttentionSplitCountTheKernelsLack) {

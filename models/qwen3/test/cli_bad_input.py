@@ -35,23 +35,24 @@ def write_safetensors(path, header, data, raw_header=None):
         f.write(data)
 
 
-def model_copy(tmp):
+def model_copy(tmp, source):
     d = os.path.join(tmp, "model")
-    shutil.copytree(fixture, d)
+    shutil.copytree(source, d)
     for name in os.listdir(d):
         os.chmod(os.path.join(d, name), 0o644)
     return d
 
 
-def case(name, expect, mutate=None, args=None, model=True):
-    """Runs qwen3-run on a model changed by `mutate(dir)` with `args`; checks
-    exit status 1, one stderr line, and that it contains every `expect`."""
+def case(name, expect, mutate=None, args=None, model=True, source=None):
+    """Runs qwen3-run on a model (`source`, else the tiny fixture) changed by
+    `mutate(dir)` with `args`; checks exit status 1, one stderr line, and
+    that it contains every `expect`."""
     global count
     count += 1
     with tempfile.TemporaryDirectory() as tmp:
         argv = [qwen3_run]
         if model:
-            d = model_copy(tmp)
+            d = model_copy(tmp, source or fixture)
             if mutate:
                 mutate(d)
             argv += ["--model", d, "--device", "cpu", "--kernels", kernels]
@@ -129,6 +130,13 @@ case("hidden size of the wrong type", ["config.json", "hidden_size"],
      edit_json("config.json", lambda j: j.update(hidden_size="128")))
 case("tie_word_embeddings of the wrong type", ["config.json", "tie_word_embeddings"],
      edit_json("config.json", lambda j: j.update(tie_word_embeddings="yes")))
+case("head_dim outside the kernel family", ["config.json: head_dim 96 is not supported (64 or 128)"],
+     edit_json("config.json", lambda j: j.update(head_dim=96)))
+case("GQA group outside the kernel family", ["config.json", "num_attention_heads 17",
+                                             "1 to 16"],
+     edit_json("config.json", lambda j: j.update(num_attention_heads=17)))
+case("hidden size not a multiple of 128", ["config.json: hidden_size 192 is not supported"],
+     edit_json("config.json", lambda j: j.update(hidden_size=192)))
 case("malformed generation_config.json", ["generation_config.json"],
      write_file("generation_config.json", "{"))
 
@@ -186,6 +194,36 @@ case("missing shard", ["model-00002-of-00002.safetensors"], shard_index)
 case("malformed shard index", ["model.safetensors.index.json"],
      lambda d: (os.remove(os.path.join(d, ST)),
                 write_file("model.safetensors.index.json", '{"weight_map": 3}')(d)))
+
+# A fine-grained FP8 checkpoint (test/fixtures/tiny-fp8).
+FP8 = os.path.join(os.path.dirname(os.path.abspath(fixture)), "tiny-fp8")
+QS = "model.layers.0.self_attn.q_proj.weight_scale_inv"
+
+
+def nan_weight(d):  # e4m3's NaN (0x7F) as the first byte of q_proj
+    h, data = read_safetensors(os.path.join(d, ST))
+    at = h[Q]["data_offsets"][0]
+    write_safetensors(os.path.join(d, ST), h, data[:at] + b"\x7f" + data[at + 1:])
+
+
+case("FP8: another quant_method", ["config.json: quantization_config.quant_method", "gptq"],
+     edit_json("config.json", lambda j: j["quantization_config"].update(quant_method="gptq")),
+     source=FP8)
+case("FP8: per-tensor scales", ["config.json: quantization_config.weight_block_size"],
+     edit_json("config.json", lambda j: j["quantization_config"].pop("weight_block_size")),
+     source=FP8)
+case("FP8: a bad block size", ["config.json: quantization_config.weight_block_size"],
+     edit_json("config.json", lambda j: j["quantization_config"].update(weight_block_size=[128])),
+     source=FP8)
+case("FP8: static activations", ["config.json: quantization_config.activation_scheme"],
+     edit_json("config.json", lambda j: j["quantization_config"].update(activation_scheme="static")),
+     source=FP8)
+case("FP8: no quantization_config", [ST, Q, "F8_E4M3", "no FP8 quantization_config"],
+     edit_json("config.json", lambda j: j.pop("quantization_config")), source=FP8)
+case("FP8: missing block scales", [QS, "is missing"], edit_header(lambda h: h.pop(QS)), source=FP8)
+case("FP8: mis-shaped block scales", [ST, QS, "[1, 2]", "[1, 1]"],
+     edit_header(lambda h: h[QS].update(shape=[1, 2], dtype="F16")), source=FP8)
+case("FP8: a NaN weight", [ST, Q, "NaN at [0, 0]"], nan_weight, source=FP8)
 
 # tokenizer.json
 case("missing tokenizer.json", ["tokenizer.json"], remove("tokenizer.json"))

@@ -13,6 +13,21 @@ namespace qwen3 {
 
 using tile_runtime::Status;
 
+/// The quantization_config of a fine-grained FP8 checkpoint (the layout of
+/// Qwen/Qwen3-*-FP8): each quantized linear's `weight` is F8_E4M3 [out, in]
+/// with `weight_scale_inv` [ceil(out / blockOut), ceil(in / blockIn)] in
+/// BF16, F16 or F32, the weight being W_fp8 * scale_inv per block.
+struct Fp8Quantization {
+  bool enabled = false;
+  int64_t blockOut = 128, blockIn = 128;
+  /// modules_to_not_convert: a module whose name contains one of these
+  /// stays 16-bit (as transformers matches them).
+  std::vector<std::string> notConverted;
+  /// Whether the linear `module` (e.g. "model.layers.0.mlp.up_proj") is
+  /// stored in FP8.
+  bool quantizes(const std::string &module) const;
+};
+
 /// config.json (+ generation_config.json) of a dense Qwen3 checkpoint, every
 /// field checked for presence, type and consistency.
 struct ModelConfig {
@@ -22,6 +37,7 @@ struct ModelConfig {
   bool tiedEmbeddings = false;
   std::string dtype; ///< torch_dtype: "bfloat16", "float16" or "float32"
   std::vector<int32_t> eosTokenIds;
+  Fp8Quantization fp8;
   /// generation_config.json's sampling defaults (used with --sample).
   double temperature = 1.0, topP = 1.0;
   int64_t topK = 0;

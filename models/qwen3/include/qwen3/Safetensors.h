@@ -23,7 +23,9 @@ namespace qwen3 {
 
 using tile_runtime::Status;
 
-enum class TensorDType { F16, BF16, F32 };
+/// F8E4M3: e4m3fn (no infinities; 0x7F and 0xFF are NaN), the weights of
+/// fine-grained FP8 checkpoints.
+enum class TensorDType { F16, BF16, F32, F8E4M3 };
 const char *dtypeName(TensorDType t);
 
 struct TensorInfo {
