@@ -33,6 +33,12 @@ std::optional<Val> EmitterImpl::inlineCall(const Function &fn, const Expr &e) {
     error(e.loc) << "helper calls nested too deeply (recursion?)";
     return std::nullopt;
   }
+  if (++inlinedCalls > kMaxInlinedCalls) {
+    error(e.loc) << "helper calls inline into more than " << kMaxInlinedCalls
+                 << " copies in one kernel (helpers that call others several times "
+                    "fan out exponentially)";
+    return std::nullopt;
+  }
   std::vector<Val> argVals;
   for (auto [p, a] : llvm::zip(fn.params, e.operands)) {
     auto v = expr(*a);

@@ -157,6 +157,7 @@ static bool callsGrid(const Body &block) {
 
 LogicalResult EmitterImpl::emitKernel(ModuleOp into,
                                       const KernelInstance &instance) {
+  inlinedCalls = 0;
   const Function &fn = *instance.kernel;
   consts.clear();
   typeParams.clear();

@@ -174,6 +174,10 @@ public:
   /// The kernel being emitted (num_warps(...) sets its attribute).
   mlir::Operation *currentKernel = nullptr;
   int inlineDepth = 0;
+  /// Helper calls inlined into the current kernel: bounded, since helpers
+  /// that each call the next twice inline into 2^depth copies.
+  int64_t inlinedCalls = 0;
+  static constexpr int64_t kMaxInlinedCalls = 20000;
   /// > 0 inside `unchecked { ... }`: stores to p[i, ...] write the
   /// partition directly instead of claiming the tile.
   int uncheckedDepth = 0;

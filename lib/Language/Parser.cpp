@@ -28,6 +28,11 @@ constexpr int kAdditiveLevel = 7;
 
 /// Nesting bound, so hostile input cannot overflow the stack.
 constexpr int kMaxDepth = 200;
+/// The tallest expression tree: chains (`1 + 1 + ...`, `x as i32 as
+/// i64 ...`, `a[i][j]...`) grow a tree one level per operator without
+/// recursing in the parser, and the emitter and the tree's destructor
+/// recurse through it.
+constexpr int kMaxExprHeight = 512;
 
 class Parser {
 public:
@@ -423,6 +428,26 @@ private:
   }
 
   // -- Expressions ----------------------------------------------------------
+  /// `e` with its height from its (already sealed) children; an error at it
+  /// past kMaxExprHeight, before the tree can grow any taller.
+  ExprPtr sealed(ExprPtr e) {
+    if (!e)
+      return e;
+    int h = 0;
+    for (const ExprPtr &o : e->operands)
+      if (o)
+        h = std::max(h, o->height);
+    for (const auto &n : e->named)
+      if (n.second)
+        h = std::max(h, n.second->height);
+    e->height = h + 1;
+    if (e->height > kMaxExprHeight && !failed) {
+      errorAt(e->loc, "expression too deep: more than " + std::to_string(kMaxExprHeight) +
+            " operations nested or chained in one expression");
+    }
+    return e;
+  }
+
   ExprPtr parseExpr(int level = 0, int depth = 0) {
     if (depth > kMaxDepth) {
       error("expression nested too deeply");
@@ -438,7 +463,7 @@ private:
       advance();
       e->operands.push_back(std::move(lhs));
       e->operands.push_back(parseExpr(level + 1, depth + 1));
-      lhs = std::move(e);
+      lhs = sealed(std::move(e));
     }
     return lhs;
   }
@@ -453,7 +478,7 @@ private:
         return e;
       }
       e->operands.push_back(parseUnary(depth + 1));
-      return e;
+      return sealed(std::move(e));
     }
     ExprPtr e = parsePostfix(depth);
     while (!failed && isKeyword("as")) {
@@ -461,7 +486,7 @@ private:
       advance();
       c->operands.push_back(std::move(e));
       c->type = parseType();
-      e = std::move(c);
+      e = sealed(std::move(c));
     }
     return e;
   }
@@ -493,7 +518,7 @@ private:
   }
 
   ExprPtr parsePostfix(int depth) {
-    ExprPtr e = parsePrimary(depth);
+    ExprPtr e = sealed(parsePrimary(depth));
     while (!failed) {
       if (is("[")) {
         auto idx = std::make_unique<Expr>(Expr::Kind::Index, tok.loc);
@@ -501,7 +526,7 @@ private:
         idx->operands.push_back(std::move(e));
         parseArgs(*idx, "]", depth);
         expect("]", "to close the index");
-        e = std::move(idx);
+        e = sealed(std::move(idx));
       } else if (is(".")) {
         advance();
         auto m = std::make_unique<Expr>(Expr::Kind::Method, tok.loc);
@@ -510,7 +535,7 @@ private:
         expect("(", "after the method name");
         parseArgs(*m, ")", depth);
         expect(")", "to close the arguments");
-        e = std::move(m);
+        e = sealed(std::move(m));
       } else {
         break;
       }

@@ -1,6 +1,7 @@
 //===- KernelCache.cpp - content-hashed cache of compiled kernels ----------===//
 
 #include "tile/Support/KernelCache.h"
+#include "tile/Support/ToolFiles.h"
 
 #include "mlir/Bytecode/BytecodeWriter.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -98,10 +99,18 @@ std::string KernelCache::entryPath(llvm::StringRef key) const {
 std::optional<std::string> KernelCache::lookup(llvm::StringRef key,
                                                std::string *warning) const {
   std::string path = entryPath(key);
-  auto buffer = llvm::MemoryBuffer::getFile(path, /*IsText=*/false,
-                                            /*RequiresNullTerminator=*/false);
-  if (!buffer)
+  if (!llvm::sys::fs::exists(path) && !llvm::sys::fs::is_symlink_file(path))
     return std::nullopt;
+  // An entry that is not a regular file (a FIFO, a device, a directory) is
+  // refused without reading it, like any corrupt entry below.
+  auto buffer = openToolInput(path);
+  if (!buffer) {
+    std::string why = llvm::toString(buffer.takeError());
+    if (warning)
+      *warning = "kernel cache: ignoring entry " + path + " (" + why + "); recompiling";
+    llvm::sys::fs::remove(path);
+    return std::nullopt;
+  }
   llvm::StringRef data = (*buffer)->getBuffer();
   // Header: MAGIC ' ' key ' ' size ' ' sha256 '\n' payload
   auto corrupt = [&](llvm::StringRef why) -> std::optional<std::string> {

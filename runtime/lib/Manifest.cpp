@@ -1,6 +1,7 @@
 //===- Manifest.cpp - parse and validate kernels.json ---------------------===//
 
 #include "tile/runtime/Manifest.h"
+#include "tile/runtime/Files.h"
 #include "tile/runtime/Sha256.h"
 
 #include <nlohmann/json.hpp>
@@ -13,18 +14,6 @@
 
 using namespace tile_runtime;
 using json = nlohmann::json;
-
-Status tile_runtime::readFile(const std::string &path, std::string &bytes) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in)
-    return Status::error("cannot read '" + path + "': " + std::strerror(errno));
-  std::ostringstream os;
-  os << in.rdbuf();
-  if (in.bad())
-    return Status::error("cannot read '" + path + "'");
-  bytes = std::move(os).str();
-  return Status::ok();
-}
 
 namespace {
 /// Field access with messages that name the manifest and the field.

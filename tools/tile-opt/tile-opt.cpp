@@ -18,6 +18,10 @@
 #include "mlir/InitAllPasses.h"
 #include "mlir/Target/LLVMIR/Dialect/All.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
+#include "tile/Support/ToolFiles.h"
+
+#include "llvm/Support/WithColor.h"
+#include "llvm/Support/raw_ostream.h"
 
 int main(int argc, char **argv) {
   mlir::registerAllPasses();
@@ -31,6 +35,32 @@ int main(int argc, char **argv) {
   mlir::registerAllExtensions(registry);
   mlir::registerAllGPUToLLVMIRTranslations(registry);
 
-  return mlir::asMainReturnCode(mlir::MlirOptMain(
-      argc, argv, "tile optimizer driver\n", registry));
+  auto [input, output] = mlir::registerAndParseCLIOptions(
+      argc, argv, "tile optimizer driver\n", registry);
+  mlir::MlirOptMainConfig config = mlir::MlirOptMainConfig::createFromCLOptions();
+  // Listing modes read no input: upstream's driver prints them.
+  if (config.shouldShowDialects() || config.shouldListPasses())
+    return mlir::asMainReturnCode(mlir::MlirOptMain(argc, argv, input, output, registry));
+  // The input through tile's checks (a regular file of bounded size, or
+  // stdin), the output written whole once the run succeeded: a FIFO or a
+  // device neither blocks nor streams forever, a full disk is an error
+  // naming the file, and no partial output is left.
+  auto fail = [](const std::string &message) {
+    llvm::WithColor::error(llvm::errs(), "tile-opt") << message << "\n";
+    return 1;
+  };
+  auto buffer = tile::openToolInput(input);
+  if (!buffer)
+    return fail(llvm::toString(buffer.takeError()));
+  if (llvm::Error e = tile::checkMlirNesting(**buffer))
+    return fail(llvm::toString(std::move(e)));
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  if (mlir::failed(mlir::MlirOptMain(os, std::move(*buffer), registry, config)))
+    return 1;
+  tile::ToolOutputs outputs;
+  outputs.add(output, std::move(text));
+  if (llvm::Error e = outputs.commit())
+    return fail(llvm::toString(std::move(e)));
+  return 0;
 }

@@ -32,6 +32,7 @@
 #include "llvm/Support/Program.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/ToolOutputFile.h"
+#include "tile/Support/ToolFiles.h"
 #include "llvm/Support/WithColor.h"
 
 #include <unistd.h>
@@ -119,16 +120,17 @@ int main(int argc, char **argv) {
   if (llvm::Error e = validateCompileOptions(options))
     return fail(llvm::toString(std::move(e)));
 
-  std::string errorMessage;
-  auto input = openInputFile(inputFile, &errorMessage);
+  auto input = tile::openToolInput(inputFile);
   if (!input)
-    return fail(errorMessage);
+    return fail(llvm::toString(input.takeError()));
+  if (llvm::Error e = tile::checkMlirNesting(**input))
+    return fail(llvm::toString(std::move(e)));
 
   DialectRegistry registry;
   registerCompilerDialects(registry);
   MLIRContext context(registry);
   llvm::SourceMgr sourceMgr;
-  sourceMgr.AddNewSourceBuffer(std::move(input), llvm::SMLoc());
+  sourceMgr.AddNewSourceBuffer(std::move(*input), llvm::SMLoc());
   SourceMgrDiagnosticHandler diagnostics(sourceMgr, &context);
   OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sourceMgr, &context);
   if (!module)
@@ -145,10 +147,11 @@ int main(int argc, char **argv) {
     llvm::errs() << "kernel cache " << (result->cacheHit ? "hit" : "miss")
                  << ": " << result->cacheKey << "\n";
 
-  auto output = openOutputFile(outputFile, &errorMessage);
-  if (!output)
-    return fail(errorMessage);
-  output->os() << result->bytes;
-  output->keep();
+  // Written whole at the end: a failed write names the file and leaves
+  // nothing behind.
+  tile::ToolOutputs outputs;
+  outputs.add(outputFile, std::move(result->bytes));
+  if (llvm::Error e = outputs.commit())
+    return fail(llvm::toString(std::move(e)));
   return 0;
 }

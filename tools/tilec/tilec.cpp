@@ -34,8 +34,10 @@
 #include "llvm/Support/SHA256.h"
 #include "llvm/Support/ThreadPool.h"
 #include "llvm/Support/ToolOutputFile.h"
+#include "tile/Support/ToolFiles.h"
 #include "llvm/Support/WithColor.h"
 
+#include <algorithm>
 #include <chrono>
 #include <mutex>
 #include <set>
@@ -138,16 +140,13 @@ public:
       real = path;
     if (!seen.insert(std::string(real)).second)
       return true;
-    auto buffer = llvm::MemoryBuffer::getFile(path, /*IsText=*/true);
+    auto buffer = tile::openToolInput(path);
     if (!buffer) {
+      std::string why = llvm::toString(buffer.takeError());
       if (importedAt.isValid())
-        sm.PrintMessage(importedAt, llvm::SourceMgr::DK_Error,
-                        "cannot read '" + path + "': " +
-                            buffer.getError().message());
+        sm.PrintMessage(importedAt, llvm::SourceMgr::DK_Error, why);
       else
-        llvm::WithColor::error(llvm::errs(), "tilec")
-            << "cannot read '" << path << "': " << buffer.getError().message()
-            << "\n";
+        llvm::WithColor::error(llvm::errs(), "tilec") << why << "\n";
       return false;
     }
     unsigned id = sm.AddNewSourceBuffer(std::move(*buffer), importedAt);
@@ -295,6 +294,24 @@ int main(int argc, char **argv) {
 
   // -- Front end --------------------------------------------------------------
   llvm::SourceMgr sourceMgr;
+  // The front end's diagnostics quote their source line with a caret; a
+  // line of a megabyte would bury the message, so the quote is cut to the
+  // columns around the caret.
+  sourceMgr.setDiagHandler(
+      [](const llvm::SMDiagnostic &d, void *) {
+        constexpr int kContext = 80;
+        std::string line = d.getLineContents().str();
+        int column = d.getColumnNo();
+        if (line.size() > 2 * kContext) {
+          int from = std::max(0, column - kContext);
+          line = (from > 0 ? "..." : "") + line.substr(from, 2 * kContext) + "...";
+          column = column - from + (from > 0 ? 3 : 0);
+        }
+        llvm::SMDiagnostic cut(*d.getSourceMgr(), d.getLoc(), d.getFilename(), d.getLineNo(),
+                               column, d.getKind(), d.getMessage(), line, {});
+        cut.print(nullptr, llvm::errs());
+      },
+      nullptr);
   lang::Module ast;
   SourceLoader loader(sourceMgr, ast);
   if (!loader.load(inputFile, llvm::SMLoc()))
@@ -334,16 +351,19 @@ int main(int argc, char **argv) {
   }
   timer.mark("verify ownership");
 
-  std::string errorMessage;
-  auto out = openOutputFile(output, &errorMessage);
-  if (!out)
-    return fail(errorMessage);
+  // Every output (the artifact, the host object, the manifest) is written
+  // at the end, all or none.
+  tile::ToolOutputs outputs;
   if (toMlir) {
     // With locations: they name the .tile line of every op.
-    module->print(out->os(), OpPrintingFlags().enableDebugInfo(
-                                 /*enable=*/true, /*prettyForm=*/false)
-                                 .useLocalScope());
-    out->keep();
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    module->print(os, OpPrintingFlags().enableDebugInfo(
+                          /*enable=*/true, /*prettyForm=*/false)
+                          .useLocalScope());
+    outputs.add(output, std::move(text));
+    if (llvm::Error e = outputs.commit())
+      return fail(llvm::toString(std::move(e)));
     if (timing)
       timer.print(llvm::errs());
     return 0;
@@ -527,8 +547,7 @@ int main(int argc, char **argv) {
     hitSummary = r->cacheHit ? "from the cache" : "compiled";
     timer.mark("compile module (" + hitSummary + ")");
   }
-  out->os() << artifact;
-  out->keep();
+  outputs.add(output, artifact);
 
   // Every artifact the manifest describes: the primary one, and with
   // --with-host the CPU device's shared object beside it.
@@ -556,12 +575,8 @@ int main(int argc, char **argv) {
       return fail("host shared object: " + llvm::toString(r.takeError()));
     llvm::SmallString<256> soPath(output);
     llvm::sys::path::replace_extension(soPath, "so");
-    auto so = openOutputFile(soPath, &errorMessage);
-    if (!so)
-      return fail(errorMessage);
-    so->os() << r->bytes;
-    so->keep();
     describeArtifact("host-so", soPath, "host", r->bytes);
+    outputs.add(std::string(soPath), std::move(r->bytes));
     timer.mark(std::string("host shared object (") +
                (r->cacheHit ? "from the cache" : "compiled") + ")");
   }
@@ -602,13 +617,13 @@ int main(int argc, char **argv) {
   if (output != "-") {
     llvm::SmallString<256> manifestPath(output);
     llvm::sys::path::replace_extension(manifestPath, "json");
-    auto mf = openOutputFile(manifestPath, &errorMessage);
-    if (!mf)
-      return fail(errorMessage);
-    mf->os() << llvm::formatv("{0:2}", llvm::json::Value(std::move(manifest)))
-             << "\n";
-    mf->keep();
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    os << llvm::formatv("{0:2}", llvm::json::Value(std::move(manifest))) << "\n";
+    outputs.add(std::string(manifestPath), std::move(text));
   }
+  if (llvm::Error e = outputs.commit())
+    return fail(llvm::toString(std::move(e)));
   timer.mark("write outputs");
   if (timing) {
     llvm::errs() << "tilec: " << kernels.size() << " kernels -> " << output

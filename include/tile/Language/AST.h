@@ -58,6 +58,9 @@ struct Expr {
   std::optional<TypeExpr> type; ///< for Cast
   /// The source text of a string argument (assume messages).
   std::string text;
+  /// The height of the tree under this node (1: a leaf), set by the parser,
+  /// which bounds it: every later walk of an expression recurses that deep.
+  int height = 1;
 
   Expr(Kind kind, llvm::SMLoc loc) : kind(kind), loc(loc) {}
 };

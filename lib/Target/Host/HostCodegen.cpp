@@ -2,6 +2,8 @@
 
 #include "tile/Target/Host/HostCodegen.h"
 
+#include "llvm/MC/MCSubtargetInfo.h"
+
 #include "mlir/ExecutionEngine/OptUtils.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Target/LLVMIR/Dialect/All.h"
@@ -115,6 +117,13 @@ llvm::Expected<std::string> tile::emitHostObject(llvm::Module &module,
     return makeError("no LLVM target for " + triple.str() + ": " + error);
   std::string cpuName =
       cpu == "native" ? llvm::sys::getHostCPUName().str() : cpu.str();
+  // LLVM only warns about a CPU it does not know and then compiles for a
+  // generic one: a misspelt --host-cpu is an error instead.
+  std::unique_ptr<llvm::MCSubtargetInfo> subtarget(
+      target->createMCSubtargetInfo(triple, cpuName, ""));
+  if (!subtarget || !subtarget->isCPUStringValid(cpuName))
+    return makeError("--host-cpu=" + cpu.str() + ": '" + cpuName +
+                     "' is not a CPU LLVM knows for " + triple.str());
   llvm::TargetOptions options;
   std::unique_ptr<llvm::TargetMachine> machine(target->createTargetMachine(
       triple, cpuName, /*Features=*/"", options, llvm::Reloc::PIC_,

@@ -2,6 +2,8 @@
 
 #include "qwen3/Config.h"
 
+#include "JsonText.h"
+
 #include <nlohmann/json.hpp>
 
 #include <fstream>
@@ -9,23 +11,6 @@
 #include <sys/stat.h>
 
 namespace qwen3 {
-
-Status readFile(const std::string &path, std::string &out) {
-  struct stat st;
-  if (::stat(path.c_str(), &st) != 0)
-    return Status::error(path + ": no such file");
-  if (!S_ISREG(st.st_mode))
-    return Status::error(path + ": not a regular file");
-  std::ifstream in(path, std::ios::binary);
-  if (!in)
-    return Status::error(path + ": cannot open");
-  std::stringstream ss;
-  ss << in.rdbuf();
-  if (in.bad())
-    return Status::error(path + ": read error");
-  out = ss.str();
-  return Status::ok();
-}
 
 namespace {
 
@@ -63,12 +48,12 @@ Status parseQuantization(const nlohmann::json &q, const std::string &name,
     return Status::error(at + " must be an object");
   if (!q.contains("quant_method") || q["quant_method"] != "fp8")
     return Status::error(at + ".quant_method " +
-                         (q.contains("quant_method") ? q["quant_method"].dump() : "(missing)") +
+                         (q.contains("quant_method") ? describeJson(q["quant_method"]) : "(missing)") +
                          " is not supported (\"fp8\")");
   if (q.contains("fmt") && q["fmt"] != "e4m3")
-    return Status::error(at + ".fmt " + q["fmt"].dump() + " is not supported (\"e4m3\")");
+    return Status::error(at + ".fmt " + describeJson(q["fmt"]) + " is not supported (\"e4m3\")");
   if (q.contains("activation_scheme") && q["activation_scheme"] != "dynamic")
-    return Status::error(at + ".activation_scheme " + q["activation_scheme"].dump() +
+    return Status::error(at + ".activation_scheme " + describeJson(q["activation_scheme"]) +
                          " is not supported (\"dynamic\")");
   if (!q.contains("weight_block_size"))
     return Status::error(at + ".weight_block_size is missing (per-tensor FP8 scales are "
@@ -138,7 +123,7 @@ Status ModelConfig::parse(const std::string &json, const std::string &name,
     const auto &rp = j["rope_parameters"];
     if (rp.contains("rope_type") && rp["rope_type"] != "default")
       return Status::error(name + ": rope_parameters.rope_type " +
-                           rp["rope_type"].dump() + " is not supported");
+                           describeJson(rp["rope_type"]) + " is not supported");
     if (!(st = realField(rp, name + ": rope_parameters", "rope_theta", 0, 1e12,
                          c.ropeTheta)))
       return st;

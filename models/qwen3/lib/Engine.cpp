@@ -59,7 +59,10 @@ int64_t Engine::maxSeqLen() const { return impl->maxSeq; }
 std::string Engine::deviceName() const { return impl->device->name(); }
 double Engine::weightsLoadMs() const { return impl->weightsMs; }
 
-Status Engine::Impl::loadWeights(const Checkpoint &ck, const std::string &dir) {
+// Every tensor is found and its shape and dtype checked against the config
+// before the device opens, so a broken checkpoint is reported as such on a
+// machine whose device would also fail.
+Status Engine::Impl::checkWeights(const Checkpoint &ck, const std::string &dir) const {
   const int64_t H = cfg.hidden, I = cfg.intermediate, HD = cfg.headDim;
   const int64_t qRows = cfg.heads * HD, kvRows = cfg.kvHeads * HD;
   // Every tensor is found and shape-checked before anything is allocated.
@@ -138,6 +141,11 @@ Status Engine::Impl::loadWeights(const Checkpoint &ck, const std::string &dir) {
                            std::string(toString(dt)));
   }
 
+  return Status::ok();
+}
+
+Status Engine::Impl::loadWeights(const Checkpoint &ck) {
+  const bool haveLmHead = ck.find("lm_head.weight") != nullptr;
   // Uploads the concatenation of tensors (rows stacked) into one buffer.
   std::vector<uint8_t> staging;
   auto upload = [&](std::initializer_list<std::string> names, Buffer &buf) -> Status {
@@ -259,6 +267,8 @@ Status Engine::create(const std::string &modelDir, const EngineOptions &opts,
   Checkpoint ck;
   if (Status st = Checkpoint::open(modelDir, ck); !st)
     return st;
+  if (Status st = m.checkWeights(ck, modelDir); !st)
+    return st;
 
   if (Status st = Device::open(opts.device, m.device); !st)
     return st;
@@ -293,7 +303,7 @@ Status Engine::create(const std::string &modelDir, const EngineOptions &opts,
 
   m.nqkv = (c.heads + 2 * c.kvHeads) * c.headDim;
   auto tWeights = std::chrono::steady_clock::now();
-  if (Status s = m.loadWeights(ck, modelDir); !s)
+  if (Status s = m.loadWeights(ck); !s)
     return s;
   m.weightsMs = std::chrono::duration<double, std::milli>(
                     std::chrono::steady_clock::now() - tWeights).count();

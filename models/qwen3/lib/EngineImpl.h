@@ -191,7 +191,10 @@ struct Engine::Impl : EngineDevice, EngineKernels {
     return Status::ok();
   }
 
-  Status loadWeights(const Checkpoint &ck, const std::string &dir);
+  /// Finds and checks every tensor (names, shapes, dtypes, FP8 scales).
+  Status checkWeights(const Checkpoint &ck, const std::string &dir) const;
+  /// Uploads the checked tensors (FP8 ones dequantized) and folds the norms.
+  Status loadWeights(const Checkpoint &ck);
   Status foldNormWeights();
   Status freezeWeights();
   Status allocActs(Acts &a, int64_t tokens);

@@ -2,6 +2,8 @@
 
 #include "qwen3/Safetensors.h"
 
+#include "tile/runtime/Files.h"
+
 #include "qwen3/Config.h"
 
 #include <nlohmann/json.hpp>
@@ -32,16 +34,12 @@ MappedFile::~MappedFile() {
 }
 
 Status MappedFile::open(const std::string &path, std::unique_ptr<MappedFile> &out) {
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0)
-    return Status::error(path + ": cannot open (" + std::strerror(errno) + ")");
-  struct stat st;
-  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-    ::close(fd);
-    return Status::error(path + ": not a regular file");
-  }
+  int fd = -1;
+  uint64_t size = 0;
+  if (Status st = tile_runtime::openRegularFile(path, fd, size, UINT64_MAX); !st)
+    return st;
   auto f = std::unique_ptr<MappedFile>(new MappedFile());
-  f->size_ = static_cast<uint64_t>(st.st_size);
+  f->size_ = size;
   if (f->size_) {
     void *p = ::mmap(nullptr, f->size_, PROT_READ, MAP_PRIVATE, fd, 0);
     if (p == MAP_FAILED) {

@@ -2,6 +2,10 @@
 
 #include "qwen3/Tokenizer.h"
 
+#include "JsonText.h"
+
+#include "tile/runtime/Files.h"
+
 #include "JsonScanner.h"
 #include "qwen3/Unicode.h"
 
@@ -186,17 +190,9 @@ Tokenizer::Tokenizer(Tokenizer &&) noexcept = default;
 Tokenizer &Tokenizer::operator=(Tokenizer &&) noexcept = default;
 
 Status Tokenizer::load(const std::string &path, Tokenizer &tokenizer) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in)
-    return Status::error(path + ": cannot open the tokenizer file");
-  in.seekg(0, std::ios::end);
-  std::streamoff size = in.tellg();
-  in.seekg(0, std::ios::beg);
-  if (size < 0)
-    return Status::error(path + ": cannot read the tokenizer file");
-  std::string text(static_cast<size_t>(size), '\0');
-  if (!in.read(text.data(), size))
-    return Status::error(path + ": read error");
+  std::string text;
+  if (Status st = tile_runtime::readFile(path, text); !st)
+    return st;
   return parse(text, path, tokenizer);
 }
 
@@ -237,7 +233,7 @@ Status checkPipeline(const nlohmann::json &normalizer,
   } else if (normalizer.is_object() && stringField(normalizer, "type") == "NFC") {
     nfc = true;
   } else {
-    return err("unsupported normalizer " + normalizer.dump() +
+    return err("unsupported normalizer " + describeJson(normalizer) +
                " (this tokenizer reads NFC or none)");
   }
   // Qwen2/Qwen3: Sequence[Split(Regex, Isolated), ByteLevel(use_regex=false)].

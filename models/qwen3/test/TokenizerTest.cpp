@@ -176,7 +176,7 @@ TEST(Tokenizer, RejectsMalformedFiles) {
   Tokenizer t;
   Status st = Tokenizer::load("/nonexistent/tokenizer.json", t);
   EXPECT_EQ(st.message(),
-            "/nonexistent/tokenizer.json: cannot open the tokenizer file");
+            "cannot read '/nonexistent/tokenizer.json': No such file or directory");
 }
 
 TEST(Tokenizer, RejectsInvalidUtf8Text) {

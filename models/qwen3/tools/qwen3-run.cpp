@@ -16,6 +16,7 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -265,6 +266,16 @@ int main(int argc, char **argv) {
     fail(st.message());
   double tokLoadMs = std::chrono::duration<double, std::milli>(
                          std::chrono::steady_clock::now() - t0).count();
+  // Every id the tokenizer makes must have an embedding row (the embedding
+  // kernel reads zeros for an id past the table).
+  {
+    ModelConfig pre;
+    if (Status st = ModelConfig::load(o.model, pre); !st)
+      fail(st.message());
+    if (tok.vocabSize() > pre.vocabSize)
+      fail(o.model + "/tokenizer.json: ids go up to " + std::to_string(tok.vocabSize() - 1) +
+           ", past config.json's vocab_size " + std::to_string(pre.vocabSize));
+  }
   std::string text;
   if (!o.promptFile.empty()) {
     if (Status st = readFile(o.promptFile, text); !st)
@@ -365,8 +376,15 @@ int main(int argc, char **argv) {
     if (Status st = engine->setSampling(sp); !st)
       fail(st.message());
   }
+  // A prompt that fills the KV cache leaves nothing to generate: an error,
+  // not a run that prints nothing.
+  if (o.maxNew > 0 && static_cast<int64_t>(ids.size()) >= engine->maxSeqLen())
+    fail("the prompt has " + std::to_string(ids.size()) + " tokens and the KV cache holds " +
+         std::to_string(engine->maxSeqLen()) + " positions (--max-seq-len; the model's " +
+         "max_position_embeddings is " + std::to_string(cfg.maxPositions) +
+         "), leaving none to generate");
   if (static_cast<int64_t>(ids.size()) + o.maxNew > engine->maxSeqLen())
-    o.maxNew = std::max<int64_t>(0, engine->maxSeqLen() - ids.size());
+    o.maxNew = engine->maxSeqLen() - static_cast<int64_t>(ids.size());
 
   std::FILE *dump = nullptr;
   if (!o.dumpLogits.empty() && !(dump = std::fopen(o.dumpLogits.c_str(), "wb")))
@@ -374,12 +392,24 @@ int main(int argc, char **argv) {
   std::vector<float> logits;
   // The engine picks each token on the device; logits are read back only
   // for --dump-logits.
+  // A failed write (a full disk, /dev/full) is an error that names the
+  // file, and a regular file left half written is removed.
+  auto dumpFailed = [&] {
+    const std::string why = errno ? std::strerror(errno) : "write error";
+    std::fclose(dump);
+    struct stat sb;
+    if (::stat(o.dumpLogits.c_str(), &sb) == 0 && S_ISREG(sb.st_mode))
+      std::remove(o.dumpLogits.c_str());
+    fail("--dump-logits: cannot write " + o.dumpLogits + ": " + why);
+  };
   auto dumpLogits = [&] {
     if (!dump)
       return;
     if (Status st = engine->lastLogits(logits); !st)
       fail(st.message());
-    std::fwrite(logits.data(), 4, logits.size(), dump);
+    errno = 0;
+    if (std::fwrite(logits.data(), 4, logits.size(), dump) != logits.size())
+      dumpFailed();
   };
   auto isEos = [&](int32_t t) {
     return !o.ignoreEos && std::find(cfg.eosTokenIds.begin(),
@@ -458,8 +488,15 @@ int main(int argc, char **argv) {
   const double decodeMs = runs.empty() ? 0 : runs[0].decodeMs;
   std::string tail = stream.finish();
   generated += tail;
-  if (dump)
-    std::fclose(dump);
+  if (dump) {
+    errno = 0;
+    if (std::fflush(dump) != 0 || std::ferror(dump))
+      dumpFailed();
+    if (std::fclose(dump) != 0) {
+      dump = nullptr;
+      fail("--dump-logits: cannot write " + o.dumpLogits + ": " + std::strerror(errno));
+    }
+  }
   int64_t decoded = out.size() > 1 ? static_cast<int64_t>(out.size()) - 1 : 0;
   double tokS = decodeMs > 0 ? decoded * 1000.0 / decodeMs : 0;
 
@@ -512,11 +549,16 @@ int main(int argc, char **argv) {
       j["copy_bytes_per_s"] = copyBps;
     }
     std::cout << j.dump() << "\n";
+    if (!std::cout.flush())
+      fail("cannot write the output to stdout");
     return 0;
   }
   std::fwrite(tail.data(), 1, tail.size(), stdout);
   std::printf("\n");
-  std::fflush(stdout);
+  errno = 0;
+  if (std::fflush(stdout) != 0 || std::ferror(stdout))
+    fail(std::string("cannot write the output to stdout: ") +
+         (errno ? std::strerror(errno) : "write error"));
   std::fprintf(stderr,
                "[qwen3-run] prompt tokens %zu, prefill %.1f ms, generated %zu "
                "tokens, decode %.1f tok/s (%s)\n",

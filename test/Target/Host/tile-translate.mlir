@@ -27,7 +27,7 @@
 // BADTARGET: error: --target=sm_75 is not one of host, sm_80, sm_89, sm_90a, sm_100
 // GPU: error: --emit=host-so is for --target=host; use --emit=llvmir, ptx or cubin for --target=sm_90a
 // CUBINHOST: error: --emit=cubin needs a GPU --target (sm_80, sm_89, sm_90a, sm_100)
-// MISSING: error: cannot open input file '{{.*}}missing.mlir'
+// MISSING: error: cannot read '{{.*}}missing.mlir'
 
 tile.kernel @scale(%x: !tile.view<in, ?xf32>, %y: !tile.view<out, ?xf32>, %s: f32) {
   %pid = tile.program_id x

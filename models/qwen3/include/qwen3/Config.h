@@ -3,6 +3,7 @@
 #ifndef QWEN3_CONFIG_H
 #define QWEN3_CONFIG_H
 
+#include "tile/runtime/Files.h"
 #include "tile/runtime/Status.h"
 
 #include <cstdint>
@@ -52,8 +53,8 @@ struct ModelConfig {
                                 ModelConfig &config);
 };
 
-/// Reads a whole file; the error names it.
-Status readFile(const std::string &path, std::string &out);
+/// Reads a whole regular file; the error names it (tile/runtime/Files.h).
+using tile_runtime::readFile;
 
 } // namespace qwen3
 

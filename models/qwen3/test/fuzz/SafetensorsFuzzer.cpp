@@ -26,7 +26,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
       if (__builtin_mul_overflow(elements, static_cast<uint64_t>(d), &elements))
         std::abort(); // an accepted shape must not overflow
     }
-    uint64_t esize = t.dtype == qwen3::TensorDType::F32 ? 4 : 2;
+    uint64_t esize = t.dtype == qwen3::TensorDType::F32      ? 4
+                     : t.dtype == qwen3::TensorDType::F8E4M3 ? 1
+                                                              : 2;
     if (elements * esize != t.bytes)
       std::abort();
     if (t.bytes > 0 && (t.data < data || t.data + t.bytes > data + size))

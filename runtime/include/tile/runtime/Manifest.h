@@ -11,6 +11,7 @@
 #define TILE_RUNTIME_MANIFEST_H
 
 #include "tile/runtime/LaunchContract.h"
+#include "tile/runtime/Files.h"
 #include "tile/runtime/Status.h"
 
 #include <array>
@@ -77,9 +78,6 @@ struct Manifest {
   Status readArtifact(const ManifestArtifact &artifact,
                       std::string &bytes) const;
 };
-
-/// Reads a whole file; the error names it.
-Status readFile(const std::string &path, std::string &bytes);
 
 } // namespace tile_runtime
 
