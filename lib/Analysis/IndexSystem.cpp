@@ -258,10 +258,19 @@ LinearExpr IndexSystem::ifNoWrap(Value value, const LinearExpr &e, Copy copy) {
   mayWrap.insert({op, width});
   LinearExpr u = freeVar(value, copy, "may wrap in i" + std::to_string(width));
   // Exact mode: the value is e modulo 2^N in the type's range,
-  // u = e - 2^N * k for an integer k.
-  if (exact) {
+  // u = e - 2^N * k for an integer k. Wider types' coefficients send the
+  // solver to big integers: there, split on k in {-1, 0, 1}, the rest of
+  // e's range leaving u unknown.
+  if (exact && width <= 8) {
     LinearExpr k = LinearExpr::var(newVar("wraps", copy));
     add(LinearConstraint::eq(u, e - k * (int64_t(1) << width)));
+  } else if (exact) {
+    int64_t m = int64_t(1) << width;
+    addChoice({{LinearConstraint::eq(u, e)},
+               {LinearConstraint::eq(u, e - m)},
+               {LinearConstraint::eq(u, e + m)},
+               {LinearConstraint::le(hi + (m + 1), e)},
+               {LinearConstraint::le(e, lo - (m + 1))}});
   }
   return u;
 }
@@ -639,7 +648,10 @@ IndexSystem::sample(ArrayRef<LinearConstraint> extra) const {
           bounded.push_back(LinearConstraint::le(
               LinearExpr::constantExpr(-bound), LinearExpr::var(v)));
         }
-    if (solve(bounded, &point))
+    // Small witnesses are a preference: a few cases each (a try that runs
+    // out of them proves nothing), the last try the full budget.
+    if (solve(bounded, &point, bound > 0 ? 200 : 0) &&
+        (bound < 0 || budget > 0))
       return point;
   }
   return std::nullopt;

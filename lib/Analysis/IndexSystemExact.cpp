@@ -303,10 +303,11 @@ std::optional<LinearExpr> IndexSystem::tableEntry(ExtractOp op, Copy copy) {
 //===----------------------------------------------------------------------===//
 
 bool IndexSystem::solve(SmallVectorImpl<LinearConstraint> &extra,
-                        SmallVectorImpl<int64_t> *point) const {
+                        SmallVectorImpl<int64_t> *point,
+                        unsigned cases) const {
+  budget = cases ? cases : kCaseBudget;
   if (choices.empty() || !convexFeasible(extra, nullptr))
     return choices.empty() ? convexFeasible(extra, point) : false;
-  budget = kCaseBudget;
   // Drop the alternatives that contradict what is known; a choice left
   // with one alternative is decided, which may rule out more.
   SmallVector<SmallVector<unsigned>> live(choices.size());

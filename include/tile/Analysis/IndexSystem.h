@@ -178,8 +178,9 @@ private:
   /// Whether the system, `extra` and one alternative of every choice have
   /// an integer point (stored in `point` when given). Past a budget of
   /// emptiness tests it answers yes, which only costs precision.
+  /// `cases` bounds the case splits (0: the default budget).
   bool solve(SmallVectorImpl<LinearConstraint> &extra,
-             SmallVectorImpl<int64_t> *point) const;
+             SmallVectorImpl<int64_t> *point, unsigned cases = 0) const;
   /// The same for the constraints alone, without the choices.
   bool convexFeasible(ArrayRef<LinearConstraint> extra,
                       SmallVectorImpl<int64_t> *point) const;
