@@ -15,7 +15,8 @@
 // wraps modulo 2^N (add, sub, mul, shl, narrowing casts) is its exact result
 // only where that result is proven to fit iN (or the launch contract checks
 // it, for the ops of tile.grid and tile.assume); otherwise it is an unknown
-// bounded by its type and range analysis, and diagnostics name it.
+// bounded by its type and range analysis (in exact mode, tied to the exact
+// result modulo 2^N), and diagnostics name it.
 //
 //===----------------------------------------------------------------------===//
 
