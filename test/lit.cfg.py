@@ -20,6 +20,9 @@ config.excludes = ["CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py",
                    "unittests", "Inputs"]
 
 config.substitutions.append(("%PATH%", config.environment["PATH"]))
+# A longer referee run on demand (test/Referee).
+if "TILE_REFEREE_KERNELS" in os.environ:
+    config.environment["TILE_REFEREE_KERNELS"] = os.environ["TILE_REFEREE_KERNELS"]
 config.substitutions.append(("%tile_src_root", config.tile_src_root))
 llvm_config.use_default_substitutions()
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
@@ -27,7 +30,8 @@ llvm_config.with_environment("PATH", config.tile_tools_dir, append_path=True)
 
 tools = [ToolSubst("tile-opt", unresolved="fatal"),
          ToolSubst("tile-translate", unresolved="fatal"),
-         ToolSubst("tilec", unresolved="fatal")]
+         ToolSubst("tilec", unresolved="fatal"),
+         ToolSubst("tile-referee", unresolved="fatal")]
 llvm_config.add_tool_substitutions(tools, [config.tile_tools_dir])
 
 # PTX/CUBIN tests declare `REQUIRES: ptxas`.

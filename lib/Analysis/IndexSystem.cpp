@@ -57,8 +57,8 @@ static constexpr int64_t kMaxGridExtent[3] = {(int64_t(1) << 31) - 1, 65535,
                                               65535};
 
 IndexSystem::IndexSystem(KernelOp kernel, Uniformity &uniformity,
-                         DataFlowSolver &ranges)
-    : kernel(kernel), uniformity(uniformity), ranges(ranges) {
+                         DataFlowSolver &ranges, bool exact)
+    : kernel(kernel), uniformity(uniformity), ranges(ranges), exact(exact) {
   auto launchTime = [&](Value root) {
     for (Operation *op : launchExpressionOps(root))
       if (launchWrapRule(op) != LaunchWrapRule::None)
@@ -71,6 +71,11 @@ IndexSystem::IndexSystem(KernelOp kernel, Uniformity &uniformity,
         launchTime(extent);
     } else if (auto assume = dyn_cast<AssumeOp>(op)) {
       launchTime(assume.getCondition());
+    } else if (auto distinct = dyn_cast<AssumeDistinctOp>(op)) {
+      launchTime(distinct.getLo());
+      launchTime(distinct.getHi());
+      tables[cast<BlockArgument>(distinct.getTable()).getArgNumber()] =
+          distinct;
     }
   });
   grid.resize(3);
@@ -153,6 +158,7 @@ LinearExpr IndexSystem::numTiles(BlockArgument view, unsigned d,
                      ", " + std::to_string(d) + ")",
                  Copy::Shared, true);
       dimVars[dkey] = v;
+      vars[v].launchValue = true;
       add(LinearConstraint::le(LinearExpr::constantExpr(0),
                                LinearExpr::var(v)));
     }
@@ -250,7 +256,23 @@ LinearExpr IndexSystem::ifNoWrap(Value value, const LinearExpr &e, Copy copy) {
       isEmpty({LinearConstraint::le(hi + 1, e)}))
     return e;
   mayWrap.insert({op, width});
-  return freeVar(value, copy, "may wrap in i" + std::to_string(width));
+  LinearExpr u = freeVar(value, copy, "may wrap in i" + std::to_string(width));
+  // Exact mode: the value is e modulo 2^N in the type's range,
+  // u = e - 2^N * k for an integer k. Wider types' coefficients send the
+  // solver to big integers: there, split on k in {-1, 0, 1}, the rest of
+  // e's range leaving u unknown.
+  if (exact && width <= 8) {
+    LinearExpr k = LinearExpr::var(newVar("wraps", copy));
+    add(LinearConstraint::eq(u, e - k * (int64_t(1) << width)));
+  } else if (exact) {
+    int64_t m = int64_t(1) << width;
+    addChoice({{LinearConstraint::eq(u, e)},
+               {LinearConstraint::eq(u, e - m)},
+               {LinearConstraint::eq(u, e + m)},
+               {LinearConstraint::le(hi + (m + 1), e)},
+               {LinearConstraint::le(e, lo - (m + 1))}});
+  }
+  return u;
 }
 
 void IndexSystem::noteMayWrap(InFlightDiagnostic &diag) const {
@@ -259,7 +281,8 @@ void IndexSystem::noteMayWrap(InFlightDiagnostic &diag) const {
         << "this i" << width << " '" << op->getName()
         << "' may wrap: its exact result is not proven to fit i" << width
         << " [" << signedMin(width) << ", " << signedMax(width)
-        << "], so the proof takes its value as unknown";
+        << "], so the proof takes its value "
+        << (exact ? "modulo 2^" + std::to_string(width) : "as unknown");
 }
 
 std::string IndexSystem::nameOf(Value value) {
@@ -309,6 +332,15 @@ LinearExpr IndexSystem::ceilDiv(const LinearExpr &e, int64_t c, Copy copy) {
   return q;
 }
 
+std::optional<LinearExpr> IndexSystem::lookup(Value value, Copy copy) const {
+  for (Copy c : {copy, Copy::Shared}) {
+    auto it = memo.find({value, static_cast<unsigned>(c)});
+    if (it != memo.end())
+      return it->second;
+  }
+  return std::nullopt;
+}
+
 LinearExpr IndexSystem::get(Value value, Copy copy) {
   if (uniformity.isUniform(value))
     copy = Copy::Shared;
@@ -331,11 +363,15 @@ LinearExpr IndexSystem::compute(Value value, Copy copy) {
       LinearExpr e = LinearExpr::var(
           newVar(describeKernelArg(kernel, arg.getArgNumber()), Copy::Shared,
                  true));
+      vars.back().launchValue = true;
       addRangeBounds(value, e);
       return e;
     }
     auto loop = dyn_cast<scf::ForOp>(parent);
     if (loop && arg == loop.getInductionVar()) {
+      if (exact && !getConstantInt(loop.getStep()))
+        if (std::optional<LinearExpr> iv = steppedIv(loop, copy))
+          return *iv;
       // lb <= iv < ub, iv = lb + step * k for a constant step (the verifier
       // rejects loops whose iv may wrap: checkLoop).
       LinearExpr lb = get(loop.getLowerBound(), copy);
@@ -384,6 +420,9 @@ LinearExpr IndexSystem::compute(Value value, Copy copy) {
     for (unsigned i = 0; i < op->getNumOperands(); ++i)
       add(LinearConstraint::le(LinearExpr::constantExpr(0), operand(i)));
   unsigned width = integerWidth(value.getType());
+  if (exact)
+    if (std::optional<LinearExpr> e = computeExact(value, op, copy))
+      return *e;
 
   if (isa<arith::AddIOp>(op))
     return ifNoWrap(value, operand(0) + operand(1), copy);
@@ -572,16 +611,33 @@ buildPolyhedron(unsigned numVars, ArrayRef<LinearConstraint> a,
 }
 
 bool IndexSystem::isEmpty(ArrayRef<LinearConstraint> extra) const {
+  SmallVector<LinearConstraint> query(extra.begin(), extra.end());
+  return !solve(query, nullptr);
+}
+
+bool IndexSystem::convexFeasible(ArrayRef<LinearConstraint> extra,
+                                 SmallVectorImpl<int64_t> *point) const {
   // isIntegerEmpty is exact (the integer sampling algorithm); isEmpty is only
   // a Fourier-Motzkin test that can miss empty sets.
-  return buildPolyhedron(vars.size(), constraints, extra).isIntegerEmpty();
+  presburger::IntegerPolyhedron poly =
+      buildPolyhedron(vars.size(), constraints, extra);
+  if (!point)
+    return !poly.isIntegerEmpty();
+  std::optional<SmallVector<llvm::DynamicAPInt, 8>> sample =
+      poly.findIntegerSample();
+  if (!sample)
+    return false;
+  point->clear();
+  for (const llvm::DynamicAPInt &v : *sample)
+    point->push_back(static_cast<int64_t>(v));
+  return true;
 }
 
 std::optional<SmallVector<int64_t>>
 IndexSystem::sample(ArrayRef<LinearConstraint> extra) const {
   // Prefer a small witness: bound the variables a diagnostic shows, and
   // widen the bound until a point exists.
-  std::optional<SmallVector<llvm::DynamicAPInt, 8>> point;
+  SmallVector<int64_t> point;
   for (int64_t bound : {1, 2, 4, 8, 32, 256, 1 << 16, -1}) {
     SmallVector<LinearConstraint> bounded(extra.begin(), extra.end());
     if (bound > 0)
@@ -592,17 +648,13 @@ IndexSystem::sample(ArrayRef<LinearConstraint> extra) const {
           bounded.push_back(LinearConstraint::le(
               LinearExpr::constantExpr(-bound), LinearExpr::var(v)));
         }
-    point =
-        buildPolyhedron(vars.size(), constraints, bounded).findIntegerSample();
-    if (point)
-      break;
+    // Small witnesses are a preference: a few cases each (a try that runs
+    // out of them proves nothing), the last try the full budget.
+    if (solve(bounded, &point, bound > 0 ? 200 : 0) &&
+        (bound < 0 || budget > 0))
+      return point;
   }
-  if (!point)
-    return std::nullopt;
-  SmallVector<int64_t> values;
-  for (const llvm::DynamicAPInt &v : *point)
-    values.push_back(static_cast<int64_t>(v));
-  return values;
+  return std::nullopt;
 }
 
 int64_t IndexSystem::evaluate(const LinearExpr &e, ArrayRef<int64_t> values) {

@@ -5,6 +5,8 @@
 #include "tile/Analysis/IntegerSemantics.h"
 #include "tile/Analysis/Uniformity.h"
 
+#include "WitnessCheck.h"
+
 #include "mlir/Analysis/DataFlow/ConstantPropagationAnalysis.h"
 #include "mlir/Analysis/DataFlow/DeadCodeAnalysis.h"
 #include "mlir/Analysis/DataFlow/IntegerRangeAnalysis.h"
@@ -41,13 +43,24 @@ public:
     return s + ")";
   }
 
-  /// "grid = (4, 2), dim(%arg0, 0) = 100, %arg3 = 7"
-  std::string launchValues(ArrayRef<LinearExpr> grid, unsigned rank) const {
+  static std::string program(ProgramIds pid, unsigned rank) {
+    std::string s = "(";
+    for (unsigned d = 0; d < rank; ++d)
+      s += (d ? ", " : "") + std::to_string(pid[d]);
+    return s + ")";
+  }
+
+  /// "grid = (4, 2), dim(%arg0, 0) = 100, %arg3 = 7", with the values the
+  /// model gave its unknowns unless `launchOnly` (a witness other than the
+  /// model's programs).
+  std::string launchValues(ArrayRef<LinearExpr> grid, unsigned rank,
+                           bool launchOnly = false) const {
     std::string s = "grid = " + program(grid, rank);
     for (unsigned v = 0; v < sys.getNumVars(); ++v) {
       const IndexVar &var = sys.getVar(v);
       if (var.showInWitness && !StringRef(var.name).starts_with("grid.") &&
-          !StringRef(var.name).starts_with("pid."))
+          !StringRef(var.name).starts_with("pid.") &&
+          (!launchOnly || var.launchValue))
         s += ", " + var.name + " = " + std::to_string(values[v]);
     }
     return s;
@@ -67,6 +80,23 @@ public:
 
 private:
   void checkPair(Claim a, Claim b);
+  /// Two distinct programs whose claims `a` and `b` overlap at the launch
+  /// of the model point `values`: the point's own programs (`atModel`),
+  /// else any pair of that launch.
+  std::optional<Collision> confirmPair(const IndexSystem &sys,
+                                       ArrayRef<int64_t> values,
+                                       ArrayRef<LinearExpr> grid,
+                                       ArrayRef<LinearExpr> pa,
+                                       ArrayRef<LinearExpr> pb, Claim a,
+                                       Claim b, bool &atModel);
+  /// A program of the launch of `values` whose `op` (a claim, or a sub-tile
+  /// access) has an index outside [0, counts[d]): the model point's own
+  /// program (`atModel`), else any; with the dim and the index.
+  std::optional<std::tuple<ProgramIds, unsigned, int64_t>>
+  confirmOutside(const IndexSystem &sys, ArrayRef<int64_t> values,
+                 ArrayRef<LinearExpr> grid, ArrayRef<LinearExpr> p,
+                 Operation *op, BlockArgument view, ArrayRef<int64_t> tiles,
+                 bool &atModel);
   void checkTickets(JoinOp join);
   void checkJoinRead(LoadOp load, Claim c);
   void checkInIndexSpace(Claim c);
@@ -74,7 +104,8 @@ private:
   void checkSubTile(Operation *op, Value block, ValueRange indices,
                     RankedTensorType tile);
   std::unique_ptr<IndexSystem> newSystem() {
-    auto sys = std::make_unique<IndexSystem>(kernel, uniformity, solver);
+    auto sys = std::make_unique<IndexSystem>(kernel, uniformity, solver,
+                                             /*exact=*/true);
     sys->addAssumptions();
     return sys;
   }
@@ -154,6 +185,73 @@ static std::string formatRegion(ArrayRef<std::pair<int64_t, int64_t>> r) {
   return s;
 }
 
+static ProgramIds idsAt(const IndexSystem &sys, ArrayRef<int64_t> values,
+                        ArrayRef<LinearExpr> p) {
+  return {IndexSystem::evaluate(p[0], values),
+          IndexSystem::evaluate(p[1], values),
+          IndexSystem::evaluate(p[2], values)};
+}
+
+std::optional<Collision> OwnershipVerifier::confirmPair(
+    const IndexSystem &sys, ArrayRef<int64_t> values, ArrayRef<LinearExpr> grid,
+    ArrayRef<LinearExpr> pa, ArrayRef<LinearExpr> pb, Claim a, Claim b,
+    bool &atModel) {
+  WitnessLaunch launch(kernel, sys, values, grid);
+  if (!launch.valid())
+    return std::nullopt;
+  ProgramIds ia = idsAt(sys, values, pa), ib = idsAt(sys, values, pb);
+  if (ia != ib) {
+    ConcreteTrace ta = launch.run(ia, Copy::A);
+    ConcreteTrace tb = launch.run(ib, Copy::B);
+    if (auto region = overlap(ta, a.op, tb, b.op)) {
+      atModel = true;
+      return Collision{ia, ib, *region};
+    }
+  }
+  SmallVector<ProgramIds> all = launch.allPrograms();
+  SmallVector<ConcreteTrace> traces;
+  for (ProgramIds p : all)
+    traces.push_back(launch.run(p, Copy::A));
+  for (unsigned i = 0; i < all.size(); ++i)
+    for (unsigned j = 0; j < all.size(); ++j)
+      if (i != j)
+        if (auto region = overlap(traces[i], a.op, traces[j], b.op))
+          return Collision{all[i], all[j], *region};
+  return std::nullopt;
+}
+
+std::optional<std::tuple<ProgramIds, unsigned, int64_t>>
+OwnershipVerifier::confirmOutside(const IndexSystem &sys,
+                                  ArrayRef<int64_t> values,
+                                  ArrayRef<LinearExpr> grid,
+                                  ArrayRef<LinearExpr> p, Operation *op,
+                                  BlockArgument view, ArrayRef<int64_t> tiles,
+                                  bool &atModel) {
+  WitnessLaunch launch(kernel, sys, values, grid);
+  if (!launch.valid())
+    return std::nullopt;
+  // Claims: the partition's index space, on a non-empty view; sub-tiles:
+  // the block's (`tiles` are then the counts).
+  SmallVector<int64_t> counts(tiles);
+  if (view) {
+    for (auto [d, tile] : llvm::enumerate(tiles)) {
+      counts[d] = llvm::divideCeilSigned(
+          launch.get().dim(kernel, view.getArgNumber(), d), tile);
+      if (counts[d] < 1)
+        return std::nullopt;
+    }
+  }
+  ProgramIds model = idsAt(sys, values, p);
+  if (auto bad = outside(launch.run(model, Copy::A), op, counts)) {
+    atModel = true;
+    return std::make_tuple(model, bad->first, bad->second);
+  }
+  for (ProgramIds q : launch.allPrograms())
+    if (auto bad = outside(launch.run(q, Copy::A), op, counts))
+      return std::make_tuple(q, bad->first, bad->second);
+  return std::nullopt;
+}
+
 void OwnershipVerifier::checkPair(Claim a, Claim b) {
   std::unique_ptr<IndexSystem> sys = newSystem();
   SmallVector<LinearExpr> pa = programIds(*sys, Copy::A);
@@ -185,9 +283,28 @@ void OwnershipVerifier::checkPair(Claim a, Claim b) {
     std::optional<SmallVector<int64_t>> values = sys->sample(c);
     InFlightDiagnostic diag = a.op.emitError();
     sys->noteMayWrap(diag);
-    if (!values) {
+    // Join regions are not run (ConcreteRun): their witness stays the
+    // model's.
+    bool joined = a.inJoin || b.inJoin;
+    bool atModel = false;
+    std::optional<Collision> real;
+    if (values && !joined)
+      real = confirmPair(*sys, *values, grid, pa, pb, a, b, atModel);
+    if (!values || (!joined && !real)) {
       diag << "cannot prove that distinct programs claim disjoint blocks of "
-           << describeKernelArg(kernel, a.view.getArgNumber());
+           << describeKernelArg(kernel, a.view.getArgNumber())
+           << (values ? " (no witness: the model's candidate collision does "
+                        "not happen when the kernel's index arithmetic is "
+                        "run)"
+                      : "");
+    } else if (real) {
+      Witness w(*sys, *values);
+      unsigned gridRank = sys->gridRank();
+      diag << "programs " << Witness::program(real->pa, gridRank) << " and "
+           << Witness::program(real->pb, gridRank) << " both own elements "
+           << formatRegion(real->region) << " of "
+           << describeKernelArg(kernel, a.view.getArgNumber()) << " (with "
+           << w.launchValues(grid, gridRank, !atModel) << ")";
     } else {
       Witness w(*sys, *values);
       unsigned gridRank = sys->gridRank();
@@ -205,6 +322,7 @@ void OwnershipVerifier::checkPair(Claim a, Claim b) {
     return;
   }
   ++stats.disjointPairs;
+  stats.facts.insert(sys->getFacts().begin(), sys->getFacts().end());
 }
 
 void OwnershipVerifier::checkInIndexSpace(Claim c) {
@@ -231,18 +349,33 @@ void OwnershipVerifier::checkInIndexSpace(Claim c) {
       std::optional<SmallVector<int64_t>> values = sys->sample(query);
       InFlightDiagnostic diag = c.op.emitError();
       sys->noteMayWrap(diag);
-      if (!values) {
+      bool atModel = false;
+      std::optional<std::tuple<ProgramIds, unsigned, int64_t>> real;
+      if (values)
+        real = confirmOutside(*sys, *values, grid, p, c.op, c.view,
+                              c.type.getTileShape(), atModel);
+      if (!real) {
         diag << "cannot prove that the claimed tile index along dim " << d
              << " stays inside the index space of "
              << describeKernelArg(kernel, c.view.getArgNumber())
+             << (values ? " (no witness: the model's candidate index is "
+                          "inside when the kernel's index arithmetic is run)"
+                        : "")
              << gridHint(*sys);
       } else {
         Witness w(*sys, *values);
-        diag << "program " << w.program(p, sys->gridRank())
-             << " claims tile index " << w(index) << " along dim " << d
+        auto [q, dim, i] = *real;
+        int64_t tile = c.type.getTileShape()[dim];
+        int64_t extent = llvm::divideCeilSigned(
+            WitnessLaunch(kernel, *sys, *values, grid)
+                .get()
+                .dim(kernel, c.view.getArgNumber(), dim),
+            tile);
+        diag << "program " << Witness::program(q, sys->gridRank())
+             << " claims tile index " << i << " along dim " << dim
              << " of " << describeKernelArg(kernel, c.view.getArgNumber())
-             << ", outside its index space [0, " << w(count) << ") (with "
-             << w.launchValues(grid, sys->gridRank()) << ")"
+             << ", outside its index space [0, " << extent << ") (with "
+             << w.launchValues(grid, sys->gridRank(), !atModel) << ")"
              << gridHint(*sys);
       }
       anyFailure = true;
@@ -250,6 +383,7 @@ void OwnershipVerifier::checkInIndexSpace(Claim c) {
     }
   }
   ++stats.claimsInBounds;
+  stats.facts.insert(sys->getFacts().begin(), sys->getFacts().end());
 }
 
 void OwnershipVerifier::checkSubTile(Operation *op, Value block,
@@ -271,15 +405,29 @@ void OwnershipVerifier::checkSubTile(Operation *op, Value block,
       std::optional<SmallVector<int64_t>> values = sys->sample(outside);
       InFlightDiagnostic diag = op->emitError();
       sys->noteMayWrap(diag);
-      diag << "sub-tile index along dim " << d;
-      if (values) {
+      bool atModel = false;
+      std::optional<std::tuple<ProgramIds, unsigned, int64_t>> real;
+      SmallVector<int64_t> counts;
+      for (unsigned k = 0; k < indices.size(); ++k)
+        counts.push_back(type.getShape()[k] / tile.getDimSize(k));
+      if (values)
+        real = confirmOutside(*sys, *values, grid, p, op, BlockArgument(),
+                              counts, atModel);
+      if (real) {
         Witness w(*sys, *values);
-        diag << " can be " << w(index) << ", outside the owned block's [0, "
-             << count << ") (in program " << w.program(p, sys->gridRank())
-             << ", with " << w.launchValues(grid, sys->gridRank()) << ")";
+        auto [q, dim, i] = *real;
+        diag << "sub-tile index along dim " << dim << " can be " << i
+             << ", outside the owned block's [0, " << counts[dim]
+             << ") (in program " << Witness::program(q, sys->gridRank())
+             << ", with "
+             << w.launchValues(grid, sys->gridRank(), !atModel) << ")";
       } else {
-        diag << " cannot be proven inside the owned block's [0, " << count
-             << ")";
+        diag << "sub-tile index along dim " << d
+             << " cannot be proven inside the owned block's [0, " << count
+             << ")"
+             << (values ? " (no witness: the model's candidate index is "
+                          "inside when the kernel's index arithmetic is run)"
+                        : "");
       }
       diag << "; a sub-tile outside the block belongs to another program";
       anyFailure = true;
@@ -287,6 +435,7 @@ void OwnershipVerifier::checkSubTile(Operation *op, Value block,
     }
   }
   ++stats.subTilesInBounds;
+  stats.facts.insert(sys->getFacts().begin(), sys->getFacts().end());
 }
 
 /// The model takes a loop's iv in [lb, ub) and so does range analysis: an
@@ -337,6 +486,7 @@ void OwnershipVerifier::checkTickets(JoinOp j) {
   LinearConstraint tooFew = LinearConstraint::le(count + 1, groups);
   if (sys->isEmpty(tooFew)) {
     ++stats.joinTickets;
+    stats.facts.insert(sys->getFacts().begin(), sys->getFacts().end());
     return;
   }
   std::optional<SmallVector<int64_t>> values = sys->sample(tooFew);
@@ -399,6 +549,7 @@ void OwnershipVerifier::checkJoinRead(LoadOp load, Claim c) {
     return;
   }
   ++stats.joinReads;
+  stats.facts.insert(sys->getFacts().begin(), sys->getFacts().end());
 }
 
 LogicalResult OwnershipVerifier::run() {

@@ -227,6 +227,29 @@ std::optional<Val> EmitterImpl::builtin(const Expr &e, bool &handled) {
     AssumeOp::create(b, l, cond, b.getStringAttr(msg->text));
     return none();
   }
+  if (name == "assume_distinct") {
+    if (!args.arity(4, 4) || !args.noNamed())
+      return std::nullopt;
+    auto table = expr(args[0]);
+    if (!table)
+      return std::nullopt;
+    if (table->kind != Val::Kind::View && table->kind != Val::Kind::Partition) {
+      error(args[0].loc) << "assume_distinct needs a tensor parameter";
+      return std::nullopt;
+    }
+    Value lo = value(args[1], b.getIndexType());
+    Value hi = value(args[2], b.getIndexType());
+    auto msg = expr(args[3]);
+    if (!lo || !hi || !msg)
+      return std::nullopt;
+    if (msg->kind != Val::Kind::String) {
+      error(args[3].loc) << "assume_distinct needs a \"message\" string";
+      return std::nullopt;
+    }
+    AssumeDistinctOp::create(b, l, table->view, lo, hi,
+                             b.getStringAttr(msg->text));
+    return none();
+  }
   if (name == "num_tiles" || name == "dim") {
     if (!args.arity(2, 2) || !args.noNamed())
       return std::nullopt;

@@ -384,6 +384,10 @@ std::string LaunchContract::toString(const ContractRule &rule) const {
   case ContractRule::Kind::AlignedRows:
     return "aligned_rows(" + paramName(*this, rule.a) + ", " +
            std::to_string(rule.bytes) + ")";
+  case ContractRule::Kind::DistinctInRange:
+    return "distinct_in_range(" + paramName(*this, rule.a) + ", " +
+           toString(rule.expr) + ", " + toString(rule.hi) + ") \"" +
+           rule.message + "\"";
   }
   return "<unknown rule>";
 }
@@ -458,6 +462,62 @@ static bool isNonSelfOverlapping(const LaunchArg &a) {
       return false;
   }
   return true;
+}
+
+/// Entry `i` of the 1-D integer view `a` (sign-extended), from host memory.
+static int64_t tableEntry(const LaunchArg &a, int64_t i) {
+  const char *p = static_cast<const char *>(a.host) +
+                  i * a.strides[0] * sizeInBytes(a.dtype);
+  switch (a.dtype) {
+  case DType::I8:
+    return *reinterpret_cast<const int8_t *>(p);
+  case DType::I16:
+    return *reinterpret_cast<const int16_t *>(p);
+  case DType::I32:
+    return *reinterpret_cast<const int32_t *>(p);
+  default:
+    return *reinterpret_cast<const int64_t *>(p);
+  }
+}
+
+/// distinct_in_range: an empty string when every entry of `a` is in
+/// [lo, hi) and no two are equal, else what is wrong.
+static std::string checkDistinct(const LaunchArg &a, int64_t lo, int64_t hi) {
+  int64_t n = a.rank == 1 ? a.shape[0] : 0;
+  if (n == 0)
+    return "";
+  if (!a.host)
+    return "its entries are not in host-visible memory (a pinned host "
+           "buffer, or any buffer of the CPU device), so they cannot be "
+           "checked at launch";
+  // A bitmap over the range when it is not much wider than the table, else
+  // a sorted copy: O(n) or O(n log n), one allocation.
+  uint64_t width = static_cast<uint64_t>(hi) - static_cast<uint64_t>(lo);
+  bool bitmap = hi > lo && width / 64 <= static_cast<uint64_t>(n);
+  std::vector<uint64_t> seen(bitmap ? width / 64 + 1 : 0);
+  std::vector<int64_t> sorted;
+  for (int64_t i = 0; i < n; ++i) {
+    int64_t v = tableEntry(a, i);
+    if (v < lo || v >= hi)
+      return "entry " + std::to_string(i) + " is " + std::to_string(v) +
+             ", outside [" + std::to_string(lo) + ", " + std::to_string(hi) +
+             ")";
+    if (!bitmap) {
+      sorted.push_back(v);
+      continue;
+    }
+    uint64_t bit = static_cast<uint64_t>(v) - static_cast<uint64_t>(lo);
+    uint64_t mask = uint64_t(1) << (bit % 64);
+    if (seen[bit / 64] & mask)
+      return "entry " + std::to_string(i) + " (" + std::to_string(v) +
+             ") repeats an earlier entry";
+    seen[bit / 64] |= mask;
+  }
+  std::sort(sorted.begin(), sorted.end());
+  auto dup = std::adjacent_find(sorted.begin(), sorted.end());
+  if (dup != sorted.end())
+    return "the value " + std::to_string(*dup) + " appears twice";
+  return "";
 }
 
 std::string argumentLabel(const LaunchContract &c, int i) {
@@ -538,6 +598,21 @@ Status checkLaunch(const LaunchContract &c, const LaunchArg *args,
                       std::to_string(rule.bytes) + " bytes [" +
                       c.toString(rule) + "]: the kernel reads its rows "
                       "with aligned vector loads");
+      break;
+    }
+    case ContractRule::Kind::DistinctInRange: {
+      int64_t lo, hi;
+      Status s = evaluate(rule.expr, args, numArgs, lo);
+      if (s)
+        s = evaluate(rule.hi, args, numArgs, hi);
+      if (!s)
+        return fail(s.message() + " in [" + c.toString(rule) + "]");
+      std::string why = checkDistinct(args[rule.a], lo, hi);
+      if (!why.empty())
+        return fail("launch contract violated: " + rule.message + ": " +
+                    argumentLabel(c, rule.a) + ": " + why + " [" +
+                    c.toString(rule) + "]" +
+                    (rule.location.empty() ? "" : " at " + rule.location));
       break;
     }
     case ContractRule::Kind::Assume: {

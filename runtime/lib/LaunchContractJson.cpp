@@ -73,6 +73,14 @@ std::string LaunchContract::toJson(int indent) const {
     case ContractRule::Kind::AlignedRows:
       rules.push_back({{"kind", "aligned_rows"}, {"a", r.a}, {"bytes", r.bytes}});
       break;
+    case ContractRule::Kind::DistinctInRange:
+      rules.push_back({{"kind", "distinct_in_range"},
+                       {"a", r.a},
+                       {"lo", exprToJson(r.expr)},
+                       {"hi", exprToJson(r.hi)},
+                       {"message", r.message},
+                       {"location", r.location}});
+      break;
     case ContractRule::Kind::Assume:
       rules.push_back({{"kind", "assume"},
                        {"expr", exprToJson(r.expr)},
@@ -341,6 +349,25 @@ Status LaunchContract::fromJson(std::string_view text, LaunchContract &out) {
         return Status::error("launch contract: " + where +
                              ".bytes: must be a power of two, got " +
                              std::to_string(rule.bytes));
+    } else if (kind == "distinct_in_range") {
+      rule.kind = ContractRule::Kind::DistinctInRange;
+      auto lo = rj.find("lo"), hi = rj.find("hi");
+      if (!viewArg("a", rule.a))
+        return r.status;
+      const ContractParam &t = c.params[rule.a];
+      if (t.shape.size() != 1 || t.dtype == DType::I1 ||
+          sizeInBytes(t.dtype) > 8 || t.dtype >= DType::F16)
+        return Status::error("launch contract: " + where +
+                             ".a: needs a 1-D view of i8, i16, i32 or i64");
+      if (lo == rj.end() || hi == rj.end())
+        return Status::error("launch contract: " + where +
+                             ": missing \"lo\" or \"hi\"");
+      if (!r.getExpr(*lo, where + ".lo", numParams, rule.expr) ||
+          !r.getExpr(*hi, where + ".hi", numParams, rule.hi) ||
+          !r.getString(rj, "message", where, rule.message) ||
+          !r.getString(rj, "location", where, rule.location,
+                       /*required=*/false))
+        return r.status;
     } else if (kind == "assume") {
       rule.kind = ContractRule::Kind::Assume;
       auto e = rj.find("expr");

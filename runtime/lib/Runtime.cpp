@@ -397,7 +397,18 @@ Status Stream::freeze(const Buffer &buffer) {
   // dependents overlap only the grid before them, on their own stream).
   if (Status s = impl->synchronize(); !s)
     return s;
-  buffer.shared()->frozen = true;
+  // Small device buffers keep a host copy for launch checks that read
+  // contents (index tables): frozen, they never change again.
+  BufferStorage &b = *buffer.shared();
+  if (!buffer.hostData() && b.bytes <= BufferStorage::kMaxHostMirror) {
+    b.hostMirror.resize(b.bytes);
+    if (Status s = impl->copyToHost(b.hostMirror.data(), b.address, b.bytes);
+        !s)
+      return s;
+    if (Status s = impl->synchronize(); !s)
+      return s;
+  }
+  b.frozen = true;
   return Status::ok();
 }
 

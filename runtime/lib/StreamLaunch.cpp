@@ -158,6 +158,13 @@ static Status checkView(const StreamImpl &stream, const std::string &what,
   if (l.address % 16 != 0)
     return Status::error(what + ": the view's address is not 16-byte aligned "
                                 "(kernels use 16-byte vector accesses)");
+  // The contents the contract may read: host memory, or a frozen
+  // buffer's host copy.
+  l.host = nullptr;
+  if (!b.device->isCuda())
+    l.host = reinterpret_cast<const char *>(l.address);
+  else if (b.frozen && !b.hostMirror.empty())
+    l.host = b.hostMirror.data() + a.offset * esize;
   l.dtype = b.dtype;
   l.rank = a.rank;
   l.shape = a.shape;

@@ -254,6 +254,80 @@ TEST(LaunchContract, AlignedRowsViolated) {
   EXPECT_EQ(back.toJson(), c.toJson());
 }
 
+/// A paged write: table: frozen [?] i32, cache: inout [?, 16] f16; the
+/// table's entries are distinct cache rows.
+LaunchContract pagedContract() {
+  LaunchContract c;
+  c.kernel = "paged";
+  c.params.push_back({ContractParam::Kind::View, "table", DType::I32,
+                      AccessMode::Frozen, {-1}, {1}});
+  c.params.push_back({ContractParam::Kind::View, "cache", DType::F16,
+                      AccessMode::InOut, {-1, 16}, {16, 1}});
+  ContractRule distinct;
+  distinct.kind = ContractRule::Kind::DistinctInRange;
+  distinct.a = 0;
+  distinct.expr = ContractExpr::constant(0);
+  distinct.hi = ContractExpr::dim(1, 0);
+  distinct.message = "distinct cache rows";
+  distinct.location = "paged.tile:4:5";
+  c.rules.push_back(distinct);
+  return c;
+}
+
+std::vector<LaunchArg> pagedArgs(std::vector<int32_t> &table,
+                                 std::vector<uint16_t> &cache, int64_t rows) {
+  std::vector<LaunchArg> args = {
+      LaunchArg::view(table.data(), DType::I32,
+                      {static_cast<int64_t>(table.size())}, {1}),
+      LaunchArg::view(cache.data(), DType::F16, {rows, 16}, {16, 1})};
+  args[0].host = table.data();
+  return args;
+}
+
+TEST(LaunchContract, DistinctInRangeHolds) {
+  LaunchContract c = pagedContract();
+  std::vector<int32_t> table = {3, 0, 7, 5};
+  std::vector<uint16_t> cache(8 * 16);
+  EXPECT_TRUE(check(c, pagedArgs(table, cache, 8)).isOk());
+  // A wide range, checked through a sorted copy.
+  std::vector<uint16_t> big(1000 * 16);
+  EXPECT_TRUE(check(c, pagedArgs(table, big, 1000)).isOk());
+  // An empty table holds whatever the range.
+  std::vector<int32_t> none;
+  EXPECT_TRUE(check(c, pagedArgs(none, cache, 0)).isOk());
+}
+
+TEST(LaunchContract, DistinctInRangeViolated) {
+  LaunchContract c = pagedContract();
+  std::vector<uint16_t> cache(8 * 16), big(1000 * 16);
+  std::vector<int32_t> repeat = {3, 0, 3, 5};
+  expectViolation(check(c, pagedArgs(repeat, cache, 8)),
+                  "launch contract violated: distinct cache rows: argument "
+                  "table (#0): entry 2 (3) repeats an earlier entry "
+                  "[distinct_in_range(table, 0, dim(cache, 0)) \"distinct "
+                  "cache rows\"] at paged.tile:4:5");
+  expectViolation(check(c, pagedArgs(repeat, big, 1000)),
+                  "the value 3 appears twice");
+  std::vector<int32_t> outside = {3, 0, 8};
+  expectViolation(check(c, pagedArgs(outside, cache, 8)),
+                  "entry 2 is 8, outside [0, 8)");
+  std::vector<int32_t> negative = {-1};
+  expectViolation(check(c, pagedArgs(negative, cache, 8)),
+                  "entry 0 is -1, outside [0, 8)");
+  // Device memory the runtime cannot read fails the rule.
+  std::vector<int32_t> table = {1, 2};
+  std::vector<LaunchArg> args = pagedArgs(table, cache, 8);
+  args[0].host = nullptr;
+  expectViolation(check(c, args), "not in host-visible memory");
+  // Round trip through JSON.
+  LaunchContract back;
+  ASSERT_TRUE(LaunchContract::fromJson(c.toJson(), back).isOk());
+  EXPECT_EQ(back.toString(back.rules.back()),
+            "distinct_in_range(table, 0, dim(cache, 0)) \"distinct cache "
+            "rows\"");
+  EXPECT_EQ(back.toJson(), c.toJson());
+}
+
 TEST(LaunchContract, JsonRoundTrip) {
   LaunchContract c = makeContract();
   std::string text = c.toJson();

@@ -15,7 +15,8 @@
 // wraps modulo 2^N (add, sub, mul, shl, narrowing casts) is its exact result
 // only where that result is proven to fit iN (or the launch contract checks
 // it, for the ops of tile.grid and tile.assume); otherwise it is an unknown
-// bounded by its type and range analysis, and diagnostics name it.
+// bounded by its type and range analysis (in exact mode, tied to the exact
+// result modulo 2^N), and diagnostics name it.
 //
 //===----------------------------------------------------------------------===//
 
@@ -27,9 +28,13 @@
 
 #include "mlir/Analysis/DataFlowFramework.h"
 #include "mlir/Interfaces/InferIntRangeInterface.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "llvm/ADT/MapVector.h"
+#include "llvm/ADT/SetVector.h"
 
 #include <optional>
+#include <set>
+#include <vector>
 #include <string>
 
 namespace tile {
@@ -82,13 +87,21 @@ struct IndexVar {
   Copy copy = Copy::Shared;
   /// Shown in witnesses (grid extents, dims, scalar arguments, program ids).
   bool showInWitness = false;
+  /// A dim or scalar argument: a value of the launch.
+  bool launchValue = false;
 };
 
 class IndexSystem {
 public:
   /// `ranges` is a solver on which IntegerRangeAnalysis has run over the
   /// kernel; it bounds values the model cannot express exactly.
-  IndexSystem(KernelOp kernel, Uniformity &uniformity, DataFlowSolver &ranges);
+  /// With `exact`, values get disjunctive encodings too (min/max as one of
+  /// their operands, quotients by run-time divisors, distinct table entries,
+  /// loops stepping by a run-time value), which queries try case by case;
+  /// tile-mark-in-bounds-loads keeps the convex model, since its answers
+  /// shape the generated code.
+  IndexSystem(KernelOp kernel, Uniformity &uniformity, DataFlowSolver &ranges,
+              bool exact = false);
 
   /// The linear form of an index or integer value in program `copy`.
   LinearExpr get(Value value, Copy copy);
@@ -118,6 +131,21 @@ public:
   /// because it may wrap.
   void noteMayWrap(InFlightDiagnostic &diag) const;
 
+  /// The facts beyond the convex model this system introduced ("exact
+  /// min/max", "table 'blocks' distinct in [lo, hi)"...), for reports.
+  const std::set<std::string> &getFacts() const { return facts; }
+
+  /// The form of `value` in `copy` if it was computed (or in the shared
+  /// copy, for a uniform value).
+  std::optional<LinearExpr> lookup(Value value, Copy copy) const;
+  /// The variable of dynamic dim `d` of argument `arg`, if it was used.
+  std::optional<unsigned> lookupDimVar(unsigned arg, unsigned d) const {
+    auto it = dimVars.find({arg, d});
+    if (it == dimVars.end())
+      return std::nullopt;
+    return it->second;
+  }
+
   const IndexVar &getVar(unsigned v) const { return vars[v]; }
   unsigned getNumVars() const { return vars.size(); }
   static int64_t evaluate(const LinearExpr &e, ArrayRef<int64_t> values);
@@ -143,6 +171,52 @@ private:
   bool isAtLeast(Value value, int64_t k, Copy copy);
   bool isKnownFalse(Value value);
   std::optional<int64_t> getConstantInt(Value value);
+
+  // Exact mode (IndexSystemExact.cpp).
+  using Alternatives = SmallVector<SmallVector<LinearConstraint>>;
+  /// One of `alts` holds (each a conjunction).
+  void addChoice(Alternatives alts) { choices.push_back(std::move(alts)); }
+  /// Whether the system, `extra` and one alternative of every choice have
+  /// an integer point (stored in `point` when given). Past a budget of
+  /// emptiness tests it answers yes, which only costs precision.
+  /// `cases` bounds the case splits (0: the default budget).
+  bool solve(SmallVectorImpl<LinearConstraint> &extra,
+             SmallVectorImpl<int64_t> *point, unsigned cases = 0) const;
+  /// The same for the constraints alone, without the choices.
+  bool convexFeasible(ArrayRef<LinearConstraint> extra,
+                      SmallVectorImpl<int64_t> *point) const;
+  bool branch(SmallVectorImpl<LinearConstraint> &extra,
+              ArrayRef<unsigned> open, unsigned i,
+              ArrayRef<SmallVector<unsigned>> live,
+              SmallVectorImpl<int64_t> *point) const;
+  /// The exact encoding of the value `op` defines, where exact mode has one.
+  std::optional<LinearExpr> computeExact(Value value, Operation *op,
+                                         Copy copy);
+  LinearExpr minMax(Value value, Operation *op, Copy copy);
+  std::optional<LinearExpr> divRem(Operation *op, Copy copy);
+  std::optional<LinearExpr> tableEntry(ExtractOp op, Copy copy);
+  /// The iv of a loop whose step is not a constant.
+  std::optional<LinearExpr> steppedIv(scf::ForOp loop, Copy copy);
+  /// d = q * n + r (q >= 0, n >= 1): per-copy facts, and the relation to the
+  /// other copy's quotient of the same `key`.
+  struct Quotient {
+    /// (dividend, divisor) of a division, (loop, null) of a loop.
+    std::pair<const void *, const void *> key;
+    Copy copy;
+    /// d / n exactly (a loop's iv is lb + k * s, lb not in [0, s)).
+    bool division;
+    LinearExpr d, q, r, n;
+  };
+  void addQuotient(Quotient x);
+  /// p = a * b of non-negative a, b.
+  struct Product {
+    LinearExpr p, a, b;
+  };
+  void relate(const Product &p, const Quotient &x);
+  struct TableRead {
+    unsigned table;
+    LinearExpr element, value;
+  };
   std::string nameOf(Value value);
   /// Adds `cond` (or, with holds = false, its negation) where it is a
   /// conjunction of linear comparisons; a non-convex one adds nothing.
@@ -164,6 +238,16 @@ private:
   llvm::DenseSet<Operation *> launchChecked;
   /// Ops modelled as unknown because they may wrap, with their width.
   llvm::MapVector<Operation *, unsigned> mayWrap;
+  bool exact;
+  SmallVector<Alternatives> choices;
+  std::vector<Quotient> quotients;
+  std::vector<Product> products;
+  std::vector<TableRead> tableReads;
+  /// The tile.assume_distinct of each table argument.
+  llvm::DenseMap<unsigned, AssumeDistinctOp> tables;
+  std::set<std::string> facts;
+  /// Emptiness tests left to the current query's case split.
+  mutable unsigned budget = 0;
 };
 
 /// A readable name of kernel argument `index`: its `tile.name` argument

@@ -25,6 +25,9 @@
 
 #include "tile/Dialect/Tile/IR/TileOps.h"
 
+#include <set>
+#include <string>
+
 namespace tile {
 
 /// Where each obligation of a kernel was discharged.
@@ -45,6 +48,9 @@ struct OwnershipStats {
   /// partitions in its region proven clear of other groups' claims.
   unsigned joinTickets = 0;
   unsigned joinReads = 0;
+  /// Facts beyond linear arithmetic the proofs relied on (exact min/max,
+  /// injective divisions, distinct table entries...).
+  std::set<std::string> facts;
 };
 
 /// Runs the proof on `kernel`. Every failure is reported as an error at the

@@ -414,7 +414,7 @@ static bool accessesBeforeGridWait(Operation &op) {
 /// Whether `op` may run before the kernel's griddepcontrol.wait: it changes
 /// no memory, or accesses only memory the grid before cannot be writing.
 static bool runsBeforeGridWait(Operation &op) {
-  return isa<GridOp, AssumeOp>(op) || isMemoryEffectFree(&op) ||
+  return isa<GridOp, AssumeOp, AssumeDistinctOp>(op) || isMemoryEffectFree(&op) ||
          accessesBeforeGridWait(op);
 }
 
@@ -504,7 +504,7 @@ LogicalResult GPUKernelLowering::lowerFlatOp(Operation *op) {
     scf::YieldOp::create(b, loc, values);
     return success();
   }
-  if (isa<ReturnOp, GridOp, AssumeOp>(op))
+  if (isa<ReturnOp, GridOp, AssumeOp, AssumeDistinctOp>(op))
     return success(); // the contract is checked at launch
   if (auto u = dyn_cast<UncheckedOp>(op)) {
     Block &inner = u.getBody().front();

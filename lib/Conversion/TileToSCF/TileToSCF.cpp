@@ -231,7 +231,7 @@ LogicalResult KernelLowering::lower(Operation *op) {
     rewriter.replaceOp(op, gridSizes[static_cast<unsigned>(n.getDim())]);
     return success();
   }
-  if (isa<GridOp, AssumeOp>(op)) {
+  if (isa<GridOp, AssumeOp, AssumeDistinctOp>(op)) {
     rewriter.eraseOp(op); // Checked at launch by the contract.
     return success();
   }

@@ -326,7 +326,7 @@ LogicalResult JoinOp::verify() {
   if (!yield.getValues().empty())
     return emitOpError("region yields no values");
   WalkResult nested = getBody().walk([&](Operation *op) {
-    if (isa<GridOp, AssumeOp>(op))
+    if (isa<GridOp, AssumeOp, AssumeDistinctOp>(op))
       return WalkResult::interrupt();
     return WalkResult::advance();
   });
@@ -416,6 +416,23 @@ LogicalResult AssumeOp::verify() {
   if (getMessage().trim().empty())
     return emitOpError("needs a message saying what is assumed");
   return verifyHostComputable(*this, getCondition(), "the condition");
+}
+
+LogicalResult AssumeDistinctOp::verify() {
+  if (getMessage().trim().empty())
+    return emitOpError("needs a message saying what is assumed");
+  auto type = cast<ViewType>(getTable().getType());
+  if (type.getMode() != OwnershipMode::Frozen)
+    return emitOpError("needs a frozen view: the runtime checks the entries "
+                       "at launch, so no kernel may write them afterwards");
+  if (type.getRank() != 1 || !type.getElementType().isSignlessInteger() ||
+      type.getElementType().getIntOrFloatBitWidth() < 8)
+    return emitOpError("needs a 1-D view of i8, i16, i32 or i64 entries");
+  if (!isa<BlockArgument>(getTable()))
+    return emitOpError("needs a kernel argument");
+  if (failed(verifyHostComputable(*this, getLo(), "the lower bound")))
+    return failure();
+  return verifyHostComputable(*this, getHi(), "the upper bound");
 }
 
 //===----------------------------------------------------------------------===//

@@ -302,6 +302,25 @@ tile::buildLaunchContract(KernelOp kernel) {
         }
         contract.grid.push_back(std::move(*e));
       }
+    } else if (auto distinct = dyn_cast<AssumeDistinctOp>(op)) {
+      rt::ContractRule rule;
+      rule.kind = rt::ContractRule::Kind::DistinctInRange;
+      rule.a = cast<BlockArgument>(distinct.getTable()).getArgNumber();
+      for (auto [bound, expr] : {std::pair{distinct.getLo(), &rule.expr},
+                                 std::pair{distinct.getHi(), &rule.hi}}) {
+        FailureOr<ContractExpr> e;
+        if (succeeded(addWrapRules(bound, distinct, wrapChecked,
+                                   contract.rules)))
+          e = toExpr(bound, distinct);
+        if (failed(e)) {
+          ok = false;
+          return;
+        }
+        *expr = std::move(*e);
+      }
+      rule.message = distinct.getMessage().str();
+      rule.location = locationString(distinct.getLoc());
+      contract.rules.push_back(std::move(rule));
     } else if (auto assume = dyn_cast<AssumeOp>(op)) {
       if (failed(addWrapRules(assume.getCondition(), assume, wrapChecked,
                               contract.rules))) {

@@ -5,6 +5,7 @@
 #include "tile/Dialect/Tile/Transforms/Passes.h"
 
 #include "mlir/IR/Builders.h"
+#include "llvm/ADT/StringExtras.h"
 
 namespace tile {
 #define GEN_PASS_DEF_TILEVERIFYOWNERSHIP
@@ -56,7 +57,10 @@ struct VerifyOwnershipPass
           << (stats.joinTickets ? ", a join with " +
                                       std::to_string(stats.joinReads) +
                                       " group reads proven"
-                                : std::string());
+                                : std::string())
+          << (stats.facts.empty()
+                  ? std::string()
+                  : "; using " + llvm::join(stats.facts, ", "));
   }
 };
 } // namespace

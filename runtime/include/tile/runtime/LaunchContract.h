@@ -131,13 +131,19 @@ struct ContractRule {
     /// multiple of `bytes`: rows the kernel reads with unguarded vector loads
     /// start aligned (emitted by tile-mark-in-bounds-loads).
     AlignedRows,
+    /// The entries of the 1-D integer view `a` are pairwise distinct and in
+    /// [`expr`, `hi`) (a tile.assume_distinct): read from host-visible
+    /// memory at launch, in O(n).
+    DistinctInRange,
   };
   Kind kind = Kind::Assume;
   int a = -1, b = -1;
   ContractExpr expr;
-  std::string message;  ///< Assume: what is assumed
+  std::string message;  ///< Assume, DistinctInRange: what is assumed
   std::string location; ///< source location, file:line:col
   int64_t bytes = 0;    ///< AlignedRows: the alignment
+  ContractExpr hi;      ///< DistinctInRange: the end of the range (`expr`
+                        ///< is its start)
 };
 
 struct LaunchContract {
@@ -166,6 +172,9 @@ struct LaunchArg {
   int32_t rank = 0;
   std::array<int64_t, kMaxViewRank> shape{};
   std::array<int64_t, kMaxViewRank> strides{};
+  /// Views: the view's first element in host-visible memory, or null when
+  /// the buffer has none (device memory); distinct_in_range reads it.
+  const void *host = nullptr;
   // Integer scalars (sign-extended to 64 bits).
   int64_t scalar = 0;
 

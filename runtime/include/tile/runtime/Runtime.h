@@ -52,6 +52,11 @@ struct BufferStorage {
   bool pinnedHost = false;
   /// Stream::freeze was called: never written again.
   bool frozen = false;
+  /// Device buffers of at most kMaxHostMirror bytes: a host copy of the
+  /// contents, taken by Stream::freeze, which launch contracts read
+  /// (distinct_in_range). Empty otherwise.
+  std::vector<char> hostMirror;
+  static constexpr size_t kMaxHostMirror = size_t(1) << 20;
   ~BufferStorage();
 };
 

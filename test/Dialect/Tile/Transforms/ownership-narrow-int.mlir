@@ -30,7 +30,7 @@ tile.kernel @i32_rows_small_grid(%y: !tile.view<out, 128x64xf32>) {
 // -----
 
 // The same rows for a grid sized by the view: 2 * pid may pass 2^31 and
-// wrap, so the rows are unknown and the claims cannot be proven.
+// wrap to a negative row. Still injective (2 * pid < 2^32): no collision.
 tile.kernel @i32_rows_large_grid(%y: !tile.view<out, ?x64xf32>) {
   %c0 = arith.constant 0 : index
   %c2 = arith.constant 2 : index
@@ -42,11 +42,10 @@ tile.kernel @i32_rows_large_grid(%y: !tile.view<out, ?x64xf32>) {
   tile.grid %g
   %pid = tile.program_id x
   %p32 = arith.index_cast %pid : index to i32
-  // expected-note @+1 {{this i32 'arith.muli' may wrap: its exact result is not proven to fit i32 [-2147483648, 2147483647], so the proof takes its value as unknown}}
+  // expected-note @+1 {{this i32 'arith.muli' may wrap: its exact result is not proven to fit i32 [-2147483648, 2147483647], so the proof takes its value modulo 2^32}}
   %even = arith.muli %p32, %two : i32
   %r0 = arith.index_cast %even : i32 to index
-  // expected-error @+2 {{program (0) claims tile index -2 along dim 0 of %arg0, outside its index space [0, 2) (with grid = (1), dim(%arg0, 0) = 2, 'arith.muli' (may wrap in i32)@A = -2)}}
-  // expected-error @+1 {{programs (0) and (1) both own elements [-4, -3) x [0, 64) of %arg0}}
+  // expected-error @+1 {{program (2147483646) claims tile index -4 along dim 0 of %arg0, outside its index space [0, 4294967294) (with grid = (2147483647), dim(%arg0, 0) = 4294967294, 'arith.muli' (may wrap in i32)@A = -4)}}
   %b0 = tile.own %p[%r0, %c0] : !tile.partition<out, ?x64xf32, tile = [1, 64]>
   tile.return
 }
@@ -65,8 +64,8 @@ tile.kernel @i16_cast_wraps(%y: !tile.view<out, ?x64xf32>) {
   %p16 = arith.index_cast %pid : index to i16
   %r = arith.extsi %p16 : i16 to i64
   %i = arith.index_cast %r : i64 to index
-  // expected-error @+2 {{program (0) claims tile index -1 along dim 0}}
-  // expected-error @+1 {{programs (0) and (1) both own elements}}
+  // expected-error @+2 {{program (65535) claims tile index -1 along dim 0 of %arg0, outside its index space [0, 65536) (with grid = (65536), dim(%arg0, 0) = 65536, 'arith.index_cast' (may wrap in i16)@A = -1)}}
+  // expected-error @+1 {{programs (32767) and (98303) both own elements [32767, 32768) x [0, 64) of %arg0}}
   %b = tile.own %p[%i, %c0] : !tile.partition<out, ?x64xf32, tile = [1, 64]>
   tile.return
 }
@@ -120,7 +119,10 @@ tile.kernel @i8_divui_remui(%y: !tile.view<out, 25x4xf32>) {
 
 // 200 programs do not fit i8: the truncation wraps (program 128 becomes
 // -128), and the unsigned division of a value that may be negative is
-// unknown.
+// unknown. Read as unsigned, the i8 is the program id again: no two
+// programs collide and no index leaves its space, so the model's candidates
+// do not reproduce and there is no witness (a rejection the referee counts
+// as imprecise).
 tile.kernel @i8_trunc_wraps(%y: !tile.view<out, 50x4xf32>) {
   %c200 = arith.constant 200 : index
   %four = arith.constant 4 : i8
@@ -134,8 +136,8 @@ tile.kernel @i8_trunc_wraps(%y: !tile.view<out, 50x4xf32>) {
   %r8 = arith.remui %p8, %four : i8
   %qi = arith.index_castui %q8 : i8 to index
   %ri = arith.index_castui %r8 : i8 to index
-  // expected-error @+2 {{claims tile index}}
-  // expected-error @+1 {{programs (0) and (1) both own elements}}
+  // expected-error @+2 {{cannot prove that the claimed tile index along dim 0 stays inside the index space of %arg0 (no witness: the model's candidate index is inside when the kernel's index arithmetic is run)}}
+  // expected-error @+1 {{cannot prove that distinct programs claim disjoint blocks of %arg0 (no witness: the model's candidate collision does not happen when the kernel's index arithmetic is run)}}
   %b = tile.own %p[%qi, %ri] : !tile.partition<out, 50x4xf32, tile = [1, 1]>
   tile.return
 }
@@ -316,7 +318,9 @@ tile.kernel @i8_loop_iv_fits(%y: !tile.view<out, 100x8xf32>) {
 
 // A sub-tile index (s * 4) / 4 % 4 in i32: exact, s % 4 is in [0, 4) for
 // s >= 0; but s * 4 may wrap to a negative value, whose truncating division
-// and remainder are negative: a sub-tile outside the block.
+// and remainder are negative: a sub-tile outside the block (s = 2^29 + 1
+// gives -3). The model's candidate has a small s, which does not wrap, and
+// only programs are searched, not scalars: no witness.
 tile.kernel @i32_subtile_may_wrap(%y: !tile.view<out, 8x256xf32>, %s: i32, %v: f32) {
   %c0 = arith.constant 0 : index
   %c8 = arith.constant 8 : index
@@ -334,7 +338,7 @@ tile.kernel @i32_subtile_may_wrap(%y: !tile.view<out, 8x256xf32>, %s: i32, %v: f
   %r = arith.remsi %q, %four : i32
   %j = arith.index_cast %r : i32 to index
   %t = tile.splat %v : tensor<1x64xf32>
-  // expected-error @+1 {{sub-tile index along dim 1 can be -1, outside the owned block's [0, 4)}}
+  // expected-error @+1 {{sub-tile index along dim 1 cannot be proven inside the owned block's [0, 4) (no witness: the model's candidate index is inside when the kernel's index arithmetic is run)}}
   tile.store %t, %blk[%c0, %j] : tensor<1x64xf32>, !tile.owned<out, 1x256xf32>
   tile.return
 }

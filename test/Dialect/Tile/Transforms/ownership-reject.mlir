@@ -336,7 +336,7 @@ tile.kernel @data_dependent_claim(%ids: !tile.view<in, 16xi32>, %y: !tile.view<o
   %r1 = arith.maxsi %r0, %c0 : index
   %r = arith.minsi %r1, %c15 : index
   %p = tile.partition %y : !tile.partition<out, 16x64xf32, tile = [1, 64]>
-  // expected-error @+1 {{programs (0) and (1) both own elements [0, 1) x [0, 64) of %arg1 (with grid = (16), 'arith.minsi' (min/max)@A = 0, 'arith.maxsi' (min/max)@A = 0, 'tile.extract' (not affine)@A = -1, 'arith.minsi' (min/max)@B = 0}}
+  // expected-error @+1 {{programs (0) and (1) both own elements [0, 1) x [0, 64) of %arg1 (with grid = (16), 'tile.extract' (not affine)@A = 0, 'arith.maxsi' (min/max)@A = 0, 'arith.minsi' (min/max)@A = 0, 'tile.extract' (not affine)@B = 0, 'arith.maxsi' (min/max)@B = 0, 'arith.minsi' (min/max)@B = 0)}}
   %b = tile.own %p[%r, %c0] : !tile.partition<out, 16x64xf32, tile = [1, 64]>
   tile.return
 }
@@ -352,7 +352,7 @@ tile.kernel @clamp_collision(%y: !tile.view<out, ?x64xf32>) {
   %n = tile.num_tiles %p, 0 : !tile.partition<out, ?x64xf32, tile = [1, 64]>
   tile.grid %n
   %i = arith.minsi %pid, %c3 : index
-  // expected-error @+1 {{programs (0) and (1) both own elements}}
+  // expected-error @+1 {{programs (3) and (4) both own elements [3, 4) x [0, 64) of %arg0 (with grid = (5), dim(%arg0, 0) = 5, 'arith.minsi' (min/max)@A = 3, 'arith.minsi' (min/max)@B = 3)}}
   %b = tile.own %p[%i, %c0] : !tile.partition<out, ?x64xf32, tile = [1, 64]>
   tile.return
 }
@@ -367,9 +367,8 @@ tile.kernel @select_collision(%y: !tile.view<out, ?x64xf32>, %flag: i1) {
   %n = tile.num_tiles %p, 0 : !tile.partition<out, ?x64xf32, tile = [1, 64]>
   tile.grid %n
   %i = arith.select %flag, %pid, %c0 : index
-  // The select is not affine: the proof treats it as unknown, and says so.
-  // expected-error @+2 {{program (0) claims tile index 1 along dim 0 of %arg0, outside its index space [0, 1) (with grid = (1), dim(%arg0, 0) = 1, 'arith.select' (not affine)@A = 1)}}
-  // expected-error @+1 {{programs (0) and (1) both own elements}}
+  // The select is one of its operands, both inside the index space.
+  // expected-error @+1 {{programs (0) and (1) both own elements [0, 1) x [0, 64) of %arg0 (with grid = (2), dim(%arg0, 0) = 2, 'arith.select' (select)@A = 0, 'arith.select' (select)@B = 0)}}
   %b = tile.own %p[%i, %c0] : !tile.partition<out, ?x64xf32, tile = [1, 64]>
   tile.return
 }

@@ -287,6 +287,32 @@ def Tile_AssumeOp : Tile_Op<"assume", [HasParent<"KernelOp">]> {
   let hasVerifier = 1;
 }
 
+def Tile_AssumeDistinctOp : Tile_Op<"assume_distinct", [HasParent<"KernelOp">]> {
+  let summary = "the entries of an index table are distinct and in range";
+  let description = [{
+    Declares that the integer entries of the 1-D `frozen` view `table` are
+    pairwise distinct and lie in `[lo, hi)`, where `lo` and `hi` are
+    host-computable like a `tile.assume` condition. It becomes a
+    `distinct_in_range` rule of the launch contract: the runtime reads the
+    table at launch (its buffer must be frozen and host-visible) and checks
+    it in O(n). `tile-verify-ownership` may then take an entry read at an
+    index inside the table as one of distinct values in range, so a program
+    may own the block `table[program_id]` of an output (a paged KV cache).
+
+    ```mlir
+    %nb = tile.dim %cache, 0 : !tile.view<inout, ?x16x128xf16>
+    tile.assume_distinct %blocks, %c0, %nb, "block table entries are distinct"
+        : !tile.view<frozen, ?xi32>
+    ```
+  }];
+  let arguments = (ins Tile_ViewType:$table, Index:$lo, Index:$hi,
+                       StrAttr:$message);
+  let assemblyFormat = [{
+    $table `,` $lo `,` $hi `,` $message attr-dict `:` type($table)
+  }];
+  let hasVerifier = 1;
+}
+
 //===----------------------------------------------------------------------===//
 // Views and partitions
 //===----------------------------------------------------------------------===//
