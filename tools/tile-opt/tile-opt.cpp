@@ -19,6 +19,7 @@
 #include "mlir/Target/LLVMIR/Dialect/All.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
 #include "tile/Support/ToolFiles.h"
+#include "llvm/Support/CommandLine.h"
 
 #include "llvm/Support/WithColor.h"
 #include "llvm/Support/raw_ostream.h"
@@ -35,6 +36,9 @@ int main(int argc, char **argv) {
   mlir::registerAllExtensions(registry);
   mlir::registerAllGPUToLLVMIRTranslations(registry);
 
+  // --version names tile's version beside LLVM's.
+  llvm::cl::AddExtraVersionPrinter(
+      [](llvm::raw_ostream &os) { os << "tile " TILE_VERSION_STRING "\n"; });
   auto [input, output] = mlir::registerAndParseCLIOptions(
       argc, argv, "tile optimizer driver\n", registry);
   mlir::MlirOptMainConfig config = mlir::MlirOptMainConfig::createFromCLOptions();

@@ -91,6 +91,9 @@ static int fail(const llvm::Twine &message) {
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
   cl::HideUnrelatedOptions(toolOptions);
+  // --version names tile's version beside LLVM's.
+  llvm::cl::AddExtraVersionPrinter(
+      [](llvm::raw_ostream &os) { os << "tile " TILE_VERSION_STRING "\n"; });
   cl::ParseCommandLineOptions(argc, argv, "tile kernel translator\n");
 
   KernelCache cache = KernelCache::openDefault();

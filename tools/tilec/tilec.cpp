@@ -260,6 +260,9 @@ llvm::json::Object describeKernel(KernelOp kernel) {
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
   cl::HideUnrelatedOptions(toolOptions);
+  // --version names tile's version beside LLVM's.
+  llvm::cl::AddExtraVersionPrinter(
+      [](llvm::raw_ostream &os) { os << "tile " TILE_VERSION_STRING "\n"; });
   cl::ParseCommandLineOptions(argc, argv, "the .tile kernel compiler\n");
   StageTimer timer;
 

@@ -277,6 +277,25 @@ case("model directory missing", ["/nonexistent/model"], model=False,
 case("kernels directory missing", ["/nonexistent/kernels"],
      args=["--prompt", "Hi", "--kernels", "/nonexistent/kernels"])
 
+# --help shows what users need; --help-all adds the measurement flags;
+# --version names the version.
+def help_text(flag):
+    r = subprocess.run([qwen3_run, flag], capture_output=True, text=True, timeout=30)
+    return r.returncode, r.stdout
+
+
+for flag, has, lacks in [("--help", ["--prompt", "--max-new-tokens", "--help-all"], ["--leave-out"]),
+                         ("--help-all", ["--prompt", "Measurement and tuning", "--leave-out"], []),
+                         ("--version", ["qwen3-run (tile) "], ["--prompt"])]:
+    count += 1
+    rc, out = help_text(flag)
+    problems = [f"exit status {rc}"] if rc != 0 else []
+    problems += [f"lacks {h!r}" for h in has if h not in out]
+    problems += [f"shows {h!r}" for h in lacks if h in out]
+    print(f"{flag}: {'ok' if not problems else 'FAIL ' + '; '.join(problems)}")
+    if problems:
+        failures.append(flag)
+
 print(f"{count - len(failures)}/{count} bad-input cases handled")
 if failures:
     print("failed: " + ", ".join(failures))

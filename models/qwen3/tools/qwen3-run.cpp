@@ -66,6 +66,14 @@ Generates text with a Hugging Face Qwen3 checkpoint on tile kernels.
   --tokenize-only        print the prompt's token ids as a JSON array, exit
   --json                 one JSON object on stdout instead of streamed text
   --dump-logits F        write each step's logits (f32, vocab per step) to F
+  --help                 this text (--help-all: also the measurement and
+                         tuning flags)
+  --version              the version
+)";
+
+// Flags for benchmarks and kernel tuning, shown by --help-all.
+const char *kUsageMeasurement = R"(
+Measurement and tuning:
   --repeat N             generate N times from the same prompt (each a fresh
                          prefill); --json lists every run (benchmarks)
   --warmup N             first generate N tokens once, unreported (benchmarks;
@@ -97,7 +105,6 @@ Generates text with a Hugging Face Qwen3 checkpoint on tile kernels.
                                  for the grouped kernel)
   --attention-grouped-from N     position from which decode runs the grouped
                                  attention kernel (default 2048; 0: always)
-  --help                 this text
 )";
 
 struct Options {
@@ -150,8 +157,13 @@ Options parseArgs(int argc, char **argv) {
         fail(a + ": needs a value");
       return argv[++i];
     };
-    if (a == "--help" || a == "-h") {
+    if (a == "--help" || a == "-h" || a == "--help-all") {
       std::fputs(kUsage, stdout);
+      if (a == "--help-all")
+        std::fputs(kUsageMeasurement, stdout);
+      std::exit(0);
+    } else if (a == "--version") {
+      std::printf("qwen3-run (tile) %s\n", TILE_VERSION_STRING);
       std::exit(0);
     } else if (a == "--model") {
       o.model = value();
