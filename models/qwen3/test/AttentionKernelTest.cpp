@@ -27,6 +27,12 @@ struct Case {
   int64_t group, kvHeads, tokens, past;
 };
 
+// What ctest lists as the parameter.
+void PrintTo(const Case &c, std::ostream *os) {
+  *os << c.dtype << ", group " << c.group << ", " << c.kvHeads << " KV heads, " << c.tokens
+      << " tokens after " << c.past;
+}
+
 class PrefillAttentionKernel : public ::testing::TestWithParam<Case> {};
 
 TEST_P(PrefillAttentionKernel, MatchesFp64Reference) {

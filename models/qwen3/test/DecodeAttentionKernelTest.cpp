@@ -38,6 +38,13 @@ struct Case {
   bool grouped; ///< grouped_decode_attention, else decode_attention
 };
 
+// What ctest lists as the parameter.
+void PrintTo(const Case &c, std::ostream *os) {
+  *os << (c.grouped ? "grouped_decode_attention, " : "decode_attention, ") << c.dtype
+      << ", group " << c.group << ", " << c.kvHeads << " KV heads, position " << c.position
+      << ", S = " << c.splits;
+}
+
 class DecodeAttentionKernel : public ::testing::TestWithParam<Case> {};
 
 TEST_P(DecodeAttentionKernel, MatchesFp64ReferenceAndWritesTheToken) {

@@ -56,6 +56,15 @@ class KernelTableDtype : public ::testing::TestWithParam<KernelDType> {};
 
 } // namespace
 
+namespace qwen3 {
+// What ctest lists as the parameter (found by argument-dependent lookup).
+void PrintTo(KernelDType dt, std::ostream *os) { *os << kernelDTypeName(dt); }
+} // namespace qwen3
+
+namespace {
+
+} // namespace
+
 TEST(KernelTable, InstanceNamesAreTilecs) {
   KernelInstance k{"gemv_residual_kv", {{"HD", 128}, {"WHOLE", 1}, {"U", 4}, {"MP", 8}}};
   EXPECT_EQ(k.name(), "gemv_residual_kv__HD_128__WHOLE_1__U_4__MP_8");

@@ -67,6 +67,11 @@ std::string caseName(const ::testing::TestParamInfo<Case> &info) {
          c.dtype;
 }
 
+// What ctest lists as the parameter: the same words as the test's name.
+void PrintTo(const Case &c, std::ostream *os) {
+  *os << caseName(::testing::TestParamInfo<Case>(c, 0));
+}
+
 class DecodeGemvKernel : public ::testing::TestWithParam<Case> {};
 
 TEST_P(DecodeGemvKernel, MatchesFp64ReferenceAndRefusesPartialGroups) {
