@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# On the GPU machine: the Qwen3 benchmarks and their peers in one session.
+# On the GPU machine: the Qwen3 benchmarks and their peers in one run.
 #   bench/qwen3/run.sh PHASE DATA_DIR OUT_DIR
 # PHASE: decode (tg sweep, profiles, cold start), prefill (pp sweep), peers
 # (transformers' decode, eager and static+compiled, via DATA_DIR/hf_decode.py
