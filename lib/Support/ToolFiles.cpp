@@ -2,11 +2,12 @@
 
 #include "tile/Support/ToolFiles.h"
 
+#include "tile/runtime/Files.h"
+
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
 
-#include <fcntl.h>
 #include <set>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -25,23 +26,16 @@ Expected<std::unique_ptr<MemoryBuffer>> openToolInput(StringRef path) {
       return cannot(buffer.getError().message());
     return std::move(*buffer);
   }
-  // O_NONBLOCK: a FIFO would otherwise wait for a writer before fstat
-  // could refuse it.
-  int fd = ::open(path.str().c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-  if (fd < 0)
-    return cannot(std::error_code(errno, std::generic_category()).message());
-  struct stat st;
-  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-    ::close(fd);
-    return cannot("not a regular file");
-  }
-  if (static_cast<uint64_t>(st.st_size) > kMaxToolInputBytes) {
-    ::close(fd);
-    return cannot(Twine(st.st_size) + " bytes, more than the 1 GiB a tool reads");
-  }
-  ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) & ~O_NONBLOCK);
-  auto buffer = MemoryBuffer::getOpenFile(sys::fs::convertFDToNativeFile(fd), path,
-                                          st.st_size, /*RequiresNullTerminator=*/true);
+  // The runtime's check: a regular file of bounded size, refused before
+  // any read (a FIFO neither blocks nor a device streams forever).
+  int fd = -1;
+  uint64_t size = 0;
+  if (tile_runtime::Status st =
+          tile_runtime::openRegularFile(path.str(), fd, size, kMaxToolInputBytes);
+      !st)
+    return createStringError(inconvertibleErrorCode(), st.message());
+  auto buffer = MemoryBuffer::getOpenFile(sys::fs::convertFDToNativeFile(fd), path, size,
+                                          /*RequiresNullTerminator=*/true);
   ::close(fd);
   if (!buffer)
     return cannot(buffer.getError().message());
@@ -150,10 +144,10 @@ Error ToolOutputs::commit() {
       return cannot(path, ec.message());
     }
   }
+  // Temporaries are 0600; outputs get the usual 0666 less the umask.
+  const mode_t mask = ::umask(0);
+  ::umask(mask);
   for (const auto &[temp, path] : temps) {
-    // Temporaries are 0600; outputs get the usual 0644 less the umask.
-    mode_t mask = ::umask(0);
-    ::umask(mask);
     ::chmod(temp.c_str(), 0666 & ~mask);
     if (std::error_code ec = sys::fs::rename(temp, path)) {
       dropTemps();

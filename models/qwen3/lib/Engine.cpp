@@ -112,8 +112,7 @@ Status Engine::Impl::checkWeights(const Checkpoint &ck, const std::string &dir) 
         return Status::error(t->file + ": tensor '" + w.name + "' is " +
                              dtypeName(t->dtype) +
                              " but config.json's quantization_config makes it F8_E4M3");
-      const std::string sname =
-          w.name.substr(0, w.name.size() - std::string("weight").size()) + "weight_scale_inv";
+      const std::string sname = fp8ScaleName(w.name);
       const TensorInfo *sc = ck.find(sname);
       if (!sc)
         return Status::error(dir + ": tensor '" + sname + "' is missing (the block scales of '" +
@@ -159,7 +158,7 @@ Status Engine::Impl::loadWeights(const Checkpoint &ck) {
       // FP8 weights are dequantized into the model dtype here: the decode
       // step streams 16-bit weights either way.
       Status st = t->dtype == TensorDType::F8E4M3
-                      ? dequantizeFp8(*t, *ck.find(n + "_scale_inv"), cfg.fp8.blockOut,
+                      ? dequantizeFp8(*t, *ck.find(fp8ScaleName(n)), cfg.fp8.blockOut,
                                       cfg.fp8.blockIn, dt, staging.data() + at)
                       : convertInto(*t, dt, staging.data() + at);
       if (!st)

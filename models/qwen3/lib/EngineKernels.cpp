@@ -7,9 +7,9 @@
 namespace qwen3 {
 
 Status EngineKernels::find(const Module &module, const std::string &manifest,
-                           const KernelInstance &inst, Kernel &k) {
-  if (Status st = module.kernel(inst.name(), k); !st)
-    return Status::error(manifest + ": no kernel '" + inst.name() +
+                           const std::string &name, Kernel &k) {
+  if (Status st = module.kernel(name, k); !st)
+    return Status::error(manifest + ": no kernel '" + name +
                          "': the kernel set was built from another kernel table "
                          "(rebuild it with this engine)");
   if (k.uncheckedRegions() != 0)
@@ -49,7 +49,7 @@ Status EngineKernels::load(const Module &module, const std::string &manifest,
       {K::sample(), &kSample},
       {K::advancePosition(), &kAdvance}};
   for (const auto &[inst, kernel] : fixed)
-    if (Status st = find(module, manifest, inst, *kernel); !st)
+    if (Status st = find(module, manifest, inst.name(), *kernel); !st)
       return st;
   // The decode attention's tiers, each family by ascending S. A tier's S is
   // its partial output's static dim; the merge's launch contract refuses
@@ -59,10 +59,10 @@ Status EngineKernels::load(const Module &module, const std::string &manifest,
     AttentionTier t;
     t.grouped = entry.grouped;
     t.splits = entry.splits;
-    if (Status st = find(module, manifest, entry.attn, t.attn); !st)
+    if (Status st = find(module, manifest, entry.attn.name(), t.attn); !st)
       return st;
     if (t.grouped)
-      if (Status st = find(module, manifest, entry.merge, t.merge); !st)
+      if (Status st = find(module, manifest, entry.merge.name(), t.merge); !st)
         return st;
     tiers.push_back(std::move(t));
   }
@@ -78,30 +78,26 @@ Status EngineKernels::load(const Module &module, const std::string &manifest,
     const K::GemvInstances g = K::gemv(which, hd, dt);
     family->rows = g.rows;
     family->whole.clear();
-    if (Status st = find(module, manifest, g.general, family->general); !st)
+    if (Status st = find(module, manifest, g.general.name(), family->general); !st)
       return st;
     for (const auto &[u, inst] : g.whole)
-      if (Status st = find(module, manifest, inst, family->whole[u]); !st)
+      if (Status st = find(module, manifest, inst.name(), family->whole[u]); !st)
         return st;
   }
   if (!chained)
     return Status::ok();
   // decode_attention's tiers chained with the output projection the engine
   // picks after them, where the set has the pair.
-  const KernelSet set = kernelSet(dt);
+  const std::vector<std::vector<KernelInstance>> chains = K::chains(dt);
   const std::string projection = gemvResidualKv.pick(c.heads * hd, c.hidden).name();
   for (AttentionTier &t : tiers) {
-    auto chain = std::find_if(set.chains.begin(), set.chains.end(), [&](const auto &ch) {
+    auto chain = std::find_if(chains.begin(), chains.end(), [&](const auto &ch) {
       return ch.size() == 2 && ch[0].name() == t.attn.name() && ch[1].name() == projection;
     });
-    if (t.grouped || chain == set.chains.end())
+    if (t.grouped || chain == chains.end())
       continue;
-    if (Status st = module.kernel(K::chainName(*chain), t.chained); !st)
-      return Status::error(manifest + ": no chained kernel '" + K::chainName(*chain) +
-                           "': the kernel set was built from another kernel table");
-    if (t.chained.uncheckedRegions() != 0)
-      return Status::error(manifest + ": kernel '" + t.chained.name() +
-                           "' has unchecked regions; the engine runs the safe subset only");
+    if (Status st = find(module, manifest, K::chainName(*chain), t.chained); !st)
+      return st;
     t.hasChained = true;
   }
   return Status::ok();

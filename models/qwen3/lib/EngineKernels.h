@@ -116,7 +116,7 @@ struct EngineKernels {
   bool hasSplits(int64_t splits) const;
 
 private:
-  Status find(const Module &module, const std::string &manifest, const KernelInstance &inst,
+  Status find(const Module &module, const std::string &manifest, const std::string &name,
               Kernel &k);
 };
 

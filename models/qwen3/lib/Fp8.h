@@ -13,8 +13,15 @@
 #include "tile/runtime/Runtime.h"
 
 #include <cstdint>
+#include <string>
 
 namespace qwen3 {
+
+/// The tensor holding the block scales of the FP8 weight `weightName`
+/// (`...weight` -> `...weight_scale_inv`).
+inline std::string fp8ScaleName(const std::string &weightName) {
+  return weightName + "_scale_inv";
+}
 
 /// The value of an e4m3fn byte (bias 7, 3 mantissa bits, subnormals, no
 /// infinities; 0x7F and 0xFF are NaN).

@@ -203,28 +203,20 @@ KernelInstance argmaxFinal() { return inst("argmax_final"); }
 KernelInstance sample() { return inst("sample"); }
 KernelInstance advancePosition() { return inst("advance_position"); }
 
-namespace {
-/// The chained pairs: decode_attention at its default S and the output
-/// projection the engine picks for it, at Qwen3-0.6B/1.7B (group 2, K =
-/// 2048: U = 4), Qwen3-4B/8B (group 4, K = 4096: U = 8) and the test model
-/// (head dim 64).
 std::vector<std::vector<KernelInstance>> chains(KernelDType dt) {
-  std::vector<std::vector<KernelInstance>> out;
-  auto attn = [](int64_t g, int64_t hd) {
-    return decodeAttentionTiers(g, hd)[1].attn; // S = 16
-  };
+  // decode_attention at its default S (its name carries no S).
+  auto attn = [](int64_t g, int64_t hd) { return inst("decode_attention", {{"G", g}, {"HD", hd}}); };
   auto projection = [&](int64_t hd, int64_t u) {
-    for (auto &[uu, k] : gemv(Gemv::ResidualKv, hd, dt).whole)
+    const GemvInstances g = gemv(Gemv::ResidualKv, hd, dt);
+    for (const auto &[uu, k] : g.whole)
       if (uu == u)
         return k;
-    return gemv(Gemv::ResidualKv, hd, dt).general;
+    return g.general;
   };
-  out.push_back({attn(2, 128), projection(128, 4)});
-  out.push_back({attn(4, 128), projection(128, 8)});
-  out.push_back({attn(2, 64), gemv(Gemv::ResidualKv, 64, dt).general});
-  return out;
+  return {{attn(2, 128), projection(128, 4)},
+          {attn(4, 128), projection(128, 8)},
+          {attn(2, 64), gemv(Gemv::ResidualKv, 64, dt).general}};
 }
-} // namespace
 
 std::string chainName(const std::vector<KernelInstance> &parts) {
   std::string n;

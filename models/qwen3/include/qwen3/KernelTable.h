@@ -115,15 +115,17 @@ KernelInstance argmaxFinal();
 KernelInstance sample();
 KernelInstance advancePosition();
 
-/// tilec's name of a chain (--chain): its parts' names joined by
-/// `__then__`.
+/// The chained kernels (tilec --chain): decode_attention at its default S
+/// and the output projection the engine picks after it, at Qwen3-0.6B/1.7B
+/// (group 2, K = 2048: U = 4), Qwen3-4B/8B (group 4, K = 4096: U = 8) and
+/// the test model (head dim 64).
+std::vector<std::vector<KernelInstance>> chains(KernelDType dt);
+/// tilec's name of a chain: its parts' names joined by `__then__`.
 std::string chainName(const std::vector<KernelInstance> &parts);
 } // namespace kernels
 
 /// Everything the build compiles for `dt`: the instances (each once), then
-/// the chained kernels: decode_attention at its default S and the output
-/// projection the engine picks after it, for the shapes where the pair was
-/// measured.
+/// the chained kernels (kernels::chains).
 struct KernelSet {
   std::vector<KernelInstance> instances;
   std::vector<std::vector<KernelInstance>> chains;
