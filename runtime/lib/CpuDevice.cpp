@@ -145,6 +145,10 @@ public:
     return Status::ok();
   }
   Status synchronize() override { return Status::ok(); }
+  Status hostFunction(std::function<void()> fn) override {
+    run(std::move(fn));
+    return Status::ok();
+  }
   Status beginCapture() override {
     recording = std::make_shared<CpuGraph>();
     recording->device = device;

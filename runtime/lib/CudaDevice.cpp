@@ -242,6 +242,8 @@ public:
     return Status::ok();
   }
 
+  void *nativeStream() override { return stream; }
+
   const CudaDriver &cu;
   CUstream stream;
 };
@@ -282,6 +284,7 @@ public:
     if (Status s = cu->check(cu->cuDeviceGet(&device, ordinal), "cuDeviceGet");
         !s)
       return s;
+    deviceOrdinal = ordinal;
     char buf[256] = {};
     cu->cuDeviceGetName(buf, sizeof(buf) - 1, device);
     deviceName = buf;
@@ -426,6 +429,8 @@ public:
     cu->cuMemFreeHost(reinterpret_cast<void *>(address));
   }
   int multiprocessors() const override { return sms; }
+  int ordinal() const override { return deviceOrdinal; }
+  Status makeCurrent() override { return current(); }
 
   Status memoryInfo(int64_t &freeBytes, int64_t &totalBytes) override {
     if (Status s = current(); !s)
@@ -450,6 +455,7 @@ public:
 
   const CudaDriver *cu = nullptr;
   CUdevice device = 0;
+  int deviceOrdinal = 0;
   CUcontext context = nullptr;
   CUmemoryPool pool = nullptr;
   std::string deviceName;

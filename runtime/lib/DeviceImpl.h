@@ -14,6 +14,7 @@
 #include "tile/runtime/Runtime.h"
 
 #include <atomic>
+#include <functional>
 #include <memory>
 #include <mutex>
 
@@ -73,6 +74,15 @@ public:
   virtual Status synchronize() = 0;
   virtual Status beginCapture() = 0;
   virtual Status endCapture(std::shared_ptr<GraphImpl> &graph) = 0;
+  /// The CUDA stream (CUstream) that libraries queue their work on (NCCL);
+  /// null on the CPU device.
+  virtual void *nativeStream() { return nullptr; }
+  /// Queues a host function in stream order, captured like a launch (the
+  /// CPU device's collectives); CUDA streams refuse it.
+  virtual Status hostFunction(std::function<void()> fn) {
+    (void)fn;
+    return Status::error("host functions run only on the CPU device's streams");
+  }
 
   DeviceImpl *device;
   /// The device outlives its streams (and through them, buffers).
@@ -111,6 +121,10 @@ public:
   virtual Status memoryInfo(int64_t &freeBytes, int64_t &totalBytes) = 0;
   /// Streaming multiprocessors; 0 where there are none (the CPU device).
   virtual int multiprocessors() const { return 0; }
+  /// The CUDA device ordinal; -1 on the CPU device.
+  virtual int ordinal() const { return -1; }
+  /// Binds the device to the calling thread (CUDA: its context current).
+  virtual Status makeCurrent() { return Status::ok(); }
 
   std::mutex statsMutex;
   PoolStats stats;

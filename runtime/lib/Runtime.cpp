@@ -277,6 +277,7 @@ Status Device::memoryInfo(int64_t &freeBytes, int64_t &totalBytes) const {
 }
 
 int Device::multiprocessors() const { return impl->multiprocessors(); }
+Status Device::makeCurrent() { return impl->makeCurrent(); }
 
 void Device::setProgrammaticLaunch(bool enabled) {
   impl->programmaticLaunch = enabled;
@@ -378,6 +379,21 @@ Status Stream::fill(const Buffer &dst, uint8_t byte) {
   keep(*impl, dst.shared());
   impl->chain.recordWrite({dst.address(), dst.address() + dst.bytes()});
   return impl->fill(dst.address(), byte, dst.bytes());
+}
+
+Status Stream::queueCollective(
+    const Buffer &buffer, size_t offset, size_t bytes, const char *what,
+    const std::function<Status(StreamImpl &, uint64_t)> &queue) {
+  if (!impl)
+    return Status::error(std::string(what) + ": no stream");
+  if (Status s = checkBuffer(*impl, buffer, what, offset, bytes,
+                             /*writes=*/true);
+      !s)
+    return s;
+  keep(*impl, buffer.shared());
+  uint64_t at = buffer.address() + offset;
+  impl->chain.recordWrite({at, at + bytes});
+  return queue(*impl, at);
 }
 
 Status Stream::freeze(const Buffer &buffer) {

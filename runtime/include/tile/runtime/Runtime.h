@@ -24,6 +24,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <initializer_list>
 #include <memory>
 #include <string>
@@ -247,8 +248,16 @@ public:
 private:
   friend class Device;
   friend class Graph;
+  friend class Communicator;
   friend struct BufferStorage;
   Status launchChain(const KernelImpl &kernel, const Arg *args, size_t numArgs);
+  /// A collective's step on this stream (Communicator): checks that `bytes`
+  /// at `offset` of `buffer` are this device's and writable, keeps the
+  /// buffer while capturing, records the write, then `queue`s the work at
+  /// the range's address.
+  Status queueCollective(const Buffer &buffer, size_t offset, size_t bytes,
+                         const char *what,
+                         const std::function<Status(StreamImpl &, uint64_t)> &queue);
   /// While capturing: the launch's buffers, which the graph keeps alive.
   void keepCaptured(const Arg *args, size_t numArgs);
   std::shared_ptr<StreamImpl> impl;
@@ -305,8 +314,13 @@ public:
   /// The GPU's streaming multiprocessors (to size grids in waves); 0 on the
   /// CPU device.
   int multiprocessors() const;
+  /// Binds the device to the calling thread (CUDA: makes its context
+  /// current). A thread other than the one that opened the device calls it
+  /// before using the device (a thread per device of a tensor-parallel run).
+  Status makeCurrent();
 
 private:
+  friend class Communicator;
   Device() = default;
   std::shared_ptr<DeviceImpl> impl;
   Stream defaultStream_;

@@ -1,0 +1,157 @@
+//===- NcclCollective.cpp - collectives among CUDA devices by NCCL --------===//
+//
+// libnccl.so.2 is opened at run time, as the CUDA driver is: nothing links
+// against it, the CPU tests run without it, and a GPU machine uses the NCCL
+// it has. One process holds every rank (ncclCommInitAll); each rank's
+// collectives are queued on its stream by the thread that drives its
+// device, and captured into that stream's graph like its launches. The
+// environment is NCCL's to read (NCCL_* variables, e.g. NVLink multicast
+// settings, are left as the machine sets them).
+//
+//===----------------------------------------------------------------------===//
+
+#include "CollectiveImpl.h"
+
+#include <nccl.h>
+
+#include <dlfcn.h>
+#include <mutex>
+#include <string>
+
+using namespace tile_runtime;
+
+namespace {
+
+#define TILE_NCCL_FUNCTIONS(X)                                                 \
+  X(ncclGetVersion)                                                            \
+  X(ncclGetErrorString)                                                        \
+  X(ncclCommInitAll)                                                           \
+  X(ncclCommDestroy)                                                           \
+  X(ncclCommAbort)                                                             \
+  X(ncclAllReduce)                                                             \
+  X(ncclAllGather)
+
+struct NcclLibrary {
+#define TILE_DECLARE(name) decltype(&::name) name = nullptr;
+  TILE_NCCL_FUNCTIONS(TILE_DECLARE)
+#undef TILE_DECLARE
+  int version = 0;
+
+  Status check(ncclResult_t r, const char *call) const {
+    if (r == ncclSuccess)
+      return Status::ok();
+    return Status::error(std::string(call) + ": " + ncclGetErrorString(r));
+  }
+
+  /// The process-wide library, loaded on first use.
+  static Status get(const NcclLibrary *&lib) {
+    static NcclLibrary library;
+    static Status loaded = library.load();
+    lib = &library;
+    return loaded;
+  }
+
+private:
+  Status load() {
+    void *h = dlopen("libnccl.so.2", RTLD_NOW | RTLD_LOCAL);
+    if (!h) {
+      const char *why = dlerror();
+      return Status::error(std::string("tensor parallelism on CUDA needs NCCL: "
+                                       "libnccl.so.2 cannot be loaded (") +
+                           (why ? why : "not found") + ")");
+    }
+#define TILE_RESOLVE(name)                                                     \
+  name = reinterpret_cast<decltype(name)>(dlsym(h, #name));                   \
+  if (!name)                                                                   \
+    return Status::error("libnccl.so.2 lacks " #name);
+    TILE_NCCL_FUNCTIONS(TILE_RESOLVE)
+#undef TILE_RESOLVE
+    if (Status s = check(ncclGetVersion(&version), "ncclGetVersion"); !s)
+      return s;
+    // Graph capture of collectives and bf16 arrived in NCCL 2.10.
+    if (version < 21000)
+      return Status::error("libnccl.so.2 is version " + std::to_string(version) +
+                           "; tensor parallelism needs NCCL 2.10 or later");
+    return Status::ok();
+  }
+};
+
+ncclDataType_t ncclType(DType t) {
+  switch (t) {
+  case DType::BF16:
+    return ncclBfloat16;
+  case DType::F16:
+    return ncclFloat16;
+  default:
+    return ncclFloat32;
+  }
+}
+
+class NcclCommunicator : public CommunicatorImpl {
+public:
+  NcclCommunicator(const NcclLibrary &nccl, ncclComm_t comm)
+      : nccl(nccl), comm(comm) {}
+  ~NcclCommunicator() override {
+    if (comm) // null after abort()
+      nccl.ncclCommDestroy(comm);
+  }
+
+  Status allReduceSum(StreamImpl &stream, uint64_t address, int64_t count,
+                      DType dtype) override {
+    void *p = reinterpret_cast<void *>(address);
+    return nccl.check(nccl.ncclAllReduce(p, p, size_t(count), ncclType(dtype),
+                                         ncclSum, comm,
+                                         static_cast<cudaStream_t>(
+                                             stream.nativeStream())),
+                      "ncclAllReduce");
+  }
+
+  Status allGather(StreamImpl &stream, uint64_t address, int64_t count,
+                   DType dtype) override {
+    auto *base = reinterpret_cast<char *>(address);
+    const size_t slice = size_t(count) * size_t(sizeInBytes(dtype));
+    return nccl.check(nccl.ncclAllGather(base + size_t(rank) * slice, base,
+                                         size_t(count), ncclType(dtype), comm,
+                                         static_cast<cudaStream_t>(
+                                             stream.nativeStream())),
+                      "ncclAllGather");
+  }
+
+  void abort() override {
+    std::lock_guard<std::mutex> lock(abortMutex);
+    if (comm && !aborted) {
+      aborted = true;
+      nccl.ncclCommAbort(comm);
+      comm = nullptr;
+    }
+  }
+
+  const NcclLibrary &nccl;
+  ncclComm_t comm;
+  bool aborted = false;
+  std::mutex abortMutex;
+};
+
+} // namespace
+
+Status tile_runtime::createNcclCommunicators(
+    const std::vector<DeviceImpl *> &devices,
+    std::vector<std::unique_ptr<CommunicatorImpl>> &out) {
+  out.clear();
+  const NcclLibrary *nccl = nullptr;
+  if (Status s = NcclLibrary::get(nccl); !s)
+    return s;
+  std::vector<int> ordinals;
+  for (DeviceImpl *d : devices)
+    ordinals.push_back(d->ordinal());
+  std::vector<ncclComm_t> comms(devices.size(), nullptr);
+  if (Status s = nccl->check(nccl->ncclCommInitAll(comms.data(),
+                                                   static_cast<int>(comms.size()),
+                                                   ordinals.data()),
+                             "ncclCommInitAll");
+      !s)
+    return s;
+  for (ncclComm_t c : comms)
+    out.push_back(std::make_unique<NcclCommunicator>(*nccl, c));
+  return Status::ok();
+}
