@@ -6,7 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "EngineImpl.h"
+#include "EngineShard.h"
 
 #include <cmath>
 #include <iterator>
@@ -14,17 +14,35 @@
 
 namespace qwen3 {
 
-Status Engine::Impl::linear(int64_t T, const Buffer &x, int64_t k,
-                            const Buffer &w, int64_t n, const Buffer &y,
-                            int64_t xOffset) {
+Status EngineShard::linear(int64_t T, const Buffer &x, int64_t k, const Buffer &w,
+                           int64_t n, const Buffer &y, int64_t xOffset, int64_t yOffset) {
   if (T == 1)
     return launch(pickGemv(k, n), {Arg::in(x, {1, k}, {}, xOffset), Arg::in(w, {n, k}),
-                                    Arg::out(y, {1, n})});
+                                   Arg::out(y, {1, n}, {}, yOffset)},
+                  2.0 * (n * k + k + n));
   return launch(pickGemm(T, n), {Arg::in(x, {T, k}, {}, xOffset), Arg::in(w, {n, k}),
-                                 Arg::out(y, {T, n})});
+                                 Arg::out(y, {T, n}, {}, yOffset)});
 }
 
-const Kernel &Engine::Impl::pickGemm(int64_t T, int64_t n) const {
+// Tensor parallelism (docs/parallel.md). The row-parallel projections (o,
+// down) leave each rank a partial sum of the rows they write; the
+// all-reduce completes them. Decode adds those partials into the residual
+// stream itself: rank 0 into the stream, the others into zeros, so the sum
+// over the ranks is the stream plus every partial; the norm sum that the
+// single-device step adds up in the same launch is then taken from the
+// completed row (row_sumsq). The LM head's rows are split by vocabulary and
+// the logits gathered whole, so every rank picks the same token.
+Status EngineShard::allReduce(const Buffer &b, int64_t count) {
+  return timed("all_reduce", 2.0 * 2 * count,
+               [&] { return place.comm->allReduceSum(stream, b, 0, count); });
+}
+
+Status EngineShard::gatherLogits(Acts &a) {
+  return timed("all_gather_logits", 2.0 * cfg.vocabSize,
+               [&] { return place.comm->allGather(stream, a.logits, 0, vocabRows); });
+}
+
+const Kernel &EngineShard::pickGemm(int64_t T, int64_t n) const {
   if (multiprocessors <= 0)
     return kGemm;
   auto rounds = [&](int64_t bn) {
@@ -48,7 +66,7 @@ const Kernel &Engine::Impl::pickGemm(int64_t T, int64_t n) const {
 // squares is added up by the launches that write `res` (normSums). (Folding
 // SwiGLU into the down GEMV's loop measured slower: bench/results.)
 // `bytes` below is what each launch must move at least, for the profile.
-Status Engine::Impl::decodeLayers(Acts &a, const Buffer &ids) {
+Status EngineShard::decodeLayers(Acts &a, const Buffer &ids) {
   const ModelConfig &c = cfg;
   const int64_t H = c.hidden, I = c.intermediate, HD = c.headDim;
   const int64_t nq = c.heads * HD, kvw = c.kvHeads * HD;
@@ -70,6 +88,22 @@ Status Engine::Impl::decodeLayers(Acts &a, const Buffer &ids) {
                   {Arg::in(x, {1, k}), Arg::in(w, {H, k}), Arg::inout(a.res, {1, H}),
                    sumsTo(i)},
                   2.0 * (H * k + k + 2 * H));
+  };
+  // Tensor parallelism: before a row-parallel projection adds its partial
+  // into the stream, the ranks but the first clear theirs; after it, the
+  // all-reduce completes the stream and row_sumsq writes norm i's sum.
+  const bool split = place.ranks > 1;
+  auto clearPartial = [&]() {
+    return split && place.rank > 0 ? timed("fill", 2.0 * H, [&] { return stream.fill(a.res, 0); })
+                                   : Status::ok();
+  };
+  auto completeRow = [&](int64_t i) {
+    if (!split)
+      return Status::ok();
+    if (Status s = allReduce(a.res, H); !s)
+      return s;
+    return launch(kRowSumsq, {Arg::in(a.res, {1, H}), Arg::out(normSums, {1}, {}, normSlot(i))},
+                  2.0 * H + 4);
   };
   // h = rmsnorm(residual stream) * w.
   auto norm = [&](const Buffer &w) {
@@ -109,6 +143,7 @@ Status Engine::Impl::decodeLayers(Acts &a, const Buffer &ids) {
                             Arg::in(invFreq, {HD / 2}), Arg::in(pos, {1}), kc, vc,
                             Arg::real(eps)},
                  partBytes + 2.0 * nq + 2.0 * 4 * kvw));
+      TRY(clearPartial());
       TRY(gemvAdd(a.attn, nq, L.o, 2 * l + 1));
     } else {
       // The attention merges its shares itself (the last share of each
@@ -128,6 +163,7 @@ Status Engine::Impl::decodeLayers(Acts &a, const Buffer &ids) {
           Arg::in(invFreq, {HD / 2}), Arg::in(pos, {1}), kc, vc, Arg::real(eps)};
       const double attnLaunchBytes = attnBytes + 2 * partBytes + 2.0 * nq;
       const double oprojBytes = 2.0 * (H * nq + nq + 2 * H) + 2.0 * 4 * kvw;
+      TRY(clearPartial());
       if (A.hasChained) {
         std::vector<Arg> all(std::begin(attnArgs), std::end(attnArgs));
         all.insert(all.end(), std::begin(oprojArgs), std::end(oprojArgs));
@@ -138,17 +174,20 @@ Status Engine::Impl::decodeLayers(Acts &a, const Buffer &ids) {
         TRY(launch(oproj, oprojArgs, std::size(oprojArgs), oprojBytes));
       }
     }
+    TRY(completeRow(2 * l + 1));
     TRY(launch(gemvSwiglu.pick(H, I),
                {Arg::in(a.res, {1, 1, H}), Arg::in(L.gateUp, {2, I, H}), Arg::out(a.act, {1, I}),
                 sumsOf(2 * l + 1), Arg::real(eps)},
                2.0 * (2 * I * H + H + I)));
+    TRY(clearPartial());
     TRY(gemvAdd(a.act, I, L.down, 2 * l + 2));
+    TRY(completeRow(2 * l + 2));
   }
   TRY(norm(finalNorm));
-  TRY(launch(pickGemv(H, c.vocabSize),
-             {Arg::in(a.h, {1, H}), Arg::in(lmHead, {c.vocabSize, H}),
-              Arg::out(a.logits, {1, c.vocabSize})},
-             2.0 * (c.vocabSize * H + H + c.vocabSize)));
+  // The LM head: this rank's vocabulary rows, gathered whole.
+  TRY(linear(1, a.h, H, lmHead, vocabRows, a.logits, 0, place.rank * vocabRows));
+  if (split)
+    TRY(gatherLogits(a));
 #undef TRY
   return Status::ok();
 }
@@ -156,7 +195,7 @@ Status Engine::Impl::decodeLayers(Acts &a, const Buffer &ids) {
 // The prompt: GEMMs over all tokens, the norms (the input norms' weights
 // folded into the QKV projections) and element-wise steps as their own
 // kernels, and the LM head on the last position only.
-Status Engine::Impl::prefillLayers(Acts &a, int64_t T) {
+Status EngineShard::prefillLayers(Acts &a, int64_t T) {
   const ModelConfig &c = cfg;
   const int64_t H = c.hidden, I = c.intermediate, HD = c.headDim;
   const int64_t nq = c.heads * HD;
@@ -212,6 +251,8 @@ Status Engine::Impl::prefillLayers(Acts &a, int64_t T) {
     TRY(launch(kPreAttn, {Arg::in(a.q, {T, nq}), kin, vin, Arg::in(pos, {1}),
                           Arg::out(a.attn, {T, nq}), Arg::real(scale)}));
     TRY(linear(T, a.attn, nq, L.o, H, a.ao));
+    if (place.ranks > 1)
+      TRY(allReduce(a.ao, T * H));
     // The post-attention norm's weight is in the gate/up projection.
     TRY(launch(kAddRms, {Arg::in(a.ao, {T, H}), Arg::inout(a.res, {T, H}),
                          Arg::in(unitNorm, {H}), Arg::out(a.h, {T, H}),
@@ -229,18 +270,22 @@ Status Engine::Impl::prefillLayers(Acts &a, int64_t T) {
                  {Arg::in(a.gu, {T, 2 * I}), Arg::out(a.act, {T, I})}));
     }
     TRY(linear(T, a.act, I, L.down, H, a.mo));
+    if (place.ranks > 1)
+      TRY(allReduce(a.mo, T * H));
     // The next layer's input norm weight is in its QKV projection.
     const Buffer &nextNorm = l + 1 < c.layers ? unitNorm : finalNorm;
     TRY(launch(kAddRms, {Arg::in(a.mo, {T, H}), Arg::inout(a.res, {T, H}),
                          Arg::in(nextNorm, {H}), Arg::out(a.h, {T, H}),
                          Arg::real(eps)}));
   }
-  TRY(linear(1, a.h, H, lmHead, c.vocabSize, a.logits, (T - 1) * H));
+  TRY(linear(1, a.h, H, lmHead, vocabRows, a.logits, (T - 1) * H, place.rank * vocabRows));
+  if (place.ranks > 1)
+    TRY(gatherLogits(a));
 #undef TRY
   return Status::ok();
 }
 
-Status Engine::Impl::forward(Acts &a, int64_t T, const Buffer &ids) {
+Status EngineShard::forward(Acts &a, int64_t T, const Buffer &ids) {
   const ModelConfig &c = cfg;
   last = &a;
   Status st = T == 1 ? decodeLayers(a, ids) : prefillLayers(a, T);

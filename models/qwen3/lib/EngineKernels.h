@@ -22,7 +22,7 @@ namespace qwen3 {
 using namespace tile_runtime;
 
 struct EngineKernels {
-  Kernel kEmbed, kEmbedSumsq, kRms, kAddRms, kQRope, kKvRope, kRopeTable,
+  Kernel kEmbed, kEmbedSumsq, kRms, kAddRms, kRowSumsq, kQRope, kKvRope, kRopeTable,
       kQRopeTable, kKvRopeTable, kPreAttn, kGemm, kGemmNarrow, kSwiglu,
       kSwigluRows, kGemmSwiglu, kFoldNorm, kArgmaxP, kArgmaxF, kSample,
       kAdvance;

@@ -123,6 +123,7 @@ Status checkSupportedShapes(const ModelConfig &c, const std::string &path) {
 namespace kernels {
 
 KernelInstance rmsnorm(int64_t hidden) { return inst("rmsnorm", {{"HB", rowTile(hidden)}}); }
+KernelInstance rowSumsq(int64_t hidden) { return inst("row_sumsq", {{"HB", rowTile(hidden)}}); }
 KernelInstance addRmsnorm(int64_t hidden) {
   return inst("add_rmsnorm", {{"HB", rowTile(hidden)}});
 }
@@ -237,6 +238,7 @@ KernelSet kernelSet(KernelDType dt) {
   for (int64_t hidden = 128; hidden <= SupportedShapes::maxHidden; hidden *= 2) {
     add(rmsnorm(hidden));
     add(addRmsnorm(hidden));
+    add(rowSumsq(hidden));
   }
   for (int64_t hd : SupportedShapes::headDims) {
     add(qNormRope(hd));

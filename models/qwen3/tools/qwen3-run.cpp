@@ -62,6 +62,8 @@ Generates text with a Hugging Face Qwen3 checkpoint on tile kernels.
   --seed S               the sampler's seed (default 0): same seed, same text
   --ignore-eos           do not stop at the end-of-sequence tokens
   --device cuda|cuda:N|cpu   where to run (default cuda)
+  --tensor-parallel N    split the model over N devices (GPUs from --device's
+                         on, through NCCL; default 1): docs/parallel.md
   --kernels DIR          the compiled kernel set (default: the build's)
   --tokenize-only        print the prompt's token ids as a JSON array, exit
   --json                 one JSON object on stdout instead of streamed text
@@ -109,6 +111,7 @@ Measurement and tuning:
 
 struct Options {
   std::string model, prompt, promptFile, system, messages, device = "cuda";
+  int64_t tensorParallel = 1;
   std::string kernels = QWEN3_DEFAULT_KERNELS_DIR, dumpLogits, promptIds;
   bool havePrompt = false, rawPrompt = false, think = false, sample = false;
   bool ignoreEos = false, tokenizeOnly = false, json = false, profile = false;
@@ -211,6 +214,8 @@ Options parseArgs(int argc, char **argv) {
       o.ignoreEos = true;
     } else if (a == "--device") {
       o.device = value();
+    } else if (a == "--tensor-parallel") {
+      o.tensorParallel = parseInt(a, value(), 1, 64);
     } else if (a == "--kernels") {
       o.kernels = value();
     } else if (a == "--tokenize-only") {
@@ -353,6 +358,7 @@ int main(int argc, char **argv) {
 
   EngineOptions eo;
   eo.device = o.device;
+  eo.tensorParallel = o.tensorParallel;
   eo.kernelsDir = o.kernels;
   eo.useGraph = !o.noGraph;
   eo.programmaticLaunch = !o.noPdl;

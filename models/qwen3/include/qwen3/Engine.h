@@ -23,6 +23,9 @@ namespace qwen3 {
 
 struct EngineOptions {
   std::string device = "cuda"; ///< "cuda", "cuda:N" or "cpu"
+  /// Devices the model is split over (docs/parallel.md): rank r runs on
+  /// `device`'s GPU + r ("cuda" counts from 0; "cpu": a CPU device each).
+  int64_t tensorParallel = 1;
   std::string kernelsDir;      ///< holds qwen3_<dtype>.json and artifacts
   int64_t maxSeqLen = 0;       ///< 0: the model's, capped by free memory
   bool useGraph = true;        ///< replay the decode step as a graph

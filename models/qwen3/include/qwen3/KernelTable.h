@@ -67,6 +67,9 @@ namespace kernels {
 /// (at least 128).
 KernelInstance rmsnorm(int64_t hidden);
 KernelInstance addRmsnorm(int64_t hidden);
+/// row_sumsq over the same row tile: a tensor-parallel decode step's norm
+/// sums, from the residual row an all-reduce completed.
+KernelInstance rowSumsq(int64_t hidden);
 /// Per head dim: the query's and the key/value's norm and RoPE, one decode
 /// token (q_norm_rope, kv_norm_rope_write) or prompt rows from the angle
 /// table (rope_table, q_norm_rope_from_table, kv_norm_rope_write_rows).

@@ -1,18 +1,23 @@
-//===- EngineImpl.h - the Qwen3 engine's state (private) --------*- C++ -*-===//
+//===- EngineShard.h - one device's part of the engine (private) -*- C++ -*-===//
 //
-// Engine::Impl, shared by Engine.cpp (loading the checkpoint and the kernel
-// set, the step API, the decode graphs) and EngineForward.cpp (the forward
-// passes: which kernels each step launches, with what).
+// EngineShard is what one device holds and runs: its slice of the weights,
+// its KV cache, activations, kernels and decode graphs. A single-device
+// engine is one shard holding everything; a tensor-parallel one has a
+// shard per device (docs/parallel.md), each with its heads, its slice of
+// the MLP and of the vocabulary, joined by collectives in the forward pass.
+// EngineLoad.cpp loads a shard, EngineForward.cpp runs its forward passes,
+// EngineStep.cpp its steps; Engine.cpp drives the shards.
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef QWEN3_LIB_ENGINEIMPL_H
-#define QWEN3_LIB_ENGINEIMPL_H
+#ifndef QWEN3_LIB_ENGINESHARD_H
+#define QWEN3_LIB_ENGINESHARD_H
 
 #include "qwen3/Engine.h"
 
 #include "EngineKernels.h"
 #include "qwen3/Safetensors.h"
+#include "tile/runtime/Collective.h"
 
 #include <algorithm>
 #include <map>
@@ -23,18 +28,30 @@ namespace qwen3 {
 
 using namespace tile_runtime;
 
-/// The device, its stream and the loaded kernel set. A base of
-/// Engine::Impl ahead of EngineKernels: bases are destroyed after members
-/// and in reverse order, so the device outlives every kernel, graph and
-/// buffer made from it.
+/// The device (the engine's, which outlives its shards), its stream and
+/// the loaded kernel set. A base of EngineShard ahead of EngineKernels:
+/// bases are destroyed after members and in reverse order.
 struct EngineDevice {
-  std::unique_ptr<Device> device;
+  Device *device = nullptr;
   Stream stream;
   Module module;
 };
 
-struct Engine::Impl : EngineDevice, EngineKernels {
+/// Where a shard sits in a tensor-parallel run.
+struct ShardPlace {
+  int rank = 0, ranks = 1;
+  Communicator *comm = nullptr; ///< null with one rank
+};
+
+struct EngineShard : EngineDevice, EngineKernels {
+  /// This shard's slice of the model: the config with its query heads, KV
+  /// heads and intermediate size (the model's divided by the ranks); the
+  /// vocabulary stays the model's (the embedding is whole on every rank,
+  /// the logits are gathered whole).
   ModelConfig cfg;
+  ShardPlace place;
+  /// The LM head rows this shard holds: vocab / ranks, from rank * vocabRows.
+  int64_t vocabRows = 0;
   EngineOptions opts;
   DType dt = DType::BF16;
   int64_t maxSeq = 0;
@@ -165,12 +182,18 @@ struct Engine::Impl : EngineDevice, EngineKernels {
     for (const std::string &prefix : opts.leaveOut)
       if (k.name().rfind(prefix, 0) == 0)
         return Status::ok();
+    return timed(k.name(), bytes, [&] { return stream.launch(k, args, numArgs); });
+  }
+  /// Queues `op`; while profiling, waits for it and adds its time to the
+  /// entry `name`.
+  template <typename Op>
+  Status timed(const std::string &name, double bytes, const Op &op) {
     if (!profile)
-      return stream.launch(k, args, numArgs);
+      return op();
     Event a, b;
     if (Status st = stream.record(a); !st)
       return st;
-    if (Status st = stream.launch(k, args, numArgs); !st)
+    if (Status st = op(); !st)
       return st;
     if (Status st = stream.record(b); !st)
       return st;
@@ -180,9 +203,9 @@ struct Engine::Impl : EngineDevice, EngineKernels {
     if (Status st = b.elapsedMs(a, ms); !st)
       return st;
     auto it = std::find_if(profile->begin(), profile->end(),
-                           [&](const KernelTime &t) { return t.name == k.name(); });
+                           [&](const KernelTime &t) { return t.name == name; });
     if (it == profile->end()) {
-      profile->push_back({k.name(), 0, 0, 0});
+      profile->push_back({name, 0, 0, 0});
       it = profile->end() - 1;
     }
     it->launches++;
@@ -191,21 +214,49 @@ struct Engine::Impl : EngineDevice, EngineKernels {
     return Status::ok();
   }
 
-  /// Finds and checks every tensor (names, shapes, dtypes, FP8 scales).
-  Status checkWeights(const Checkpoint &ck, const std::string &dir) const;
-  /// Uploads the checked tensors (FP8 ones dequantized) and folds the norms.
+  // Loading (EngineLoad.cpp).
+  /// Binds `device` and loads the kernel set `full`'s slice needs.
+  Status open(Device &device, const ModelConfig &full, DType dtype,
+              const EngineOptions &options, ShardPlace place);
+  /// Uploads this shard's slices of the checked tensors (FP8 ones
+  /// dequantized) and folds the norms.
   Status loadWeights(const Checkpoint &ck);
   Status foldNormWeights();
   Status freezeWeights();
+  /// The most positions whose KV rows fit the memory left on the device.
+  Status cacheBudget(int64_t &positions);
+  /// The KV cache for `maxSeq` positions and the step state.
+  Status allocState(int64_t maxSeq);
   Status allocActs(Acts &a, int64_t tokens);
-  Status linear(int64_t tokens, const Buffer &x, int64_t k,
-                const Buffer &w, int64_t n, const Buffer &y, int64_t xOffset = 0);
+
+  // Steps (EngineStep.cpp): what the Engine API runs on every shard.
+  Status prefill(const std::vector<int32_t> &ids, int32_t &next);
+  /// Feeds `fed` (uploaded only if the last pick was another token).
+  Status decode(int32_t fed, int32_t &next);
+  void setSampling(const Sampling &sampling);
+  Status profileDecode(std::vector<KernelTime> *times);
+  Status lastLogits(std::vector<float> &logits);
+  Status copyBandwidth(double &bytesPerSecond);
+
+  // Forward passes (EngineForward.cpp).
+  Status linear(int64_t tokens, const Buffer &x, int64_t k, const Buffer &w,
+                int64_t n, const Buffer &y, int64_t xOffset = 0,
+                int64_t yOffset = 0);
   /// One forward pass over `tokens` tokens whose ids are in `ids`.
   Status forward(Acts &a, int64_t tokens, const Buffer &ids);
   Status decodeLayers(Acts &a, const Buffer &ids);
   Status prefillLayers(Acts &a, int64_t tokens);
+  /// Tensor parallelism: sums the ranks' partial rows of `b` (`count`
+  /// elements) in place; gathers the ranks' logits slices.
+  Status allReduce(const Buffer &b, int64_t count);
+  Status gatherLogits(Acts &a);
 };
+
+/// Finds and checks every tensor of the model `cfg` (names, shapes, dtypes,
+/// FP8 scales) in the checkpoint of `dir`, before any device opens.
+Status checkWeights(const ModelConfig &cfg, DType dt, const Checkpoint &ck,
+                    const std::string &dir);
 
 } // namespace qwen3
 
-#endif // QWEN3_LIB_ENGINEIMPL_H
+#endif // QWEN3_LIB_ENGINESHARD_H

@@ -1,0 +1,414 @@
+//===- EngineLoad.cpp - checking a checkpoint, loading a shard ------------===//
+//
+// The checkpoint is checked whole against config.json before any device
+// opens; each shard then opens its device, loads the kernels its slice of
+// the model launches, and uploads only its slices of the tensors (rows of
+// the column-parallel projections, columns of the row-parallel ones, rows
+// of the LM head), read from the mapped files.
+//
+//===----------------------------------------------------------------------===//
+
+#include "EngineShard.h"
+
+#include "Fp8.h"
+
+#include "qwen3/KernelTable.h"
+#include "tile/runtime/Half.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <set>
+
+namespace qwen3 {
+
+using namespace tile_runtime;
+
+namespace {
+
+/// `n` elements of checkpoint data in `from` at `src`, into the model dtype
+/// `to` at `dst`. Only exact or widening-then-rounding conversions: F32 ->
+/// bf16/f16 rounds to nearest even (an F32 tensor in a bf16 checkpoint);
+/// bf16 <-> f16 is refused, since it would silently lose range or
+/// precision.
+bool convertElements(const uint8_t *src, TensorDType from, int64_t n, DType to,
+                     uint8_t *dst) {
+  if ((from == TensorDType::BF16 && to == DType::BF16) ||
+      (from == TensorDType::F16 && to == DType::F16)) {
+    std::memcpy(dst, src, size_t(n) * 2);
+    return true;
+  }
+  if (from != TensorDType::F32)
+    return false;
+  auto *out = reinterpret_cast<uint16_t *>(dst);
+  for (int64_t i = 0; i < n; ++i) {
+    float f;
+    std::memcpy(&f, src + 4 * i, 4);
+    out[i] = to == DType::BF16 ? toBF16(f) : toHalf(f);
+  }
+  return true;
+}
+
+int64_t elementBytes(TensorDType t) {
+  return t == TensorDType::F32 ? 4 : t == TensorDType::F8E4M3 ? 1 : 2;
+}
+
+/// The part of a tensor a shard holds: rows [row0, row0 + rows) and columns
+/// [col0, col0 + cols) of a matrix (rows or cols < 0: all of them); a
+/// vector always whole.
+struct Piece {
+  std::string name;
+  int64_t row0 = 0, rows = -1, col0 = 0, cols = -1;
+};
+
+} // namespace
+
+// Every tensor is found and its shape and dtype checked against the config
+// before the device opens, so a broken checkpoint is reported as such on a
+// machine whose device would also fail.
+Status checkWeights(const ModelConfig &cfg, DType dt, const Checkpoint &ck,
+                    const std::string &dir) {
+  const int64_t H = cfg.hidden, I = cfg.intermediate, HD = cfg.headDim;
+  const int64_t qRows = cfg.heads * HD, kvRows = cfg.kvHeads * HD;
+  // Every tensor is found and shape-checked before anything is allocated.
+  struct Want {
+    std::string name;
+    std::vector<int64_t> shape;
+    bool fp8 = false; ///< F8_E4M3 with block scales (quantization_config)
+  };
+  std::vector<Want> wants = {{"model.embed_tokens.weight", {cfg.vocabSize, H}},
+                             {"model.norm.weight", {H}}};
+  bool haveLmHead = ck.find("lm_head.weight") != nullptr;
+  if (!cfg.tiedEmbeddings || haveLmHead)
+    wants.push_back({"lm_head.weight", {cfg.vocabSize, H}});
+  for (int64_t l = 0; l < cfg.layers; ++l) {
+    std::string p = "model.layers." + std::to_string(l) + ".";
+    wants.push_back({p + "input_layernorm.weight", {H}});
+    wants.push_back({p + "post_attention_layernorm.weight", {H}});
+    wants.push_back({p + "self_attn.q_norm.weight", {HD}});
+    wants.push_back({p + "self_attn.k_norm.weight", {HD}});
+    for (const auto &[module, shape] :
+         {std::pair<std::string, std::vector<int64_t>>{"self_attn.q_proj", {qRows, H}},
+          {"self_attn.k_proj", {kvRows, H}},
+          {"self_attn.v_proj", {kvRows, H}},
+          {"self_attn.o_proj", {H, qRows}},
+          {"mlp.gate_proj", {I, H}},
+          {"mlp.up_proj", {I, H}},
+          {"mlp.down_proj", {H, I}}})
+      wants.push_back({p + module + ".weight", shape, cfg.fp8.quantizes(p + module)});
+  }
+  auto shapeStr = [](const std::vector<int64_t> &s) {
+    std::string r = "[";
+    for (size_t i = 0; i < s.size(); ++i)
+      r += (i ? ", " : "") + std::to_string(s[i]);
+    return r + "]";
+  };
+  for (const Want &w : wants) {
+    const TensorInfo *t = ck.find(w.name);
+    if (!t)
+      return Status::error(dir + ": tensor '" + w.name + "' is missing");
+    if (t->shape != w.shape)
+      return Status::error(t->file + ": tensor '" + w.name + "' has shape " +
+                           shapeStr(t->shape) + ", config.json implies " +
+                           shapeStr(w.shape));
+    if (w.fp8) {
+      // The official layout: F8_E4M3 [out, in] and its block scales.
+      if (t->dtype != TensorDType::F8E4M3)
+        return Status::error(t->file + ": tensor '" + w.name + "' is " +
+                             dtypeName(t->dtype) +
+                             " but config.json's quantization_config makes it F8_E4M3");
+      const std::string sname = fp8ScaleName(w.name);
+      const TensorInfo *sc = ck.find(sname);
+      if (!sc)
+        return Status::error(dir + ": tensor '" + sname + "' is missing (the block scales of '" +
+                             w.name + "')");
+      const std::vector<int64_t> sshape = {(w.shape[0] + cfg.fp8.blockOut - 1) / cfg.fp8.blockOut,
+                                           (w.shape[1] + cfg.fp8.blockIn - 1) / cfg.fp8.blockIn};
+      if (sc->shape != sshape)
+        return Status::error(sc->file + ": tensor '" + sname + "' has shape " +
+                             shapeStr(sc->shape) + ", its weight's blocks imply " +
+                             shapeStr(sshape));
+      if (sc->dtype == TensorDType::F8E4M3)
+        return Status::error(sc->file + ": tensor '" + sname +
+                             "' is F8_E4M3 (block scales are BF16, F16 or F32)");
+      continue;
+    }
+    if (t->dtype == TensorDType::F8E4M3)
+      return Status::error(t->file + ": tensor '" + w.name + "' is F8_E4M3 but " +
+                           (cfg.fp8.enabled ? "config.json's quantization_config leaves it 16-bit"
+                                            : "config.json has no FP8 quantization_config"));
+    if (!(t->dtype == TensorDType::F32 ||
+          (t->dtype == TensorDType::BF16 && dt == DType::BF16) ||
+          (t->dtype == TensorDType::F16 && dt == DType::F16)))
+      return Status::error(t->file + ": tensor '" + w.name + "' is " +
+                           dtypeName(t->dtype) + " but the model runs in " +
+                           std::string(toString(dt)));
+  }
+
+  return Status::ok();
+}
+
+Status EngineShard::open(Device &dev, const ModelConfig &full, DType dtype,
+                         const EngineOptions &options, ShardPlace where) {
+  device = &dev;
+  opts = options;
+  dt = dtype;
+  place = where;
+  cfg = full;
+  cfg.heads /= place.ranks;
+  cfg.kvHeads /= place.ranks;
+  cfg.intermediate /= place.ranks;
+  vocabRows = full.vocabSize / place.ranks;
+  device->setProgrammaticLaunch(opts.programmaticLaunch);
+  if (opts.attentionPrograms > 0) {
+    attentionPrograms = groupedAttentionPrograms = opts.attentionPrograms;
+  } else if (device->multiprocessors() > 0) {
+    attentionPrograms = 4 * int64_t(device->multiprocessors());
+    groupedAttentionPrograms = 3 * int64_t(device->multiprocessors());
+  }
+  multiprocessors = device->multiprocessors();
+  stream = device->defaultStream();
+  std::string dtName = dt == DType::F16 ? "f16" : "bf16";
+  std::string manifest = opts.kernelsDir + "/qwen3_" + dtName + ".json";
+  if (Status st = device->loadModule(manifest, module); !st)
+    return st;
+  if (Status st = load(module, manifest, cfg,
+                       dt == DType::F16 ? KernelDType::F16 : KernelDType::BF16,
+                       opts.chainedLaunches);
+      !st)
+    return st;
+  if (opts.attentionSplits > 0 && !hasSplits(opts.attentionSplits)) {
+    std::set<int64_t> splits;
+    for (const AttentionTier &t : tiers)
+      splits.insert(t.splits);
+    std::string have;
+    for (int64_t s : splits)
+      have += (have.empty() ? "" : ", ") + std::to_string(s);
+    return Status::error("--attention-splits " + std::to_string(opts.attentionSplits) +
+                         ": the kernel set has " + have);
+  }
+  nqkv = (cfg.heads + 2 * cfg.kvHeads) * cfg.headDim;
+  return Status::ok();
+}
+
+Status EngineShard::loadWeights(const Checkpoint &ck) {
+  const int64_t r = place.rank;
+  const int64_t HD = cfg.headDim, qRows = cfg.heads * HD, kvRows = cfg.kvHeads * HD,
+                I = cfg.intermediate;
+  const bool haveLmHead = ck.find("lm_head.weight") != nullptr;
+  // Uploads the pieces (rows stacked) into one buffer.
+  std::vector<uint8_t> staging, whole;
+  auto upload = [&](const std::vector<Piece> &pieces, Buffer &buf) -> Status {
+    int64_t count = 0;
+    for (const Piece &p : pieces) {
+      const TensorInfo *t = ck.find(p.name);
+      const int64_t R = t->shape[0], C = t->shape.size() > 1 ? t->shape[1] : 1;
+      count += (p.rows < 0 ? R : p.rows) * (p.cols < 0 ? C : p.cols);
+    }
+    staging.resize(count * 2);
+    int64_t at = 0;
+    for (const Piece &p : pieces) {
+      const TensorInfo *t = ck.find(p.name);
+      const int64_t R = t->shape[0], C = t->shape.size() > 1 ? t->shape[1] : 1;
+      const int64_t rows = p.rows < 0 ? R : p.rows, cols = p.cols < 0 ? C : p.cols;
+      // FP8 weights are dequantized whole into the model dtype first (the
+      // decode step streams 16-bit weights either way), then sliced.
+      const uint8_t *src = t->data;
+      TensorDType from = t->dtype;
+      if (t->dtype == TensorDType::F8E4M3) {
+        whole.resize(t->count() * 2);
+        if (Status st = dequantizeFp8(*t, *ck.find(fp8ScaleName(p.name)), cfg.fp8.blockOut,
+                                      cfg.fp8.blockIn, dt, whole.data());
+            !st)
+          return st;
+        src = whole.data();
+        from = dt == DType::BF16 ? TensorDType::BF16 : TensorDType::F16;
+      }
+      const int64_t eb = elementBytes(from);
+      for (int64_t i = 0; i < rows; ++i)
+        if (!convertElements(src + ((p.row0 + i) * C + p.col0) * eb, from, cols, dt,
+                             staging.data() + (at + i * cols) * 2))
+          return Status::error(t->file + ": tensor '" + t->name + "' is " +
+                               dtypeName(t->dtype) + " but the model runs in " +
+                               std::string(toString(dt)) +
+                               " (no lossy conversion between bf16 and f16)");
+      at += rows * cols;
+    }
+    if (Status st = device->allocate(dt, count, stream, buf); !st)
+      return st;
+    if (Status st = stream.copyToDevice(buf, staging.data(), count * 2); !st)
+      return st;
+    return stream.synchronize(); // the staging buffer is reused
+  };
+  auto rowsOf = [](std::string name, int64_t row0, int64_t rows) {
+    return Piece{std::move(name), row0, rows, 0, -1};
+  };
+  auto colsOf = [](std::string name, int64_t col0, int64_t cols) {
+    return Piece{std::move(name), 0, -1, col0, cols};
+  };
+  Status st = Status::ok();
+  if (!(st = upload({{"model.embed_tokens.weight"}}, embed)) ||
+      !(st = upload({{"model.norm.weight"}}, finalNorm)))
+    return st;
+  const std::string head =
+      !cfg.tiedEmbeddings || haveLmHead ? "lm_head.weight" : "model.embed_tokens.weight";
+  if (place.ranks == 1 && head == "model.embed_tokens.weight")
+    lmHead = embed;
+  else if (!(st = upload({rowsOf(head, r * vocabRows, vocabRows)}, lmHead)))
+    return st;
+  layers.resize(cfg.layers);
+  for (int64_t l = 0; l < cfg.layers; ++l) {
+    std::string p = "model.layers." + std::to_string(l) + ".";
+    Layer &L = layers[l];
+    if (!(st = upload({{p + "input_layernorm.weight"}}, L.inNorm)) ||
+        !(st = upload({{p + "post_attention_layernorm.weight"}}, L.postNorm)) ||
+        !(st = upload({{p + "self_attn.q_norm.weight"}}, L.qNorm)) ||
+        !(st = upload({{p + "self_attn.k_norm.weight"}}, L.kNorm)) ||
+        // Column-parallel: this rank's heads and KV heads, its slice of
+        // the intermediate rows (gate then up, as the kernels pair them).
+        !(st = upload({rowsOf(p + "self_attn.q_proj.weight", r * qRows, qRows),
+                       rowsOf(p + "self_attn.k_proj.weight", r * kvRows, kvRows),
+                       rowsOf(p + "self_attn.v_proj.weight", r * kvRows, kvRows)},
+                      L.qkv)) ||
+        // Row-parallel: the input columns of this rank's heads and slice.
+        !(st = upload({colsOf(p + "self_attn.o_proj.weight", r * qRows, qRows)}, L.o)) ||
+        !(st = upload({rowsOf(p + "mlp.gate_proj.weight", r * I, I),
+                       rowsOf(p + "mlp.up_proj.weight", r * I, I)},
+                      L.gateUp)) ||
+        !(st = upload({colsOf(p + "mlp.down_proj.weight", r * I, I)}, L.down)))
+      return st;
+  }
+  return foldNormWeights();
+}
+
+// The input norm's weight g moves into the QKV projection, W' = W diag(g)
+// rounded to the model dtype, and the post-attention norm's into the
+// gate/up projection, so the decode step's GEMVs after the norms normalize
+// the residual stream on the fly (gemv_rms, gemv_swiglu) with no norm
+// launch, and the prompt's norms before those projections scale by ones.
+// The final norm keeps its weight (the LM head may be the embedding's).
+Status EngineShard::foldNormWeights() {
+  const int64_t H = cfg.hidden, I = cfg.intermediate;
+  Status st = Status::ok();
+  for (const Layer &L : layers)
+    if (!(st = stream.launch(kFoldNorm, {Arg::inout(L.qkv, {nqkv, H}), Arg::in(L.inNorm, {H})})) ||
+        !(st = stream.launch(kFoldNorm,
+                             {Arg::inout(L.gateUp, {2 * I, H}), Arg::in(L.postNorm, {H})})))
+      return st;
+  std::vector<uint16_t> ones(H, dt == DType::BF16 ? toBF16(1.0f) : toHalf(1.0f));
+  if (!(st = device->allocate(dt, H, stream, unitNorm)) ||
+      !(st = stream.copyToDevice(unitNorm, ones.data(), H * 2)))
+    return st;
+  return freezeWeights();
+}
+
+// The weights are final: frozen, nothing writes them again, and the kernels
+// that declare them `frozen` read them through the read-only cache even when
+// launched as programmatic dependents of the kernel before them.
+Status EngineShard::freezeWeights() {
+  std::vector<const Buffer *> weights = {&embed, &finalNorm, &lmHead, &unitNorm};
+  for (const Layer &L : layers)
+    for (const Buffer *b : {&L.inNorm, &L.postNorm, &L.qNorm, &L.kNorm, &L.qkv, &L.o,
+                            &L.gateUp, &L.down})
+      weights.push_back(b);
+  for (const Buffer *b : weights) // lmHead may be embed: freezing twice is fine
+    if (Status st = stream.freeze(*b); !st)
+      return st;
+  return Status::ok();
+}
+
+Status EngineShard::cacheBudget(int64_t &positions) {
+  const int64_t bytesPerPosition = 2 * cfg.layers * cfg.kvHeads * cfg.headDim * 2;
+  int64_t freeBytes = 0, totalBytes = 0;
+  if (Status s = device->memoryInfo(freeBytes, totalBytes); !s)
+    return s;
+  // Room for the activations and the prompt's buffers.
+  int64_t reserve = std::max<int64_t>(int64_t(1) << 30, totalBytes / 20);
+  positions = (freeBytes - reserve) / bytesPerPosition / 64 * 64;
+  if (positions < 1)
+    return Status::error("no memory left for a KV cache after the weights (" +
+                         std::to_string(freeBytes >> 20) + " MiB free on " +
+                         device->name() + ")");
+  return Status::ok();
+}
+
+Status EngineShard::allocState(int64_t maxSeqLen) {
+  const ModelConfig &c = cfg;
+  maxSeq = maxSeqLen;
+  cacheRows = (maxSeq + 63) / 64 * 64;
+  const int64_t bytesPerPosition = 2 * c.layers * c.kvHeads * c.headDim * 2;
+  int64_t cacheCount = c.layers * cacheRows * c.kvHeads * c.headDim;
+  Status ak = device->allocate(dt, cacheCount, stream, kcache);
+  if (ak)
+    ak = device->allocate(dt, cacheCount, stream, vcache);
+  if (!ak)
+    return Status::error("the KV cache for " + std::to_string(maxSeq) + " positions (" +
+                         std::to_string(cacheRows * bytesPerPosition >> 20) +
+                         " MiB) does not fit: " + ak.message() +
+                         "; pass a smaller --max-seq-len");
+  // Zeros, so rows past the length are finite (they meet a zero weight).
+  Status st = Status::ok();
+  if (!(st = stream.fill(kcache, 0)) || !(st = stream.fill(vcache, 0)))
+    return st;
+
+  // RoPE inverse frequencies exactly as HF computes them (f32).
+  std::vector<float> invf(c.headDim / 2);
+  for (int64_t i = 0; i < c.headDim / 2; ++i)
+    invf[i] = 1.0f / std::pow(static_cast<float>(c.ropeTheta),
+                              static_cast<float>(2 * i) / static_cast<float>(c.headDim));
+  if (!(st = device->allocate(DType::F32, invf.size(), stream, invFreq)) ||
+      !(st = stream.copyToDevice(invFreq, invf.data(), invf.size() * 4)) ||
+      !(st = device->allocate(DType::I32, 1, stream, pos)) ||
+      !(st = device->allocate(DType::I32, 1, stream, token)) ||
+      !(st = device->allocate(DType::F32, normSumsCount(), stream, normSums)) ||
+      !(st = stream.fill(normSums, 0)) ||
+      !(st = device->allocate(DType::I32, c.heads, stream, tickets)) ||
+      !(st = stream.fill(tickets, 0)) ||
+      !(st = device->allocate(DType::I32, kChainCounters, stream, chainCounters)) ||
+      !(st = stream.fill(chainCounters, 0)) || !(st = allocActs(decodeActs, 1)))
+    return st;
+  return stream.synchronize();
+}
+
+Status EngineShard::allocActs(Acts &a, int64_t T) {
+  const ModelConfig &c = cfg;
+  a = Acts();
+  a.cap = T;
+  int64_t nq = c.heads * c.headDim;
+  int64_t nparts = (c.vocabSize + argmaxChunk - 1) / argmaxChunk;
+  Status st = Status::ok();
+  auto alloc = [&](DType t, int64_t n, Buffer &b) {
+    if (st)
+      st = device->allocate(t, n, stream, b);
+  };
+  alloc(dt, T * c.hidden, a.res);
+  alloc(dt, T * c.hidden, a.h);
+  alloc(dt, T * (c.heads + 2 * c.kvHeads) * c.headDim, a.qkv);
+  alloc(dt, T * nq, a.q);
+  alloc(dt, T * nq, a.attn);
+  alloc(dt, T * c.hidden, a.ao);
+  // Decode's gate/up GEMV writes the activation itself, as the prompt's
+  // fused GEMM does.
+  if (T > 1 && !fusedSwiglu())
+    alloc(dt, T * 2 * c.intermediate, a.gu);
+  alloc(dt, T * c.intermediate, a.act);
+  if (T > 1 && opts.ropeTable) {
+    alloc(dt, T * c.headDim, a.ropeCos);
+    alloc(dt, T * c.headDim, a.ropeSin);
+  }
+  alloc(dt, T * c.hidden, a.mo);
+  alloc(dt, c.vocabSize, a.logits);
+  // Partials for the largest split count; each tier uses its front.
+  int64_t splits = 0;
+  for (const AttentionTier &t : tiers)
+    splits = std::max(splits, t.splits);
+  alloc(DType::F32, c.heads * splits * c.headDim, a.po);
+  alloc(DType::F32, c.heads * splits, a.plse);
+  alloc(DType::F32, nparts, a.vals);
+  alloc(DType::I32, nparts, a.idxs);
+  alloc(DType::I32, T, a.ids);
+  return st;
+}
+
+
+} // namespace qwen3

@@ -1,0 +1,217 @@
+//===- TensorParallelTest.cpp - a model split over N devices vs one -------===//
+//
+// --tensor-parallel on the test device (the CPU here: N CPU devices joined by
+// the in-process exchange; on a GPU machine with N GPUs, NCCL). The model is
+// a random-weight Qwen3 written by the test, with 8 query heads over 4 KV
+// heads so that 2 and 4 ranks split it: its logits with N ranks must match
+// one device's at every step of a greedy run (teacher-forced on one device's
+// tokens), and the picks must be the same wherever the logits do not tie.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Qwen3TestUtils.h"
+#include "qwen3/Engine.h"
+#include "tile/runtime/Half.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdio>
+#include <random>
+
+using namespace qwen3;
+using tile_runtime::DType;
+
+namespace {
+
+struct ModelShape {
+  int64_t hidden = 256, heads = 8, kvHeads = 4, headDim = 64, intermediate = 512,
+          vocab = 2176, layers = 2;
+  bool tied = true;
+  bool f16 = false;
+};
+
+/// Writes config.json and model.safetensors of a random-weight model.
+void writeModel(const std::string &dir, const ModelShape &s) {
+  ASSERT_EQ(0, std::system(("mkdir -p '" + dir + "'").c_str()));
+  nlohmann::json cfg = {
+      {"architectures", {"Qwen3ForCausalLM"}}, {"model_type", "qwen3"},
+      {"hidden_size", s.hidden}, {"intermediate_size", s.intermediate},
+      {"num_attention_heads", s.heads}, {"num_key_value_heads", s.kvHeads},
+      {"head_dim", s.headDim}, {"num_hidden_layers", s.layers}, {"vocab_size", s.vocab},
+      {"max_position_embeddings", 512}, {"rms_norm_eps", 1e-6}, {"rope_theta", 1e6},
+      {"hidden_act", "silu"}, {"tie_word_embeddings", s.tied},
+      {"torch_dtype", s.f16 ? "float16" : "bfloat16"}};
+  std::ofstream(dir + "/config.json") << cfg.dump(2);
+
+  std::vector<std::pair<std::string, std::vector<int64_t>>> tensors = {
+      {"model.embed_tokens.weight", {s.vocab, s.hidden}}, {"model.norm.weight", {s.hidden}}};
+  if (!s.tied)
+    tensors.push_back({"lm_head.weight", {s.vocab, s.hidden}});
+  const int64_t q = s.heads * s.headDim, kv = s.kvHeads * s.headDim;
+  for (int64_t l = 0; l < s.layers; ++l) {
+    std::string p = "model.layers." + std::to_string(l) + ".";
+    for (auto &t : std::vector<std::pair<std::string, std::vector<int64_t>>>{
+             {"input_layernorm.weight", {s.hidden}},
+             {"post_attention_layernorm.weight", {s.hidden}},
+             {"self_attn.q_norm.weight", {s.headDim}},
+             {"self_attn.k_norm.weight", {s.headDim}},
+             {"self_attn.q_proj.weight", {q, s.hidden}},
+             {"self_attn.k_proj.weight", {kv, s.hidden}},
+             {"self_attn.v_proj.weight", {kv, s.hidden}},
+             {"self_attn.o_proj.weight", {s.hidden, q}},
+             {"mlp.gate_proj.weight", {s.intermediate, s.hidden}},
+             {"mlp.up_proj.weight", {s.intermediate, s.hidden}},
+             {"mlp.down_proj.weight", {s.hidden, s.intermediate}}})
+      tensors.push_back({p + t.first, t.second});
+  }
+  // Weights uniform with a standard deviation of 0.2 (norms 1 +- that), so
+  // the logits spread far beyond rounding and greedy picks rarely tie.
+  std::mt19937 gen(7);
+  std::uniform_real_distribution<float> u(-0.35f, 0.35f);
+  nlohmann::json header = nlohmann::json::object();
+  std::string data;
+  for (const auto &[name, shape] : tensors) {
+    int64_t n = 1;
+    for (int64_t d : shape)
+      n *= d;
+    const bool norm = shape.size() == 1;
+    header[name] = {{"dtype", s.f16 ? "F16" : "BF16"},
+                    {"shape", shape},
+                    {"data_offsets", {data.size(), data.size() + 2 * n}}};
+    for (int64_t i = 0; i < n; ++i) {
+      float v = norm ? 1.0f + u(gen) : u(gen);
+      uint16_t h = s.f16 ? tile_runtime::toHalf(v) : tile_runtime::toBF16(v);
+      data.append(reinterpret_cast<const char *>(&h), 2);
+    }
+  }
+  std::string text = header.dump();
+  text.append((8 - text.size() % 8) % 8, ' ');
+  uint64_t len = text.size();
+  std::ofstream out(dir + "/model.safetensors", std::ios::binary);
+  out.write(reinterpret_cast<const char *>(&len), 8);
+  out << text << data;
+}
+
+std::string modelDir(const std::string &name) {
+  return ::testing::TempDir() + "qwen3-tp-" + name;
+}
+
+Status open(const std::string &dir, int64_t ranks, std::unique_ptr<Engine> &engine) {
+  EngineOptions opts;
+  opts.device = test::testDevice();
+  opts.kernelsDir = test::kernelsDir();
+  opts.maxSeqLen = 128;
+  opts.tensorParallel = ranks;
+  return Engine::create(dir, opts, engine);
+}
+
+struct TpCase {
+  const char *name;
+  int64_t ranks;
+  ModelShape shape;
+};
+
+void PrintTo(const TpCase &c, std::ostream *os) { *os << c.name; }
+
+class Qwen3TensorParallel : public ::testing::TestWithParam<TpCase> {};
+
+TEST_P(Qwen3TensorParallel, LogitsAndPicksMatchOneDevice) {
+  const TpCase &c = GetParam();
+  const std::string dir = modelDir(c.name);
+  writeModel(dir, c.shape);
+  std::unique_ptr<Engine> one, split;
+  ASSERT_TRUE(open(dir, 1, one).isOk());
+  Status st = open(dir, c.ranks, split);
+  if (!st && test::testDevice() != "cpu")
+    GTEST_SKIP() << c.ranks << " ranks on " << test::testDevice() << ": " << st.message();
+  ASSERT_TRUE(st.isOk()) << st.message();
+  EXPECT_NE(split->deviceName().find(std::to_string(c.ranks) + " x "), std::string::npos)
+      << split->deviceName();
+
+  // The rounding unit of the model dtype: the two runs add the same
+  // products in another order (partial sums per rank, then the all-reduce).
+  const double u = c.shape.f16 ? std::ldexp(1.0, -11) : std::ldexp(1.0, -8);
+  std::vector<int32_t> prompt = {17, 900, 4, 2000, 55, 1234, 7, 300, 2100, 64, 999, 12};
+  int32_t a = 0, b = 0;
+  ASSERT_TRUE(one->prefill(prompt, a).isOk());
+  ASSERT_TRUE(split->prefill(prompt, b).isOk());
+  int ties = 0;
+  for (int step = 0; step <= 24; ++step) {
+    std::vector<float> la, lb;
+    ASSERT_TRUE(one->lastLogits(la).isOk());
+    ASSERT_TRUE(split->lastLogits(lb).isOk());
+    ASSERT_EQ(la.size(), lb.size());
+    double dot = 0, na = 0, nb = 0, diff = 0, spread = 0;
+    for (size_t i = 0; i < la.size(); ++i) {
+      ASSERT_TRUE(std::isfinite(lb[i])) << "step " << step << " logit " << i;
+      dot += double(la[i]) * lb[i], na += double(la[i]) * la[i], nb += double(lb[i]) * lb[i];
+      diff += (double(la[i]) - lb[i]) * (double(la[i]) - lb[i]);
+      spread = std::max(spread, std::abs(double(la[i])));
+    }
+    const double cosine = dot / std::sqrt(na * nb), rel = std::sqrt(diff / na);
+    EXPECT_GE(cosine, 0.999) << "step " << step;
+    EXPECT_LE(rel, 10 * u) << "step " << step;
+    if (a != b) {
+      // Only a tie within the bound may pick differently.
+      ++ties;
+      EXPECT_LE(std::abs(double(la[a]) - la[b]), 10 * u * spread)
+          << "step " << step << ": one device picked " << a << " (" << la[a] << "), "
+          << c.ranks << " ranks picked " << b << " (" << la[b] << ")";
+    }
+    if (step == 24)
+      break;
+    // Both continue from one device's pick.
+    int32_t fed = a;
+    ASSERT_TRUE(one->decode(fed, a).isOk());
+    ASSERT_TRUE(split->decode(fed, b).isOk());
+  }
+  EXPECT_LE(ties, 2);
+}
+
+const TpCase kCases[] = {
+    {"bf16_2_ranks", 2, ModelShape{}},
+    {"bf16_4_ranks", 4, ModelShape{}},
+    {"f16_2_ranks_untied", 2, [] {
+       ModelShape s;
+       s.f16 = true;
+       s.tied = false;
+       return s;
+     }()},
+    {"bf16_4_ranks_group_1", 4, [] {
+       ModelShape s;
+       s.heads = 4;
+       return s;
+     }()},
+};
+
+INSTANTIATE_TEST_SUITE_P(Random, Qwen3TensorParallel, ::testing::ValuesIn(kCases),
+                         [](const ::testing::TestParamInfo<TpCase> &i) {
+                           return std::string(i.param.name);
+                         });
+
+TEST(Qwen3TensorParallel, ShapesThatDoNotSplitNameTheirField) {
+  ModelShape s;
+  s.intermediate = 384;
+  const std::string dir = modelDir("no-split");
+  writeModel(dir, s);
+  std::unique_ptr<Engine> e;
+  Status st = open(dir, 3, e);
+  ASSERT_FALSE(st.isOk());
+  EXPECT_NE(st.message().find("config.json: num_key_value_heads 4 does not split over "
+                              "--tensor-parallel 3"),
+            std::string::npos)
+      << st.message();
+  st = open(dir, 2, e);
+  ASSERT_FALSE(st.isOk());
+  EXPECT_NE(st.message().find("config.json: intermediate_size 384 does not split over "
+                              "--tensor-parallel 2 into multiples of 128"),
+            std::string::npos)
+      << st.message();
+  st = open(dir, 0, e);
+  ASSERT_FALSE(st.isOk());
+  EXPECT_NE(st.message().find("--tensor-parallel must be in [1, 64], got 0"), std::string::npos)
+      << st.message();
+}
+
+} // namespace
