@@ -105,9 +105,10 @@ def prompt_ids(n, seed=0, vocab=151643):
     return torch.randint(0, vocab, (n,), generator=g).tolist()
 
 
-def run(qwen3_run, kernels, model, ids, tg, reps, warmup=32, extra=()):
+def run(qwen3_run, kernels, model, ids, tg, reps, warmup=32, extra=(), env=None):
     """qwen3-run on `ids`, `tg` tokens, `reps` measured runs after a warm-up
-    generation; returns its JSON (with "runs")."""
+    generation, with `env` added to the environment; returns its JSON (with
+    "runs")."""
     with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
         json.dump(ids, f)
         path = f.name
@@ -115,7 +116,8 @@ def run(qwen3_run, kernels, model, ids, tg, reps, warmup=32, extra=()):
            "--ignore-eos", "--json", "--kernels", kernels, "--repeat", str(reps),
            "--warmup", str(warmup), "--max-seq-len", str(len(ids) + tg + 16), *extra]
     try:
-        r = subprocess.run(cmd, capture_output=True, text=True)
+        r = subprocess.run(cmd, capture_output=True, text=True,
+                           env={**os.environ, **(env or {})})
     finally:
         os.unlink(path)
     if r.returncode != 0:

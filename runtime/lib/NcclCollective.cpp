@@ -29,7 +29,9 @@ namespace {
   X(ncclCommDestroy)                                                           \
   X(ncclCommAbort)                                                             \
   X(ncclAllReduce)                                                             \
-  X(ncclAllGather)
+  X(ncclAllGather)                                                             \
+  X(ncclGroupStart)                                                            \
+  X(ncclGroupEnd)
 
 struct NcclLibrary {
 #define TILE_DECLARE(name) decltype(&::name) name = nullptr;
@@ -132,6 +134,54 @@ public:
   std::mutex abortMutex;
 };
 
+/// One small all-reduce on every rank, queued from this thread as an NCCL
+/// group: NCCL connects its ranks lazily, at a communicator's first
+/// collective, which must therefore not be inside a stream capture (the
+/// connection's allocations would invalidate the capture).
+Status warmUp(const NcclLibrary &nccl, const std::vector<DeviceImpl *> &devices,
+              const std::vector<ncclComm_t> &comms) {
+  constexpr size_t kBytes = 256;
+  struct Rank {
+    std::shared_ptr<StreamImpl> stream;
+    uint64_t address = 0;
+  };
+  std::vector<Rank> ranks(devices.size());
+  Status st = Status::ok();
+  for (size_t r = 0; r < devices.size() && st; ++r) {
+    if ((st = devices[r]->makeCurrent()) && (st = devices[r]->createStream(ranks[r].stream)))
+      st = devices[r]->allocate(kBytes, *ranks[r].stream, ranks[r].address);
+    if (st)
+      st = ranks[r].stream->fill(ranks[r].address, 0, kBytes);
+  }
+  if (st) {
+    st = nccl.check(nccl.ncclGroupStart(), "ncclGroupStart");
+    for (size_t r = 0; r < devices.size() && st; ++r) {
+      void *p = reinterpret_cast<void *>(ranks[r].address);
+      st = nccl.check(nccl.ncclAllReduce(p, p, kBytes / 4, ncclFloat32, ncclSum, comms[r],
+                                         static_cast<cudaStream_t>(
+                                             ranks[r].stream->nativeStream())),
+                      "ncclAllReduce");
+    }
+    Status end = nccl.check(nccl.ncclGroupEnd(), "ncclGroupEnd");
+    if (st)
+      st = end;
+  }
+  for (size_t r = 0; r < devices.size(); ++r) {
+    if (!ranks[r].stream)
+      continue;
+    Status s = devices[r]->makeCurrent();
+    if (s)
+      s = ranks[r].stream->synchronize();
+    if (st && !s)
+      st = s;
+    if (ranks[r].address)
+      devices[r]->free(ranks[r].address, ranks[r].stream.get());
+  }
+  if (!st)
+    return Status::error("NCCL's first all-reduce among the ranks failed: " + st.message());
+  return Status::ok();
+}
+
 } // namespace
 
 Status tile_runtime::createNcclCommunicators(
@@ -153,5 +203,5 @@ Status tile_runtime::createNcclCommunicators(
     return s;
   for (ncclComm_t c : comms)
     out.push_back(std::make_unique<NcclCommunicator>(*nccl, c));
-  return Status::ok();
+  return warmUp(*nccl, devices, comms);
 }

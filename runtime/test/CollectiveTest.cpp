@@ -200,6 +200,7 @@ TEST_P(CollectiveTest, BadArgumentsAreRefused) {
   ASSERT_OK(d.allocate(DType::I32, 16, i32));
   ASSERT_OK(d.allocate(DType::F32, 16, f32));
   ASSERT_OK(g.devices[1]->allocate(DType::F32, 16, other));
+  ASSERT_OK(d.makeCurrent()); // this thread drives rank 0 from here on
   Stream &s = d.defaultStream();
   expectError(g.comms[0]->allReduceSum(s, i32, 0, 16), {"allReduceSum", "i32"});
   expectError(g.comms[0]->allReduceSum(s, f32, 8, 16), {"allReduceSum", "do not fit"});

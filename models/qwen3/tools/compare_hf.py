@@ -30,24 +30,28 @@ ap.add_argument("--kernels", required=True)
 ap.add_argument("--steps", type=int, default=32)
 ap.add_argument("--work", default="/tmp/qwen3-compare")
 ap.add_argument("--prompt", default="Hello, how are you?")
+ap.add_argument("--tensor-parallel", default="1",
+                help="qwen3-run's rank counts to compare, e.g. 1,2 (one line each)")
 args = ap.parse_args()
 dtype = torch.bfloat16 if args.dtype == "bf16" else torch.float16
 
 d = os.path.join(args.work, os.path.basename(args.config) + "-" + args.dtype)
 model, config, d = random_checkpoint.make(args.config, dtype, d, args.tokenizer)
-
-logits_path = os.path.join(args.work, "ours.f32")
-r = subprocess.run([args.qwen3_run, "--model", d, "--prompt", args.prompt,
-                    "--max-new-tokens", str(args.steps + 1), "--ignore-eos", "--json",
-                    "--dump-logits", logits_path, "--kernels", args.kernels,
-                    "--max-seq-len", "256"], capture_output=True, text=True)
-if r.returncode != 0:
-    print(json.dumps({"error": r.stderr.strip()}))
-    raise SystemExit(1)
-ours = json.loads(r.stdout)
 V = config.vocab_size
-ol = np.fromfile(logits_path, dtype="<f4").reshape(-1, V)
 
+
+def ours_run(tp):
+    """qwen3-run greedy at `tp` ranks: its JSON and each step's logits."""
+    logits_path = os.path.join(args.work, "ours.f32")
+    r = subprocess.run([args.qwen3_run, "--model", d, "--prompt", args.prompt,
+                        "--max-new-tokens", str(args.steps + 1), "--ignore-eos", "--json",
+                        "--dump-logits", logits_path, "--kernels", args.kernels,
+                        "--max-seq-len", "256", "--tensor-parallel", str(tp)],
+                       capture_output=True, text=True)
+    if r.returncode != 0:
+        print(json.dumps({"error": r.stderr.strip(), "tensor_parallel": tp}))
+        raise SystemExit(1)
+    return json.loads(r.stdout), np.fromfile(logits_path, dtype="<f4").reshape(-1, V)
 
 
 def teacher_forced(m, prompt, forced):
@@ -69,26 +73,29 @@ def cosine(a, b):
     return float(a @ b / np.linalg.norm(a) / np.linalg.norm(b))
 
 
-prompt, forced = list(ours["prompt_ids"]), ours["generated_ids"]
-hf = teacher_forced(model, prompt, forced)
+runs = [(tp, *ours_run(tp)) for tp in [int(t) for t in args.tensor_parallel.split(",")]]
+hfs = [teacher_forced(model, list(o["prompt_ids"]), o["generated_ids"]) for _, o, _ in runs]
 # The higher-precision control: the same weights run in f32 by transformers.
 # Where greedy tokens differ at near-ties, it says whose pick was right.
 model = model.float()
-ref = teacher_forced(model, prompt, forced)
+refs = [teacher_forced(model, list(o["prompt_ids"]), o["generated_ids"]) for _, o, _ in runs]
 n = args.steps + 1
-hf_tokens = [int(np.argmax(x)) for x in hf]
-ref_tokens = [int(np.argmax(x)) for x in ref]
-cos = [cosine(hf[s], ol[s]) for s in range(n)]
-agree = sum(a == b for a, b in zip(hf_tokens, forced))
-print(json.dumps({"config": os.path.basename(args.config), "dtype": args.dtype,
-                  "steps": n, "min_cosine": min(cos),
-                  "cosine": [round(c, 6) for c in cos],
-                  "greedy_agree": agree, "identical_tokens": agree == n,
-                  "ours_tokens": forced, "hf_tokens": hf_tokens,
-                  "f32_control": {
-                      "min_cosine_ours": min(cosine(ref[s], ol[s]) for s in range(n)),
-                      "min_cosine_hf": min(cosine(ref[s], hf[s]) for s in range(n)),
-                      "agree_ours": sum(a == b for a, b in zip(ref_tokens, forced)),
-                      "agree_hf": sum(a == b for a, b in zip(ref_tokens, hf_tokens))},
-                  "ours_decode_tok_s": ours["decode_tok_s"], "ours_prefill_ms": ours["prefill_ms"],
-                  "ours_load_ms": ours["load_ms"], "device": ours["device"]}))
+for (tp, ours, ol), hf, ref in zip(runs, hfs, refs):
+    forced = ours["generated_ids"]
+    hf_tokens = [int(np.argmax(x)) for x in hf]
+    ref_tokens = [int(np.argmax(x)) for x in ref]
+    cos = [cosine(hf[s], ol[s]) for s in range(n)]
+    agree = sum(a == b for a, b in zip(hf_tokens, forced))
+    print(json.dumps({"config": os.path.basename(args.config), "dtype": args.dtype,
+                      "tensor_parallel": tp, "steps": n, "min_cosine": min(cos),
+                      "cosine": [round(c, 6) for c in cos],
+                      "greedy_agree": agree, "identical_tokens": agree == n,
+                      "ours_tokens": forced, "hf_tokens": hf_tokens,
+                      "f32_control": {
+                          "min_cosine_ours": min(cosine(ref[s], ol[s]) for s in range(n)),
+                          "min_cosine_hf": min(cosine(ref[s], hf[s]) for s in range(n)),
+                          "agree_ours": sum(a == b for a, b in zip(ref_tokens, forced)),
+                          "agree_hf": sum(a == b for a, b in zip(ref_tokens, hf_tokens))},
+                      "ours_decode_tok_s": ours["decode_tok_s"],
+                      "ours_prefill_ms": ours["prefill_ms"], "ours_load_ms": ours["load_ms"],
+                      "device": ours["device"]}), flush=True)
