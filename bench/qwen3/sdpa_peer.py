@@ -2,7 +2,10 @@
 """The prompt attention's peer: PyTorch SDPA (each backend it offers on this
 GPU) at Qwen3-8B's attention shape (32 query heads, 8 KV heads of 128,
 causal), f16, timed with CUDA events: median of 20 after 3 warm-ups, one
-layer. TFLOP/s counts the causal half (4 * L^2 / 2 * 128 * 32). JSON lines."""
+layer. TFLOP/s counts the causal half (4 * L^2 / 2 * 128 * 32). JSON lines.
+
+    python3 bench/qwen3/sdpa_peer.py [TOKENS,TOKENS,...]   # default 2048,8192
+"""
 import json, sys
 import torch
 import torch.nn.functional as F
