@@ -35,8 +35,11 @@ args = ap.parse_args()
 
 common.emit(args.out, kind="env", bench="parallel", gpus=torch.cuda.device_count(),
             **common.environment())
-bw = common.copy_bandwidth()
-common.emit(args.out, kind="copy", bytes_per_s=bw)
+# Every GPU's copy bandwidth; the roofline at N ranks takes the slowest of
+# the first N times N.
+per_gpu = [common.copy_bandwidth(i) for i in range(torch.cuda.device_count())]
+common.emit(args.out, kind="copy", bytes_per_s=per_gpu[0], per_gpu_bytes_per_s=per_gpu)
+bw = per_gpu[0]
 ids = common.prompt_ids(args.pp)
 ranks = [int(t) for t in args.tp.split(",")]
 
@@ -69,7 +72,7 @@ for name, d, cfg, nparam, streamed, kvpp in common.checkpoints(args):
         common.emit(args.out, kind="decode", model=name, dtype=args.dtype, tp=n, pp=args.pp,
                     tg=args.tg, decode_tok_s=common.stats([r["decode_tok_s"] for r in runs]),
                     ttft_ms=common.stats([r["prefill_ms"] for r in runs]),
-                    roofline_tok_s=n * bw / per_token, copy_bytes_per_s=bw,
+                    roofline_tok_s=n * min(per_gpu[:n]) / per_token, copy_bytes_per_s=bw,
                     device=j.get("device"), load_ms=j["load_ms"], weights_ms=j["weights_ms"])
         if n == max(ranks) and n > 1:
             for variant in args.nccl_variants:
@@ -79,7 +82,8 @@ for name, d, cfg, nparam, streamed, kvpp in common.checkpoints(args):
                 common.emit(args.out, kind="decode", model=name, dtype=args.dtype, tp=n,
                             nccl_env=env, pp=args.pp, tg=args.tg,
                             decode_tok_s=common.stats([r["decode_tok_s"] for r in j["runs"]]),
-                            roofline_tok_s=n * bw / per_token, copy_bytes_per_s=bw)
+                            roofline_tok_s=n * min(per_gpu[:n]) / per_token,
+                            copy_bytes_per_s=bw)
         if n > 1:
             p = common.run(args.qwen3_run, args.kernels, d, ids, 64, 1, warmup=0,
                            extra=["--tensor-parallel", str(n), "--profile"])
