@@ -10,13 +10,14 @@ TILE_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 TILE_BUILD="${TILE_BUILD:-$TILE_ROOT/build}"
 LLVM_PREFIX=/usr/lib/llvm-22
 
-# Build tools, LLVM/MLIR 22, lld, GoogleTest, PCRE2 (the Qwen3 tokenizer)
-# and clang's runtime libraries (libFuzzer for the parser fuzz tests), all
-# from Debian bookworm.
+# Build tools, LLVM/MLIR 22, lld, GoogleTest, PCRE2 (the Qwen3 tokenizer),
+# cpp-httplib (qwen3-serve), curl (its tests) and clang's runtime libraries
+# (libFuzzer for the parser fuzz tests), all from Debian bookworm.
 TILE_PACKAGES=(
   cmake ninja-build clang libclang-rt-dev lld ccache python3
   llvm-22-dev llvm-22-tools libmlir-22-dev mlir-22-tools
   libgtest-dev nlohmann-json3-dev libpcre2-dev pkg-config
+  libcpp-httplib-dev curl
 )
 
 tile_log() { printf '\033[1m[tile]\033[0m %s\n' "$*"; }
@@ -74,8 +75,29 @@ tile_build() {
   cmake --build "$TILE_BUILD"
 }
 
+# The official openai client package for qwen3-serve's client test, from
+# the npm registry into build/npm (pinned). Without node, npm or the
+# registry, that one test reports itself skipped.
+TILE_NPM_PACKAGES=(openai@4.104.0)
+tile_install_node_packages() {
+  local dir="$TILE_BUILD/npm"
+  if [[ -f "$dir/node_modules/openai/package.json" ]]; then
+    return 0
+  fi
+  if ! command -v npm >/dev/null; then
+    tile_log "no npm: the openai client test will be skipped"
+    return 0
+  fi
+  tile_log "installing into $dir: ${TILE_NPM_PACKAGES[*]}"
+  mkdir -p "$dir"
+  npm install --prefix "$dir" --no-audit --no-fund --loglevel=error \
+    "${TILE_NPM_PACKAGES[@]}" >/dev/null ||
+    tile_log "npm install failed: the openai client test will be skipped"
+}
+
 tile_setup() {
   tile_install_packages
   tile_configure
+  tile_install_node_packages
   tile_build
 }

@@ -1,0 +1,51 @@
+//===- Metrics.h - the server's Prometheus metrics --------------*- C++ -*-===//
+//
+// Counters, gauges and latency histograms of qwen3-serve, served as
+// Prometheus text at GET /metrics. Thread-safe.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef QWEN3_SERVE_METRICS_H
+#define QWEN3_SERVE_METRICS_H
+
+#include <cstdint>
+#include <map>
+#include <mutex>
+#include <string>
+#include <vector>
+
+namespace qwen3::serve {
+
+class Metrics {
+public:
+  /// A finished HTTP request of `route` with `status`.
+  void request(const std::string &route, int status);
+  void promptTokens(int64_t n);
+  void generatedTokens(int64_t n);
+  /// Seconds from a request's arrival to its first token.
+  void timeToFirstToken(double seconds);
+  /// Seconds between two tokens of one request.
+  void interTokenLatency(double seconds);
+  void setQueueDepth(int64_t n);
+  void setRunning(int64_t n);
+  std::string prometheus() const;
+
+private:
+  struct Histogram {
+    std::vector<double> bounds;
+    std::vector<uint64_t> counts; ///< per bound, then +Inf
+    double sum = 0;
+    uint64_t count = 0;
+    void observe(double v);
+  };
+  mutable std::mutex mutex_;
+  std::map<std::pair<std::string, int>, uint64_t> requests_;
+  uint64_t promptTokens_ = 0, generatedTokens_ = 0;
+  int64_t queueDepth_ = 0, running_ = 0;
+  Histogram ttft_{{0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10}, {}},
+      itl_{{0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1}, {}};
+};
+
+} // namespace qwen3::serve
+
+#endif // QWEN3_SERVE_METRICS_H

@@ -1,0 +1,254 @@
+//===- HttpServer.cpp - the OpenAI-compatible HTTP front end --------------===//
+
+#include "qwen3/serve/HttpServer.h"
+
+#include <httplib.h>
+
+#include <ctime>
+
+namespace qwen3::serve {
+
+using nlohmann::json;
+
+namespace {
+
+/// Compares every byte whatever the inputs, so the time taken does not tell
+/// how much of a guessed key was right.
+bool constantTimeEqual(const std::string &a, const std::string &b) {
+  unsigned char diff = a.size() != b.size();
+  const size_t n = std::max(a.size(), b.size());
+  for (size_t i = 0; i < n; ++i)
+    diff |= static_cast<unsigned char>((i < a.size() ? a[i] : 0) ^ (i < b.size() ? b[i] : 0));
+  return diff == 0;
+}
+
+void sendError(httplib::Response &res, const ApiError &e) {
+  res.status = e.status;
+  res.set_content(e.body().dump(), "application/json");
+}
+
+ApiError error(int status, std::string message, std::string type) {
+  ApiError e;
+  e.status = status;
+  e.message = std::move(message);
+  e.type = std::move(type);
+  return e;
+}
+
+/// The route label of the metrics: known routes, else "other" (a client
+/// cannot grow the metrics with made-up paths).
+std::string routeLabel(const std::string &path) {
+  for (const char *r : {"/v1/chat/completions", "/v1/completions", "/v1/models", "/health",
+                        "/metrics"})
+    if (path == r)
+      return r;
+  return "other";
+}
+
+bool sendEvent(httplib::DataSink &sink, const json &j) {
+  std::string s = "data: " + j.dump() + "\n\n";
+  return sink.write(s.data(), s.size());
+}
+
+} // namespace
+
+HttpServer::HttpServer(ServerOptions options, ModelInfo model, Scheduler &scheduler,
+                       Metrics &metrics)
+    : options_(std::move(options)), model_(std::move(model)), scheduler_(scheduler),
+      metrics_(metrics), server_(std::make_unique<httplib::Server>()),
+      started_(static_cast<int64_t>(std::time(nullptr))) {
+  httplib::Server &s = *server_;
+  const size_t threads = options_.connectionThreads;
+  s.new_task_queue = [threads] { return new httplib::ThreadPool(threads); };
+  s.set_payload_max_length(options_.maxBodyBytes);
+  s.set_read_timeout(options_.readTimeoutSeconds, 0);
+  s.set_write_timeout(options_.readTimeoutSeconds, 0);
+  s.set_keep_alive_timeout(options_.idleTimeoutSeconds);
+  s.set_keep_alive_max_count(100);
+  routes();
+}
+
+HttpServer::~HttpServer() = default;
+
+tile_runtime::Status HttpServer::bind(int &port) {
+  if (options_.port == 0) {
+    port = server_->bind_to_any_port(options_.host);
+  } else {
+    port = server_->bind_to_port(options_.host, options_.port) ? options_.port : -1;
+  }
+  if (port < 0)
+    return tile_runtime::Status::error("cannot listen on " + options_.host + ":" +
+                                       std::to_string(options_.port) +
+                                       " (in use, or not an address of this machine)");
+  return tile_runtime::Status::ok();
+}
+
+void HttpServer::run() { server_->listen_after_bind(); }
+void HttpServer::stop() { server_->stop(); }
+
+void HttpServer::routes() {
+  httplib::Server &s = *server_;
+  using httplib::Request;
+  using httplib::Response;
+  using HR = httplib::Server::HandlerResponse;
+
+  s.set_pre_routing_handler([this](const Request &req, Response &res) {
+    if (options_.apiKey.empty() || req.path == "/health")
+      return HR::Unhandled;
+    const std::string auth = req.get_header_value("Authorization");
+    const std::string prefix = "Bearer ";
+    if (auth.compare(0, prefix.size(), prefix) == 0 &&
+        constantTimeEqual(auth.substr(prefix.size()), options_.apiKey))
+      return HR::Unhandled;
+    sendError(res, error(401, "a valid API key is required (Authorization: Bearer KEY)",
+                         "authentication_error"));
+    return HR::Handled;
+  });
+  // Errors httplib itself answers (unknown route, a body over the limit, a
+  // malformed request line) get the API's error object too.
+  s.set_error_handler(httplib::Server::HandlerWithResponse([this](const Request &req,
+                                                                    Response &res) {
+    if (!res.body.empty())
+      return HR::Unhandled;
+    std::string message;
+    switch (res.status) {
+    case 404:
+      message = "no route " + req.method + " " + req.path;
+      break;
+    case 413:
+      message = "the request body exceeds " + std::to_string(options_.maxBodyBytes) + " bytes";
+      break;
+    default:
+      message = "the request could not be served (HTTP " + std::to_string(res.status) + ")";
+    }
+    sendError(res, error(res.status, message,
+                         res.status == 404 ? "not_found_error" : "invalid_request_error"));
+    return HR::Handled;
+  }));
+  s.set_exception_handler([](const Request &, Response &res, std::exception_ptr) {
+    sendError(res, error(500, "internal error", "server_error"));
+  });
+  s.set_logger([this](const Request &req, const Response &res) {
+    metrics_.request(routeLabel(req.path), res.status);
+  });
+
+  s.Get("/health", [this](const Request &, Response &res) {
+    res.status = draining_ ? 503 : 200;
+    res.set_content(json{{"status", draining_ ? "draining" : "ok"}}.dump(), "application/json");
+  });
+  s.Get("/metrics", [this](const Request &, Response &res) {
+    res.set_content(metrics_.prometheus(), "text/plain; version=0.0.4");
+  });
+  s.Get("/v1/models", [this](const Request &, Response &res) {
+    json m = {{"id", model_.id},
+              {"object", "model"},
+              {"created", started_},
+              {"owned_by", "tile"},
+              {"max_model_len", model_.contextLength}};
+    res.set_content(json{{"object", "list"}, {"data", json::array({m})}}.dump(),
+                    "application/json");
+  });
+
+  auto generate = [this](Endpoint endpoint) {
+    return [this, endpoint](const Request &req, Response &res) {
+      if (draining_)
+        return sendError(res, error(503, "the server is shutting down", "server_error"));
+      const uint64_t n = requestCounter_++;
+      GenerationRequest gr;
+      ApiError e;
+      // Requests without a seed get distinct ones.
+      const uint64_t seed = (uint64_t(started_) << 20) ^ (n * 0x9E3779B97F4A7C15ull);
+      if (!parseRequest(endpoint, req.body, model_, seed, gr, e))
+        return sendError(res, e);
+      auto job = std::make_shared<Job>(std::move(gr));
+      switch (scheduler_.submit(job)) {
+      case Scheduler::Admission::QueueFull:
+        return sendError(res, error(429, "the server's queue is full; retry later",
+                                    "rate_limit_error"));
+      case Scheduler::Admission::Draining:
+        return sendError(res, error(503, "the server is shutting down", "server_error"));
+      case Scheduler::Admission::Accepted:
+        break;
+      }
+      const std::string id = (endpoint == Endpoint::Chat ? "chatcmpl-" : "cmpl-") +
+                             std::to_string(started_) + "-" + std::to_string(n);
+      const int64_t created = static_cast<int64_t>(std::time(nullptr));
+      const std::string modelId = model_.id;
+
+      if (!job->request.stream) {
+        std::string content, reasoning;
+        Job::Event ev;
+        for (;;) {
+          if (!job->next(ev, std::chrono::milliseconds(1000)))
+            continue;
+          content += ev.delta.content;
+          reasoning += ev.delta.reasoning;
+          if (ev.finished)
+            break;
+        }
+        if (!ev.error.empty())
+          return sendError(res, error(500, "generation failed: " + ev.error, "server_error"));
+        res.set_content(completionResponse(endpoint, id, modelId, created, content, reasoning,
+                                           ev.finishReason, ev.usage)
+                            .dump(),
+                        "application/json");
+        return;
+      }
+
+      ++active_;
+      res.set_header("Cache-Control", "no-cache");
+      res.set_chunked_content_provider(
+          "text/event-stream",
+          [job, endpoint, id, created, modelId, first = true](size_t,
+                                                              httplib::DataSink &sink) mutable {
+            Job::Event ev;
+            // Waits for the next event, giving up when the client has gone.
+            while (!job->next(ev, std::chrono::milliseconds(200)))
+              if (!sink.is_writable()) {
+                job->cancel();
+                return false;
+              }
+            bool ok = true;
+            if (first && endpoint == Endpoint::Chat) {
+              const std::string empty;
+              ok = sendEvent(sink, streamChunk(endpoint, id, modelId, created, &empty, nullptr,
+                                               true, nullptr));
+            }
+            first = false;
+            if (ok && !ev.delta.empty())
+              ok = sendEvent(sink, streamChunk(endpoint, id, modelId, created,
+                                               ev.delta.content.empty() ? nullptr
+                                                                        : &ev.delta.content,
+                                               ev.delta.reasoning.empty() ? nullptr
+                                                                          : &ev.delta.reasoning,
+                                               false, nullptr));
+            if (ok && ev.finished) {
+              if (!ev.error.empty()) {
+                ok = sendEvent(sink, error(500, "generation failed: " + ev.error, "server_error")
+                                         .body());
+              } else {
+                ok = sendEvent(sink, streamChunk(endpoint, id, modelId, created, nullptr, nullptr,
+                                                 false, &ev.finishReason));
+                if (ok && job->request.includeUsage)
+                  ok = sendEvent(sink, usageChunk(endpoint, id, modelId, created, ev.usage));
+              }
+              static const std::string done = "data: [DONE]\n\n";
+              if (ok && (ok = sink.write(done.data(), done.size())))
+                sink.done();
+            }
+            if (!ok)
+              job->cancel();
+            return ok;
+          },
+          [this, job](bool success) {
+            if (!success)
+              job->cancel();
+            --active_;
+          });
+    };
+  };
+  s.Post("/v1/chat/completions", generate(Endpoint::Chat));
+  s.Post("/v1/completions", generate(Endpoint::Completion));
+}
+
+} // namespace qwen3::serve

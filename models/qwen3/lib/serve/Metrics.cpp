@@ -1,0 +1,89 @@
+//===- Metrics.cpp - the server's Prometheus metrics ----------------------===//
+
+#include "qwen3/serve/Metrics.h"
+
+#include <sstream>
+
+namespace qwen3::serve {
+
+void Metrics::Histogram::observe(double v) {
+  if (counts.empty())
+    counts.assign(bounds.size() + 1, 0);
+  size_t i = 0;
+  while (i < bounds.size() && v > bounds[i])
+    ++i;
+  ++counts[i];
+  sum += v;
+  ++count;
+}
+
+void Metrics::request(const std::string &route, int status) {
+  std::lock_guard<std::mutex> l(mutex_);
+  ++requests_[{route, status}];
+}
+void Metrics::promptTokens(int64_t n) {
+  std::lock_guard<std::mutex> l(mutex_);
+  promptTokens_ += n;
+}
+void Metrics::generatedTokens(int64_t n) {
+  std::lock_guard<std::mutex> l(mutex_);
+  generatedTokens_ += n;
+}
+void Metrics::timeToFirstToken(double s) {
+  std::lock_guard<std::mutex> l(mutex_);
+  ttft_.observe(s);
+}
+void Metrics::interTokenLatency(double s) {
+  std::lock_guard<std::mutex> l(mutex_);
+  itl_.observe(s);
+}
+void Metrics::setQueueDepth(int64_t n) {
+  std::lock_guard<std::mutex> l(mutex_);
+  queueDepth_ = n;
+}
+void Metrics::setRunning(int64_t n) {
+  std::lock_guard<std::mutex> l(mutex_);
+  running_ = n;
+}
+
+std::string Metrics::prometheus() const {
+  std::lock_guard<std::mutex> l(mutex_);
+  std::ostringstream o;
+  o << "# HELP qwen3_requests_total HTTP requests by route and status.\n"
+       "# TYPE qwen3_requests_total counter\n";
+  for (const auto &[key, n] : requests_)
+    o << "qwen3_requests_total{route=\"" << key.first << "\",status=\"" << key.second
+      << "\"} " << n << "\n";
+  o << "# HELP qwen3_prompt_tokens_total Prompt tokens prefilled.\n"
+       "# TYPE qwen3_prompt_tokens_total counter\n"
+       "qwen3_prompt_tokens_total " << promptTokens_ << "\n"
+    << "# HELP qwen3_generation_tokens_total Tokens generated.\n"
+       "# TYPE qwen3_generation_tokens_total counter\n"
+       "qwen3_generation_tokens_total " << generatedTokens_ << "\n"
+    << "# HELP qwen3_queue_depth Requests waiting to run.\n"
+       "# TYPE qwen3_queue_depth gauge\n"
+       "qwen3_queue_depth " << queueDepth_ << "\n"
+    << "# HELP qwen3_running_requests Requests generating now (the batch size).\n"
+       "# TYPE qwen3_running_requests gauge\n"
+       "qwen3_running_requests " << running_ << "\n";
+  auto hist = [&](const char *name, const char *help, const Histogram &h) {
+    o << "# HELP " << name << " " << help << "\n# TYPE " << name << " histogram\n";
+    uint64_t cum = 0;
+    for (size_t i = 0; i <= h.bounds.size(); ++i) {
+      cum += h.counts.empty() ? 0 : h.counts[i];
+      o << name << "_bucket{le=\"";
+      if (i < h.bounds.size())
+        o << h.bounds[i];
+      else
+        o << "+Inf";
+      o << "\"} " << cum << "\n";
+    }
+    o << name << "_sum " << h.sum << "\n" << name << "_count " << h.count << "\n";
+  };
+  hist("qwen3_time_to_first_token_seconds",
+       "From a request's arrival to its first token.", ttft_);
+  hist("qwen3_inter_token_latency_seconds", "Between two tokens of one request.", itl_);
+  return o.str();
+}
+
+} // namespace qwen3::serve

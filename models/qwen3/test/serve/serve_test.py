@@ -1,0 +1,315 @@
+#!/usr/bin/env python3
+"""qwen3-serve on the committed tiny model on the CPU device, over real
+sockets: the routes, SSE framing (curl), greedy outputs against qwen3-run's,
+a bounded concurrent load, malformed and oversize requests, the queue
+limit, the API key, clients that disconnect mid-stream, send slowly or
+hold idle connections while others are served, and a SIGTERM that lets
+the requests in flight finish.
+
+    serve_test.py QWEN3_SERVE QWEN3_RUN MODEL_DIR KERNELS_DIR
+"""
+import http.client
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+
+SERVE, RUN, MODEL, KERNELS = sys.argv[1:5]
+failures = []
+
+
+def check(cond, what):
+    print(("ok   " if cond else "FAIL ") + what, flush=True)
+    if not cond:
+        failures.append(what)
+
+
+servers = []
+
+
+class Server:
+    def __init__(self, *extra):
+        servers.append(self)
+        self.proc = subprocess.Popen(
+            [SERVE, "--model", MODEL, "--device", "cpu", "--kernels", KERNELS, "--port", "0",
+             "--max-seq-len", "256", "--served-model-name", "tiny", *extra],
+            stderr=subprocess.PIPE, text=True)
+        self.log = []
+        deadline = time.time() + 60
+        self.port = None
+        while time.time() < deadline:
+            line = self.proc.stderr.readline()
+            if not line:
+                break
+            self.log.append(line)
+            if " at http://" in line:
+                self.port = int(line.split(" at http://")[1].split("/")[0].rsplit(":", 1)[1])
+                break
+        if self.port is None:
+            raise SystemExit("qwen3-serve did not start: " + "".join(self.log))
+        threading.Thread(target=self._drain, daemon=True).start()
+
+    def _drain(self):
+        for line in self.proc.stderr:
+            self.log.append(line)
+
+    def stop(self, sig=signal.SIGTERM, timeout=60):
+        self.proc.send_signal(sig)
+        return self.proc.wait(timeout)
+
+
+def call(port, method, path, body=None, headers=None, timeout=60):
+    c = http.client.HTTPConnection("127.0.0.1", port, timeout=timeout)
+    data = body if isinstance(body, (bytes, str)) or body is None else json.dumps(body)
+    c.request(method, path, body=data,
+              headers={"Content-Type": "application/json", **(headers or {})})
+    r = c.getresponse()
+    raw = r.read()
+    c.close()
+    try:
+        payload = json.loads(raw)
+    except ValueError:
+        payload = raw.decode(errors="replace")
+    return r.status, payload
+
+
+def sse_events(raw):
+    """The data payloads of an SSE body; None if the framing is wrong."""
+    if not raw.endswith("data: [DONE]\n\n"):
+        return None
+    events = []
+    for block in raw.split("\n\n")[:-2]:  # then "data: [DONE]", ""
+        if not block.startswith("data: ") or block == "data: [DONE]":
+            return None
+        events.append(block[len("data: "):])
+    return events
+
+
+def run_greedy(ids, n):
+    """qwen3-run's greedy text for prompt ids (the batch-1 reference)."""
+    with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
+        json.dump(ids, f)
+    try:
+        r = subprocess.run([RUN, "--model", MODEL, "--device", "cpu", "--kernels", KERNELS,
+                            "--prompt-ids", f.name, "--max-new-tokens", str(n), "--json",
+                            "--max-seq-len", "256"], capture_output=True, text=True, timeout=120)
+    finally:
+        os.unlink(f.name)
+    return json.loads(r.stdout)["text"]
+
+
+def same_text(a, b):
+    # An incomplete UTF-8 tail: qwen3-run holds it back, the server ends
+    # the text with U+FFFD.
+    return a.rstrip("\ufffd") == b.rstrip("\ufffd")
+
+
+def kill_servers():
+    for srv in servers:
+        if srv.proc.poll() is None:
+            srv.proc.kill()
+
+
+import atexit  # noqa: E402
+
+atexit.register(kill_servers)
+
+s = Server("--max-queue", "4", "--connection-threads", "48", "--read-timeout", "2",
+           "--max-body-bytes", "65536")
+port = s.port
+
+# Routes.
+st, body = call(port, "GET", "/health")
+check(st == 200 and body == {"status": "ok"}, "GET /health")
+st, body = call(port, "GET", "/v1/models")
+check(st == 200 and body["data"][0]["id"] == "tiny" and body["data"][0]["max_model_len"] == 256,
+      "GET /v1/models lists the served model and its context")
+st, body = call(port, "GET", "/nope")
+check(st == 404 and "no route" in body["error"]["message"], "unknown route: 404 error object")
+
+# Greedy outputs equal qwen3-run's (the same engine, batch 1).
+prompts = [[17, 900, 4, 2000, 55], [1, 2, 3], [1500, 7, 7, 7, 300, 64]]
+refs = [run_greedy(p, 12) for p in prompts]
+for p, ref in zip(prompts, refs):
+    st, body = call(port, "POST", "/v1/completions",
+                    {"model": "tiny", "prompt": p, "max_tokens": 12, "temperature": 0})
+    check(st == 200 and same_text(body["choices"][0]["text"], ref),
+          f"completion of {p} equals qwen3-run's greedy text")
+    check(body["usage"]["prompt_tokens"] == len(p) and body["usage"]["completion_tokens"] >= 1,
+          "usage counts the prompt and the completion")
+
+# Streaming: SSE framing through curl, the same text as the whole response.
+req = {"model": "tiny", "prompt": prompts[0], "max_tokens": 12, "temperature": 0,
+       "stream": True, "stream_options": {"include_usage": True}}
+raw = subprocess.run(["curl", "-sN", "-H", "Content-Type: application/json", "-d", json.dumps(req),
+                      f"http://127.0.0.1:{port}/v1/completions"],
+                     capture_output=True, text=True, timeout=60).stdout
+events = sse_events(raw)
+check(events is not None, "curl: every event is 'data: ...' + blank line, then data: [DONE]")
+if events:
+    chunks = [json.loads(e) for e in events]
+    text = "".join(c["choices"][0]["text"] for c in chunks if c["choices"])
+    check(same_text(text, refs[0]), "streamed text equals the whole response's")
+    check(chunks[-1]["choices"] == [] and chunks[-1]["usage"]["prompt_tokens"] == 5,
+          "include_usage: a last chunk with usage and no choices")
+    finals = [c["choices"][0]["finish_reason"] for c in chunks if c["choices"]]
+    check(finals[-1] in ("stop", "length") and all(f is None for f in finals[:-1]),
+          "finish_reason only on the last choice chunk")
+
+# Chat, streamed: a first chunk with the role.
+st = subprocess.run(["curl", "-sN", "-H", "Content-Type: application/json", "-d",
+                     json.dumps({"messages": [{"role": "user", "content": "Hello"}],
+                                 "max_tokens": 6, "stream": True, "temperature": 0}),
+                     f"http://127.0.0.1:{port}/v1/chat/completions"],
+                    capture_output=True, text=True, timeout=60).stdout
+events = sse_events(st)
+check(events is not None and json.loads(events[0])["choices"][0]["delta"].get("role") ==
+      "assistant", "chat stream opens with the assistant role")
+
+# Bad requests: the right status and an error object, the server stays up.
+bad = [
+    ("/v1/chat/completions", "{nope", 400, None),
+    ("/v1/chat/completions", {"model": "other", "messages": [{"role": "user", "content": "x"}]},
+     404, "model"),
+    ("/v1/chat/completions", {"messages": [{"role": "user", "content": "x"}], "n": 3}, 400, "n"),
+    ("/v1/completions", {"prompt": [1] * 300}, 413, "prompt"),
+    ("/v1/completions", {"prompt": "x", "max_tokens": -1}, 400, "max_tokens"),
+    ("/v1/completions", {"prompt": "x", "top_p": 7}, 400, "top_p"),
+]
+for path, req, want, param in bad:
+    st, body = call(port, "POST", path, req)
+    check(st == want and isinstance(body, dict) and body["error"]["param"] == param and
+          body["error"]["message"], f"{path} {str(req)[:40]}: {want} naming {param}")
+st, body = call(port, "POST", "/v1/completions", "x" * 70000)
+check(st == 413 and "exceeds 65536 bytes" in body["error"]["message"],
+      "a body over --max-body-bytes: 413")
+
+
+def metric(name):
+    st, text = call(port, "GET", "/metrics")
+    for line in text.splitlines():
+        if line.startswith(name + " "):
+            return float(line.split()[1])
+    return None
+
+
+# A client that disconnects mid-stream: its sequence is given up, the
+# server goes on.
+sock = socket.create_connection(("127.0.0.1", port))
+body = json.dumps({"prompt": [5, 6, 7], "max_tokens": 200, "stream": True, "temperature": 0})
+sock.sendall(("POST /v1/completions HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+              f"Content-Length: {len(body)}\r\n\r\n{body}").encode())
+first = b""
+sock.settimeout(10)
+while b"data: " not in first:
+    got = sock.recv(4096)
+    if not got:
+        break
+    first += got
+sock.close()
+check(b"200 OK" in first and b"data: " in first, "a stream starts")
+st, body = call(port, "POST", "/v1/completions", {"prompt": [1, 2, 3], "max_tokens": 12,
+                                                   "temperature": 0})
+check(st == 200 and same_text(body["choices"][0]["text"], refs[1]),
+      "after a client hung up mid-stream, the next request is served")
+
+# Slow senders and idle connections do not stop others being served.
+slow = socket.create_connection(("127.0.0.1", port))
+slow.sendall(b"POST /v1/completions HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n{")
+idle = [socket.create_connection(("127.0.0.1", port)) for _ in range(20)]
+t0 = time.time()
+st, body = call(port, "POST", "/v1/completions", {"prompt": [1, 2, 3], "max_tokens": 4,
+                                                   "temperature": 0})
+check(st == 200 and time.time() - t0 < 10,
+      "a request is served beside a slow sender and 20 idle connections")
+time.sleep(3)  # past --read-timeout 2
+slow.settimeout(5)
+answer, closed = b"", False
+try:
+    while True:  # to the end of the connection
+        got = slow.recv(4096)
+        if not got:
+            closed = True
+            break
+        answer += got
+except socket.timeout:
+    closed = False
+except OSError:  # reset
+    closed = True
+check(closed and (answer == b"" or answer.startswith(b"HTTP/1.1 400")),
+      f"the slow sender is answered 400 and dropped after --read-timeout ({answer[:24]!r})")
+for c in idle + [slow]:
+    c.close()
+
+# A bounded concurrent load: every request completes with its batch-1
+# text; past the queue limit requests get 429.
+results = {}
+
+
+def worker(i):
+    p = prompts[i % len(prompts)]
+    results[i] = call(port, "POST", "/v1/completions",
+                      {"prompt": p, "max_tokens": 12, "temperature": 0}, timeout=120)
+
+
+threads = [threading.Thread(target=worker, args=(i,)) for i in range(12)]
+for t in threads:
+    t.start()
+for t in threads:
+    t.join()
+ok = [i for i, (st, b) in results.items() if st == 200]
+limited = [i for i, (st, b) in results.items() if st == 429]
+check(len(ok) + len(limited) == 12 and len(ok) >= 5,
+      f"12 concurrent requests: {len(ok)} served, {len(limited)} refused with 429 (queue 4)")
+check(all(same_text(results[i][1]["choices"][0]["text"], refs[i % 3]) for i in ok),
+      "every served request has its batch-1 text")
+check(all(results[i][1]["error"]["type"] == "rate_limit_error" for i in limited),
+      "429s carry a rate_limit_error object")
+time.sleep(0.5)
+check(metric("qwen3_queue_depth") == 0 and metric("qwen3_running_requests") == 0,
+      "metrics: queue and running back to 0")
+check((metric("qwen3_generation_tokens_total") or 0) > 0 and
+      (metric("qwen3_time_to_first_token_seconds_count") or 0) > 0,
+      "metrics: tokens and time-to-first-token histogram")
+
+# SIGTERM while a stream runs: the stream completes, then the server exits 0.
+out = {}
+
+
+def long_stream():
+    out["raw"] = subprocess.run(
+        ["curl", "-sN", "-H", "Content-Type: application/json", "-d",
+         json.dumps({"prompt": [9, 9], "max_tokens": 40, "stream": True, "temperature": 0}),
+         f"http://127.0.0.1:{port}/v1/completions"], capture_output=True, text=True,
+        timeout=120).stdout
+
+
+t = threading.Thread(target=long_stream)
+t.start()
+time.sleep(0.3)
+rc = s.stop(signal.SIGTERM)
+t.join()
+check(rc == 0, "SIGTERM: exit status 0")
+check(sse_events(out.get("raw", "")) is not None, "SIGTERM: the stream in flight completed")
+
+# The API key.
+k = Server("--api-key", "s3cret")
+st, body = call(k.port, "GET", "/v1/models")
+check(st == 401 and body["error"]["type"] == "authentication_error", "no key: 401")
+st, body = call(k.port, "GET", "/v1/models", headers={"Authorization": "Bearer s3cre"})
+check(st == 401, "a wrong key: 401")
+st, body = call(k.port, "GET", "/v1/models", headers={"Authorization": "Bearer s3cret"})
+check(st == 200, "the key: 200")
+st, body = call(k.port, "GET", "/health")
+check(st == 200, "/health needs no key")
+check(k.stop(signal.SIGINT) == 0, "SIGINT: exit status 0")
+
+if failures:
+    print(f"{len(failures)} check(s) failed", file=sys.stderr)
+    sys.exit(1)
+print("all checks passed")

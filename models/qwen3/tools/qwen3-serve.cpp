@@ -1,0 +1,213 @@
+//===- qwen3-serve.cpp - an OpenAI-compatible server for a Qwen3 model ----===//
+//
+// qwen3-serve --model DIR [flags]: loads the model once and serves the
+// OpenAI API on loopback (docs/serving.md). SIGINT / SIGTERM stop taking
+// requests, finish the ones in flight and exit 0. Bad flags or a model that
+// does not load get one line on stderr and status 1.
+//
+//===----------------------------------------------------------------------===//
+
+#include "qwen3/Config.h"
+#include "qwen3/Engine.h"
+#include "qwen3/Tokenizer.h"
+#include "qwen3/serve/HttpServer.h"
+#include "qwen3/serve/Metrics.h"
+#include "qwen3/serve/Scheduler.h"
+
+#include <chrono>
+#include <csignal>
+#include <cstdio>
+#include <cstdlib>
+#include <pthread.h>
+#include <string>
+#include <thread>
+
+#ifndef QWEN3_DEFAULT_KERNELS_DIR
+#define QWEN3_DEFAULT_KERNELS_DIR ""
+#endif
+
+using namespace qwen3;
+
+namespace {
+
+const char *kUsage =
+    R"(usage: qwen3-serve --model DIR [flags]
+
+Serves a Qwen3 checkpoint through the OpenAI API (POST /v1/chat/completions,
+/v1/completions; GET /v1/models, /health, /metrics).
+
+  --model DIR              config.json, generation_config.json, tokenizer.json,
+                           model.safetensors (or shards + index)
+  --host H                 address to listen on (default 127.0.0.1)
+  --port N                 port (default 8000; 0: any free port, printed)
+  --served-model-name S    the model id clients pass (default: DIR's name)
+  --api-key KEY            require "Authorization: Bearer KEY" (default: the
+                           QWEN3_API_KEY environment variable, else none)
+  --device cuda|cuda:N|cpu where to run (default cuda)
+  --tensor-parallel N      split the model over N devices (docs/parallel.md)
+  --kernels DIR            the compiled kernel set (default: the build's)
+  --max-seq-len N          the context: prompt and completion (default: the
+                           model's, or what fits)
+  --max-tokens N           the most tokens one request may generate
+                           (default 4096)
+  --max-queue N            requests waiting at most; more get 429 (default 64)
+  --max-body-bytes N       request bodies at most (default 1048576)
+  --connection-threads N   connections served at once (default 32)
+  --read-timeout S         seconds a client has to send a request (default 10)
+  --help, --version
+)";
+
+[[noreturn]] void fail(const std::string &msg) {
+  std::fprintf(stderr, "qwen3-serve: error: %s\n", msg.c_str());
+  std::exit(1);
+}
+
+int64_t parseInt(const std::string &flag, const std::string &v, int64_t lo, int64_t hi) {
+  char *end = nullptr;
+  errno = 0;
+  long long x = std::strtoll(v.c_str(), &end, 10);
+  if (v.empty() || *end != '\0' || errno != 0)
+    fail(flag + ": expected a number, got '" + v + "'");
+  if (x < lo || x > hi)
+    fail(flag + ": must be in [" + std::to_string(lo) + ", " + std::to_string(hi) + "], got " +
+         v);
+  return x;
+}
+
+struct Options {
+  std::string model, name, device = "cuda", kernels = QWEN3_DEFAULT_KERNELS_DIR;
+  serve::ServerOptions server;
+  int64_t tensorParallel = 1, maxSeq = 0, maxTokens = 4096, maxQueue = 64;
+};
+
+Options parseArgs(int argc, char **argv) {
+  Options o;
+  if (const char *k = std::getenv("QWEN3_API_KEY"))
+    o.server.apiKey = k;
+  for (int i = 1; i < argc; ++i) {
+    std::string a = argv[i];
+    auto value = [&]() -> std::string {
+      if (i + 1 >= argc)
+        fail(a + ": needs a value");
+      return argv[++i];
+    };
+    if (a == "--help" || a == "-h") {
+      std::fputs(kUsage, stdout);
+      std::exit(0);
+    } else if (a == "--version") {
+      std::printf("qwen3-serve (tile) %s\n", TILE_VERSION_STRING);
+      std::exit(0);
+    } else if (a == "--model") {
+      o.model = value();
+    } else if (a == "--host") {
+      o.server.host = value();
+    } else if (a == "--port") {
+      o.server.port = static_cast<int>(parseInt(a, value(), 0, 65535));
+    } else if (a == "--served-model-name") {
+      o.name = value();
+      if (o.name.empty())
+        fail("--served-model-name: must not be empty");
+    } else if (a == "--api-key") {
+      o.server.apiKey = value();
+    } else if (a == "--device") {
+      o.device = value();
+    } else if (a == "--tensor-parallel") {
+      o.tensorParallel = parseInt(a, value(), 1, 64);
+    } else if (a == "--kernels") {
+      o.kernels = value();
+    } else if (a == "--max-seq-len") {
+      o.maxSeq = parseInt(a, value(), 1, 1 << 24);
+    } else if (a == "--max-tokens") {
+      o.maxTokens = parseInt(a, value(), 1, 1 << 24);
+    } else if (a == "--max-queue") {
+      o.maxQueue = parseInt(a, value(), 1, 1 << 20);
+    } else if (a == "--max-body-bytes") {
+      o.server.maxBodyBytes = static_cast<size_t>(parseInt(a, value(), 1024, int64_t(1) << 30));
+    } else if (a == "--connection-threads") {
+      o.server.connectionThreads = static_cast<size_t>(parseInt(a, value(), 1, 4096));
+    } else if (a == "--read-timeout") {
+      o.server.readTimeoutSeconds = static_cast<int>(parseInt(a, value(), 1, 3600));
+    } else {
+      fail("unknown flag '" + a + "' (--help lists them)");
+    }
+  }
+  if (o.model.empty())
+    fail("--model DIR is required (--help lists the flags)");
+  if (o.kernels.empty())
+    fail("--kernels DIR is required (this build knows no kernel set)");
+  if (o.name.empty()) {
+    std::string m = o.model;
+    while (m.size() > 1 && m.back() == '/')
+      m.pop_back();
+    size_t slash = m.rfind('/');
+    o.name = slash == std::string::npos ? m : m.substr(slash + 1);
+  }
+  return o;
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  Options o = parseArgs(argc, argv);
+
+  // SIGINT and SIGTERM are taken by one thread (sigwait), blocked in every
+  // other: the threads started below inherit the mask.
+  sigset_t stopSignals;
+  sigemptyset(&stopSignals);
+  sigaddset(&stopSignals, SIGINT);
+  sigaddset(&stopSignals, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &stopSignals, nullptr);
+  std::signal(SIGPIPE, SIG_IGN); // a client that hangs up is a failed write
+
+  Tokenizer tok;
+  if (Status st = Tokenizer::load(o.model + "/tokenizer.json", tok); !st)
+    fail(st.message());
+  EngineOptions eo;
+  eo.device = o.device;
+  eo.tensorParallel = o.tensorParallel;
+  eo.kernelsDir = o.kernels;
+  eo.maxSeqLen = o.maxSeq;
+  std::unique_ptr<Engine> engine;
+  if (Status st = Engine::create(o.model, eo, engine); !st)
+    fail(st.message());
+  if (tok.vocabSize() > engine->config().vocabSize)
+    fail(o.model + "/tokenizer.json: ids go up to " + std::to_string(tok.vocabSize() - 1) +
+         ", beyond config.json's vocab_size " + std::to_string(engine->config().vocabSize));
+
+  serve::ModelInfo info;
+  info.id = o.name;
+  info.config = &engine->config();
+  info.tokenizer = &tok;
+  info.contextLength = engine->maxSeqLen();
+  info.maxTokens = o.maxTokens;
+  serve::Metrics metrics;
+  serve::Scheduler scheduler(*engine, tok, engine->config(), static_cast<size_t>(o.maxQueue),
+                             metrics);
+  serve::HttpServer server(o.server, info, scheduler, metrics);
+  int port = 0;
+  if (Status st = server.bind(port); !st) {
+    scheduler.drain();
+    fail(st.message());
+  }
+
+  std::thread stopper([&] {
+    int sig = 0;
+    sigwait(&stopSignals, &sig);
+    std::fprintf(stderr, "qwen3-serve: %s: finishing the requests in flight\n",
+                 sig == SIGINT ? "SIGINT" : "SIGTERM");
+    server.beginDrain();
+    scheduler.drain();
+    // The streams of finished jobs are still being written out.
+    auto until = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+    while (server.activeResponses() > 0 && std::chrono::steady_clock::now() < until)
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    server.stop();
+  });
+  std::fprintf(stderr, "qwen3-serve: serving %s at http://%s:%d/v1 on %s (context %lld)\n",
+               o.name.c_str(), o.server.host.c_str(), port, engine->deviceName().c_str(),
+               static_cast<long long>(engine->maxSeqLen()));
+  server.run();
+  stopper.join();
+  std::fprintf(stderr, "qwen3-serve: stopped\n");
+  return 0;
+}
