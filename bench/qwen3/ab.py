@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
-"""Decode A/B on one lease: variants (a kernel set and qwen3-run flags each)
+"""Decode A/B on one machine: variants (a kernel set and qwen3-run flags each)
 measured on the same random-weight checkpoint, in interleaved rounds, so a
-comparison does not ride on lease-to-lease noise and each checkpoint is
+comparison does not ride on machine-to-machine noise and each checkpoint is
 made once (decode.py makes it again per invocation). Protocol as decode.py:
 prompt of 18 tokens, greedy, a warm-up generation then `--reps` runs,
 decode-phase tok/s median (and the time to first token, for prefill A/Bs

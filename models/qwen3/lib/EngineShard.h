@@ -109,8 +109,9 @@ struct EngineShard : EngineDevice, EngineKernels {
   /// attentionPrograms for both, or 4 per SM for decode_attention and 3
   /// for grouped_decode_attention).
   int64_t attentionPrograms = 512, groupedAttentionPrograms = 384;
-  /// The device's SMs (0 on the CPU): the prompt GEMMs' programs are
-  /// persistent, one per SM, so a GEMM takes ceil(tiles / SMs) rounds.
+  /// The device's SMs (0 on the CPU): the prompt GEMMs run one program per
+  /// output tile, one at a time per SM, so a GEMM takes ceil(tiles / SMs)
+  /// rounds.
   int64_t multiprocessors = 0;
   /// The prompt GEMM for T tokens by n outputs: 128 x 256 tiles, or
   /// 128 x 128 (half the work per tile) where that takes fewer than twice

@@ -89,7 +89,7 @@ Measurement and tuning:
                          starts only after the previous one ends)
   --chain                the decode attention and the output projection as
                          one chained kernel where the kernel set has the
-                         pair (measurement: no faster on an H200 so far)
+                         pair (measurement: no faster on an H200)
   --no-fused-swiglu-gemm the prompt's gate/up GEMM writing both projections
                          and a swiglu launch (default: SwiGLU in the GEMM's
                          epilogue)
