@@ -178,6 +178,11 @@ bool parseRequest(Endpoint endpoint, const std::string &body, const ModelInfo &m
       if (has(k) && !(j[k].is_boolean() && !j[k].get<bool>()) &&
           !(j[k].is_string() && j[k].get<std::string>().empty()))
         return fail(e, k, std::string("'") + k + "' is not supported by this server");
+  if (has("ignore_eos")) {
+    if (!j["ignore_eos"].is_boolean())
+      return fail(e, "ignore_eos", "'ignore_eos' must be a boolean");
+    r.ignoreEos = j["ignore_eos"].get<bool>();
+  }
   if (has("best_of") && !(j["best_of"].is_number_integer() && j["best_of"].get<int64_t>() == 1))
     return fail(e, "best_of", "only best_of = 1 is supported");
 

@@ -111,7 +111,7 @@ void Scheduler::run(Job &job) {
   metrics_.timeToFirstToken(std::chrono::duration<double>(last - job.arrived).count());
   int64_t generated = 0;
   auto isEos = [&](int32_t t) {
-    return std::find(config_.eosTokenIds.begin(), config_.eosTokenIds.end(), t) !=
+    return !r.ignoreEos && std::find(config_.eosTokenIds.begin(), config_.eosTokenIds.end(), t) !=
            config_.eosTokenIds.end();
   };
   for (;;) {

@@ -89,6 +89,8 @@ TEST_F(ProtocolTest, CompletionPromptAsTextOrIds) {
   EXPECT_TRUE(c.sampling.enabled);
   EXPECT_EQ(c.sampling.topK, 5);
   EXPECT_FALSE(c.thinking);
+  EXPECT_FALSE(c.ignoreEos);
+  EXPECT_TRUE(parse(Endpoint::Completion, R"({"prompt": "x", "ignore_eos": true})").ignoreEos);
 }
 
 TEST_F(ProtocolTest, BadRequestsNameTheirField) {
@@ -128,6 +130,8 @@ TEST_F(ProtocolTest, BadRequestsNameTheirField) {
   expectError(Endpoint::Completion, R"({"prompt": [1, 999999]})", 400, "prompt",
               "token ids in [0, ");
   expectError(Endpoint::Completion, R"({"prompt": ""})", 400, "prompt", "empty");
+  expectError(Endpoint::Completion, R"({"prompt": "x", "ignore_eos": 1})", 400, "ignore_eos",
+              "boolean");
   std::string longPrompt = R"({"prompt": [)";
   for (int i = 0; i < 64; ++i)
     longPrompt += (i ? ",1" : "1");

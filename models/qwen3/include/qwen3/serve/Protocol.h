@@ -51,6 +51,8 @@ struct GenerationRequest {
   Sampling sampling;     ///< disabled: greedy (temperature 0)
   std::vector<std::string> stop; ///< at most 4, none empty
   bool stream = false, includeUsage = false;
+  /// Generate past end-of-sequence tokens (vLLM's `ignore_eos`: benchmarks).
+  bool ignoreEos = false;
   /// Chat: the prompt leaves thinking on, and the output's <think> block
   /// is returned as reasoning_content.
   bool thinking = true;

@@ -1,0 +1,121 @@
+#!/usr/bin/env python3
+"""qwen3-serve under load (docs/serving.md): requests of `--pp` random
+prompt ids and `--tg` generated tokens (ignore_eos, greedy), streamed over
+loopback at each concurrency of `--concurrency`; per request the time to
+first token and the gaps between tokens as the client sees them; per
+concurrency the aggregate output tok/s. Beside it, in the same run,
+qwen3-run's batch-1 decode on the same checkpoint and prompt length, and
+the copy bandwidth. Random weights at the real shapes, made here.
+
+    python3 bench/serve/serve_bench.py --configs DIR --tokenizer DIR \\
+        --qwen3-run build/bin/qwen3-run --qwen3-serve build/bin/qwen3-serve \\
+        --kernels build/models/qwen3/kernels --models qwen3-8b --dtype bf16 \\
+        --concurrency 1,4 --out serve.jsonl
+"""
+import argparse
+import http.client
+import json
+import os
+import subprocess
+import sys
+import threading
+import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "qwen3"))
+import common  # noqa: E402
+
+ap = argparse.ArgumentParser()
+common.add_checkpoint_args(ap, work="/tmp/qwen3-bench")
+ap.add_argument("--qwen3-serve", required=True)
+ap.add_argument("--kernels", required=True)
+ap.add_argument("--pp", type=int, default=512)
+ap.add_argument("--tg", type=int, default=256)
+ap.add_argument("--concurrency", default="1,4")
+ap.add_argument("--requests-per-client", type=int, default=3)
+args = ap.parse_args()
+
+
+def pct(v, p):
+    v = sorted(v)
+    return v[min(len(v) - 1, max(0, round(p * (len(v) - 1))))]
+
+
+def stream_request(port, ids, out):
+    """One streamed completion; its arrival times per token chunk."""
+    c = http.client.HTTPConnection("127.0.0.1", port, timeout=600)
+    body = json.dumps({"prompt": ids, "max_tokens": args.tg, "temperature": 0,
+                       "ignore_eos": True, "stream": True,
+                       "stream_options": {"include_usage": True}})
+    t0 = time.perf_counter()
+    c.request("POST", "/v1/completions", body=body, headers={"Content-Type": "application/json"})
+    r = c.getresponse()
+    times, usage, buf = [], None, b""
+    while True:
+        chunk = r.read1(65536)
+        if not chunk:
+            break
+        buf += chunk
+        while b"\n\n" in buf:
+            event, buf = buf.split(b"\n\n", 1)
+            data = event[len(b"data: "):]
+            if data == b"[DONE]":
+                continue
+            j = json.loads(data)
+            if j.get("usage"):
+                usage = j["usage"]
+            elif j["choices"] and j["choices"][0]["text"]:
+                times.append(time.perf_counter())
+    c.close()
+    out.append({"t0": t0, "times": times, "usage": usage})
+
+
+common.emit(args.out, kind="env", bench="serve", **common.environment())
+bw = common.copy_bandwidth()
+common.emit(args.out, kind="copy", bytes_per_s=bw)
+for name, d, cfg, nparam, streamed, kvpp in common.checkpoints(args):
+    ids = common.prompt_ids(args.pp)
+    j = common.run(args.qwen3_run, args.kernels, d, ids, args.tg, 3)
+    common.emit(args.out, kind="qwen3_run", model=name, pp=args.pp, tg=args.tg,
+                decode_tok_s=common.stats([r["decode_tok_s"] for r in j["runs"]]),
+                ttft_ms=common.stats([r["prefill_ms"] for r in j["runs"]]),
+                copy_bytes_per_s=bw)
+    srv = subprocess.Popen([args.qwen3_serve, "--model", d, "--kernels", args.kernels,
+                            "--port", "0", "--max-seq-len", str(args.pp + args.tg + 64),
+                            "--max-queue", "1024", "--connection-threads", "256"],
+                           stderr=subprocess.PIPE, text=True)
+    port = None
+    for line in srv.stderr:
+        if " at http://" in line:
+            port = int(line.split(" at http://")[1].split("/")[0].rsplit(":", 1)[1])
+            break
+    if port is None:
+        raise SystemExit("qwen3-serve did not start")
+    threading.Thread(target=lambda: [None for _ in srv.stderr], daemon=True).start()
+    warm = []
+    stream_request(port, ids, warm)  # graphs captured, clocks up
+    for conc in [int(c) for c in args.concurrency.split(",")]:
+        results = []
+
+        def client(k):
+            for i in range(args.requests_per_client):
+                stream_request(port, common.prompt_ids(args.pp, seed=1 + k * 100 + i), results)
+
+        t0 = time.perf_counter()
+        threads = [threading.Thread(target=client, args=(k,)) for k in range(conc)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        wall = time.perf_counter() - t0
+        tokens = sum(r["usage"]["completion_tokens"] for r in results)
+        ttft = [(r["times"][0] - r["t0"]) * 1e3 for r in results]
+        itl = [(b - a) * 1e3 for r in results for a, b in zip(r["times"], r["times"][1:])]
+        decode = [(len(r["times"]) - 1) / (r["times"][-1] - r["times"][0]) for r in results]
+        common.emit(args.out, kind="serve", model=name, pp=args.pp, tg=args.tg,
+                    concurrency=conc, requests=len(results), output_tok_s=tokens / wall,
+                    per_request_decode_tok_s=common.stats(decode),
+                    ttft_ms={"p50": pct(ttft, 0.5), "p99": pct(ttft, 0.99)},
+                    itl_ms={"p50": pct(itl, 0.5), "p99": pct(itl, 0.99)},
+                    copy_bytes_per_s=bw)
+    srv.send_signal(2)
+    srv.wait(60)
