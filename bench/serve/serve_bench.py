@@ -42,7 +42,7 @@ def pct(v, p):
 
 def stream_request(port, ids, out):
     """One streamed completion; its arrival times per token chunk."""
-    c = http.client.HTTPConnection("127.0.0.1", port, timeout=600)
+    c = http.client.HTTPConnection("127.0.0.1", port, timeout=120)
     body = json.dumps({"prompt": ids, "max_tokens": args.tg, "temperature": 0,
                        "ignore_eos": True, "stream": True,
                        "stream_options": {"include_usage": True}})
@@ -85,14 +85,18 @@ for name, d, cfg, nparam, streamed, kvpp in common.checkpoints(args):
                            stderr=subprocess.PIPE, text=True)
     port = None
     for line in srv.stderr:
+        print("qwen3-serve:", line.rstrip(), flush=True)
         if " at http://" in line:
             port = int(line.split(" at http://")[1].split("/")[0].rsplit(":", 1)[1])
             break
     if port is None:
         raise SystemExit("qwen3-serve did not start")
-    threading.Thread(target=lambda: [None for _ in srv.stderr], daemon=True).start()
+    threading.Thread(target=lambda: [print("qwen3-serve:", x.rstrip(), flush=True)
+                                     for x in srv.stderr], daemon=True).start()
     warm = []
     stream_request(port, ids, warm)  # graphs captured, clocks up
+    if not warm[0]["times"]:
+        raise SystemExit("the warm-up request returned no text: " + json.dumps(warm[0]["usage"]))
     for conc in [int(c) for c in args.concurrency.split(",")]:
         results = []
 

@@ -54,8 +54,13 @@ void RankThreads::loop(int rank) {
 }
 
 Status RankThreads::run(const std::function<Status(int)> &fn) {
-  if (count == 1)
+  if (count == 1) {
+    // One rank runs on the caller's thread, whichever that is (a server's
+    // worker, say): bind the device to it first.
+    if (Status st = bindFn(0); !st)
+      return st;
     return fn(0);
+  }
   std::unique_lock<std::mutex> lock(mutex);
   task = &fn;
   pending = count;

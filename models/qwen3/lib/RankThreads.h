@@ -4,7 +4,8 @@
 // rank queues its launches and collectives at once (a collective completes
 // only when every rank has queued it). The threads live as long as the
 // engine, each with its device bound once; run() hands them one function
-// and waits for all. One rank runs on the caller's thread, as before.
+// and waits for all. One rank runs on the caller's thread, bound on each
+// call.
 //
 //===----------------------------------------------------------------------===//
 
