@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "qwen3/ChatSession.h"
 #include "qwen3/ChatTemplate.h"
 #include "qwen3/Config.h"
 #include "qwen3/Engine.h"
@@ -38,9 +39,10 @@ using namespace qwen3;
 namespace {
 
 const char *kUsage =
-    R"(usage: qwen3-run --model DIR (--prompt TEXT | --prompt-file F | --messages F) [flags]
+    R"(usage: qwen3-run --model DIR [--prompt TEXT | --prompt-file F | --messages F] [flags]
 
-Generates text with a Hugging Face Qwen3 checkpoint on tile kernels.
+Generates text with a Hugging Face Qwen3 checkpoint on tile kernels; with no
+prompt, opens an interactive chat (/clear, /think, /exit).
 
   --model DIR            config.json, generation_config.json, tokenizer.json,
                          model.safetensors (or shards + index)
@@ -113,6 +115,7 @@ struct Options {
   std::string model, prompt, promptFile, system, messages, device = "cuda";
   int64_t tensorParallel = 1;
   std::string kernels = QWEN3_DEFAULT_KERNELS_DIR, dumpLogits, promptIds;
+  bool chat = false; ///< no prompt given: the interactive chat
   bool havePrompt = false, rawPrompt = false, think = false, sample = false;
   bool ignoreEos = false, tokenizeOnly = false, json = false, profile = false;
   bool noGraph = false, noPdl = false, chain = false;
@@ -261,8 +264,13 @@ Options parseArgs(int argc, char **argv) {
     fail("--model DIR is required (see --help)");
   int sources = o.havePrompt + !o.promptFile.empty() + !o.messages.empty() +
                 !o.promptIds.empty();
-  if (sources != 1)
-    fail("give exactly one of --prompt, --prompt-file, --messages, --prompt-ids");
+  if (sources > 1)
+    fail("give one of --prompt, --prompt-file, --messages, --prompt-ids (none: a chat)");
+  o.chat = sources == 0;
+  if (o.chat && (o.json || o.rawPrompt || o.tokenizeOnly || o.profile || o.repeat != 1 ||
+                 o.warmup > 0 || !o.dumpLogits.empty()))
+    fail("the interactive chat (no --prompt) takes no --json, --raw-prompt, --tokenize-only, "
+         "--profile, --repeat, --warmup or --dump-logits");
   if (!o.promptIds.empty() && (o.rawPrompt || !o.system.empty() || o.think))
     fail("--prompt-ids are the whole prompt: no --raw-prompt, --system or --think with it");
   if (!o.messages.empty() && (o.rawPrompt || !o.system.empty()))
@@ -293,62 +301,64 @@ int main(int argc, char **argv) {
       fail(o.model + "/tokenizer.json: ids go up to " + std::to_string(tok.vocabSize() - 1) +
            ", past config.json's vocab_size " + std::to_string(pre.vocabSize));
   }
-  std::string text;
-  if (!o.promptFile.empty()) {
-    if (Status st = readFile(o.promptFile, text); !st)
-      fail("--prompt-file: " + st.message());
-  } else {
-    text = o.prompt;
-  }
   std::string rendered;
   std::vector<int32_t> ids;
-  if (!o.promptIds.empty()) {
-    std::string json;
-    if (Status st = readFile(o.promptIds, json); !st)
-      fail("--prompt-ids: " + st.message());
-    nlohmann::json j = nlohmann::json::parse(json, nullptr, /*allow_exceptions=*/false);
-    if (!j.is_array() || j.empty())
-      fail("--prompt-ids: " + o.promptIds + " is not a non-empty JSON list of token ids");
-    for (const auto &v : j) {
-      if (!v.is_number_integer() || v.get<int64_t>() < 0 ||
-          v.get<int64_t>() >= tok.vocabSize())
-        fail("--prompt-ids: " + o.promptIds + ": entry " + std::to_string(ids.size()) +
-             " is not a token id in [0, " + std::to_string(tok.vocabSize()) + ")");
-      ids.push_back(static_cast<int32_t>(v.get<int64_t>()));
-    }
-  } else if (!o.messages.empty()) {
-    std::string json;
-    if (Status st = readFile(o.messages, json); !st)
-      fail("--messages: " + st.message());
-    std::vector<ChatMessage> msgs;
-    if (Status st = parseMessages(json, o.messages, msgs); !st)
-      fail(st.message());
-    rendered = renderChat(msgs, true, o.think);
-  } else {
-    if (text.empty())
-      fail("the prompt is empty");
-    if (o.rawPrompt) {
-      rendered = text;
+  if (!o.chat) {
+    std::string text;
+    if (!o.promptFile.empty()) {
+      if (Status st = readFile(o.promptFile, text); !st)
+        fail("--prompt-file: " + st.message());
     } else {
-      std::vector<ChatMessage> msgs;
-      if (!o.system.empty())
-        msgs.push_back({"system", o.system, std::nullopt});
-      msgs.push_back({"user", text, std::nullopt});
-      rendered = renderChat(msgs, true, o.think);
+      text = o.prompt;
     }
-  }
-  if (o.promptIds.empty())
-    if (Status st = tok.encode(rendered, ids); !st)
-      fail("the prompt: " + st.message());
-  if (ids.empty())
-    fail("the prompt is empty");
-  if (o.tokenizeOnly) {
-    if (o.json)
-      std::cout << nlohmann::json({{"ids", ids}, {"tokenizer_load_ms", tokLoadMs}})
-                << "\n";
-    else
-      std::cout << nlohmann::json(ids).dump() << "\n";
-    return 0;
+    if (!o.promptIds.empty()) {
+      std::string json;
+      if (Status st = readFile(o.promptIds, json); !st)
+        fail("--prompt-ids: " + st.message());
+      nlohmann::json j = nlohmann::json::parse(json, nullptr, /*allow_exceptions=*/false);
+      if (!j.is_array() || j.empty())
+        fail("--prompt-ids: " + o.promptIds + " is not a non-empty JSON list of token ids");
+      for (const auto &v : j) {
+        if (!v.is_number_integer() || v.get<int64_t>() < 0 ||
+            v.get<int64_t>() >= tok.vocabSize())
+          fail("--prompt-ids: " + o.promptIds + ": entry " + std::to_string(ids.size()) +
+               " is not a token id in [0, " + std::to_string(tok.vocabSize()) + ")");
+        ids.push_back(static_cast<int32_t>(v.get<int64_t>()));
+      }
+    } else if (!o.messages.empty()) {
+      std::string json;
+      if (Status st = readFile(o.messages, json); !st)
+        fail("--messages: " + st.message());
+      std::vector<ChatMessage> msgs;
+      if (Status st = parseMessages(json, o.messages, msgs); !st)
+        fail(st.message());
+      rendered = renderChat(msgs, true, o.think);
+    } else {
+      if (text.empty())
+        fail("the prompt is empty");
+      if (o.rawPrompt) {
+        rendered = text;
+      } else {
+        std::vector<ChatMessage> msgs;
+        if (!o.system.empty())
+          msgs.push_back({"system", o.system, std::nullopt});
+        msgs.push_back({"user", text, std::nullopt});
+        rendered = renderChat(msgs, true, o.think);
+      }
+    }
+    if (o.promptIds.empty())
+      if (Status st = tok.encode(rendered, ids); !st)
+        fail("the prompt: " + st.message());
+    if (ids.empty())
+      fail("the prompt is empty");
+    if (o.tokenizeOnly) {
+      if (o.json)
+        std::cout << nlohmann::json({{"ids", ids}, {"tokenizer_load_ms", tokLoadMs}})
+                  << "\n";
+      else
+        std::cout << nlohmann::json(ids).dump() << "\n";
+      return 0;
+    }
   }
   if (o.maxSeq > 0 && static_cast<int64_t>(ids.size()) > o.maxSeq)
     fail("the prompt has " + std::to_string(ids.size()) +
@@ -393,6 +403,17 @@ int main(int argc, char **argv) {
     sp.seed = o.seed;
     if (Status st = engine->setSampling(sp); !st)
       fail(st.message());
+  }
+  if (o.chat) {
+    ChatOptions co;
+    co.system = o.system;
+    co.thinking = o.think;
+    co.maxNewTokens = o.maxNew;
+    co.ignoreEos = o.ignoreEos;
+    co.prompt = isatty(0) && isatty(1);
+    if (Status st = runChat(*engine, tok, co, stdin, stdout, stderr); !st)
+      fail(st.message());
+    return 0;
   }
   // A prompt that fills the KV cache leaves nothing to generate: an error,
   // not a run that prints nothing.
