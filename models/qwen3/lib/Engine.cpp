@@ -17,6 +17,7 @@
 #include <chrono>
 #include <cmath>
 #include <functional>
+#include <mutex>
 
 namespace qwen3 {
 
@@ -174,7 +175,16 @@ Status Engine::create(const std::string &modelDir, const EngineOptions &opts,
     return st;
 
   auto tWeights = std::chrono::steady_clock::now();
-  if (Status st = m.onShards([&](EngineShard &s, int) { return s.loadWeights(ck); }); !st)
+  std::mutex progressMutex;
+  int64_t layersDone = 0;
+  auto layerDone = [&] {
+    if (!opts.onLoadProgress)
+      return;
+    std::lock_guard<std::mutex> lock(progressMutex);
+    opts.onLoadProgress(++layersDone, c.layers * ranks);
+  };
+  if (Status st = m.onShards([&](EngineShard &s, int) { return s.loadWeights(ck, layerDone); });
+      !st)
     return st;
   m.weightsMs = std::chrono::duration<double, std::milli>(
                     std::chrono::steady_clock::now() - tWeights).count();

@@ -191,7 +191,8 @@ Status EngineShard::open(Device &dev, const ModelConfig &full, DType dtype,
   return Status::ok();
 }
 
-Status EngineShard::loadWeights(const Checkpoint &ck) {
+Status EngineShard::loadWeights(const Checkpoint &ck,
+                                const std::function<void()> &layerDone) {
   const int64_t r = place.rank;
   const int64_t HD = cfg.headDim, qRows = cfg.heads * HD, kvRows = cfg.kvHeads * HD,
                 I = cfg.intermediate;
@@ -277,6 +278,7 @@ Status EngineShard::loadWeights(const Checkpoint &ck) {
                       L.gateUp)) ||
         !(st = upload({colsOf(p + "mlp.down_proj.weight", r * I, I)}, L.down)))
       return st;
+    layerDone();
   }
   return foldNormWeights();
 }

@@ -220,8 +220,8 @@ struct EngineShard : EngineDevice, EngineKernels {
   Status open(Device &device, const ModelConfig &full, DType dtype,
               const EngineOptions &options, ShardPlace place);
   /// Uploads this shard's slices of the checked tensors (FP8 ones
-  /// dequantized) and folds the norms.
-  Status loadWeights(const Checkpoint &ck);
+  /// dequantized) and folds the norms; `layerDone` after each layer.
+  Status loadWeights(const Checkpoint &ck, const std::function<void()> &layerDone);
   Status foldNormWeights();
   Status freezeWeights();
   /// The most positions whose KV rows fit the memory left on the device.

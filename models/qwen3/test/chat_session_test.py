@@ -4,7 +4,8 @@ terminal session: a pseudo-terminal for stdin and stdout, so it runs as a
 user's terminal would (the ">>> " prompt shown). Each reply must be the text
 qwen3-run gives for the same conversation as one prompt (--prompt, or
 --messages with the history), /think and /clear must take effect, and
-/exit must end it with status 0. Piped input gets no prompt.
+/exit must end it with status 0. Piped input gets no prompt. Loading shows
+its progress on a terminal only.
 
     chat_session_test.py QWEN3_RUN MODEL_DIR KERNELS_DIR
 """
@@ -83,6 +84,25 @@ check("thinking off" in err and "(thinking on)" in err and "(a new conversation)
 r = subprocess.run(BASE, input="Hello\n", capture_output=True, text=True, timeout=120)
 check(r.returncode == 0 and ">>>" not in r.stdout and same(r.stdout.rstrip("\n"), hello),
       "piped input: the reply without prompts")
+
+# Loading shows progress on a terminal's stderr, and nothing when piped.
+master, slave = pty.openpty()
+p = subprocess.Popen(BASE + ["--prompt", "Hello"], stdout=subprocess.PIPE, stderr=slave)
+os.close(slave)
+err = b""
+while True:
+    try:
+        chunk = os.read(master, 65536)
+    except OSError:
+        break
+    if not chunk:
+        break
+    err += chunk
+p.wait(timeout=120)
+check(b"loading " in err and b"100%\r\033[K" in err,
+      "a terminal sees the load progress, cleared once loaded")
+r = subprocess.run(BASE + ["--prompt", "Hello"], capture_output=True, text=True, timeout=120)
+check("loading" not in r.stderr, "piped stderr: no progress line")
 
 if failures:
     sys.exit(f"{len(failures)} check(s) failed")

@@ -381,10 +381,26 @@ int main(int argc, char **argv) {
   eo.attentionGroupedFrom = o.attentionGroupedFrom;
   eo.leaveOut = o.leaveOut;
   eo.maxSeqLen = o.maxSeq; // 0: the model's
+  // Loading a large checkpoint takes a while: on a terminal (and not with
+  // --json) a progress line counts the layers.
+  const bool showProgress = !o.json && isatty(2);
+  int lastPercent = -1;
+  if (showProgress)
+    eo.onLoadProgress = [&](int64_t done, int64_t total) {
+      int percent = static_cast<int>(100 * done / total);
+      if (percent == lastPercent)
+        return;
+      lastPercent = percent;
+      std::fprintf(stderr, "\rqwen3-run: loading %s: %3d%%", o.model.c_str(), percent);
+      std::fflush(stderr);
+    };
   std::unique_ptr<Engine> engine;
   auto tLoad = std::chrono::steady_clock::now();
-  if (Status st = Engine::create(o.model, eo, engine); !st)
-    fail(st.message());
+  Status created = Engine::create(o.model, eo, engine);
+  if (showProgress && lastPercent >= 0)
+    std::fputs("\r\033[K", stderr); // the progress line is cleared
+  if (!created)
+    fail(created.message());
   double loadMs = std::chrono::duration<double, std::milli>(
                       std::chrono::steady_clock::now() - tLoad).count();
   const ModelConfig &cfg = engine->config();

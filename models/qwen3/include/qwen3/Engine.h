@@ -14,6 +14,7 @@
 #include "qwen3/Config.h"
 #include "tile/runtime/Runtime.h"
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -82,6 +83,10 @@ struct EngineOptions {
   /// what they cost inside the replayed graph (launch gaps and overlap
   /// included, which a per-kernel profile misses). The output is wrong.
   std::vector<std::string> leaveOut;
+  /// Called as the weights load: `done` of `total` layers uploaded (over
+  /// every device of a tensor-parallel run), from any of the engine's
+  /// threads, one call at a time.
+  std::function<void(int64_t done, int64_t total)> onLoadProgress;
 };
 
 /// How the next token is picked, on the device: greedy (argmax, ties to the
