@@ -17,6 +17,7 @@
 #include <dlfcn.h>
 #include <mutex>
 #include <string>
+#include <thread>
 
 using namespace tile_runtime;
 
@@ -94,12 +95,19 @@ public:
   NcclCommunicator(const NcclLibrary &nccl, ncclComm_t comm)
       : nccl(nccl), comm(comm) {}
   ~NcclCommunicator() override {
-    if (comm) // null after abort()
+    // An abort waits for the graphs that captured this communicator's
+    // collectives to be destroyed (their owner destroys them first).
+    if (aborter.joinable())
+      aborter.join();
+    else if (comm)
       nccl.ncclCommDestroy(comm);
   }
 
   Status allReduceSum(StreamImpl &stream, uint64_t address, int64_t count,
                       DType dtype) override {
+    std::lock_guard<std::mutex> lock(mutex);
+    if (aborted)
+      return Status::error("ncclAllReduce: the communicator was aborted (a rank failed)");
     void *p = reinterpret_cast<void *>(address);
     return nccl.check(nccl.ncclAllReduce(p, p, size_t(count), ncclType(dtype),
                                          ncclSum, comm,
@@ -110,6 +118,9 @@ public:
 
   Status allGather(StreamImpl &stream, uint64_t address, int64_t count,
                    DType dtype) override {
+    std::lock_guard<std::mutex> lock(mutex);
+    if (aborted)
+      return Status::error("ncclAllGather: the communicator was aborted (a rank failed)");
     auto *base = reinterpret_cast<char *>(address);
     const size_t slice = size_t(count) * size_t(sizeInBytes(dtype));
     return nccl.check(nccl.ncclAllGather(base + size_t(rank) * slice, base,
@@ -119,20 +130,24 @@ public:
                       "ncclAllGather");
   }
 
+  /// ncclCommAbort stops the collectives in flight at once, but returns
+  /// only when no captured graph refers to the communicator any more: it
+  /// runs on its own thread, joined by the destructor.
   void abort() override {
-    std::lock_guard<std::mutex> lock(abortMutex);
-    if (comm && !aborted) {
-      aborted = true;
-      nccl.ncclCommAbort(comm);
-      comm = nullptr;
-    }
+    std::lock_guard<std::mutex> lock(mutex);
+    if (aborted || !comm)
+      return;
+    aborted = true;
+    aborter = std::thread([this] { nccl.ncclCommAbort(comm); });
   }
 
   const NcclLibrary &nccl;
   ncclComm_t comm;
   bool aborted = false;
-  std::mutex abortMutex;
+  std::mutex mutex;
+  std::thread aborter;
 };
+
 
 /// One small all-reduce on every rank, queued from this thread as an NCCL
 /// group: NCCL connects its ranks lazily, at a communicator's first

@@ -2,6 +2,9 @@
 
 #include "RankThreads.h"
 
+#include <exception>
+#include <string>
+
 namespace qwen3 {
 
 Status RankThreads::start(int ranks, std::function<Status(int)> bind,
@@ -41,7 +44,16 @@ void RankThreads::loop(int rank) {
       seen = generation;
       fn = task;
     }
-    Status st = bound ? (*fn)(rank) : bound;
+    Status st = bound;
+    if (st) {
+      // An exception (an allocation that failed) is this rank's error,
+      // not the end of the process.
+      try {
+        st = (*fn)(rank);
+      } catch (const std::exception &e) {
+        st = Status::error(std::string("rank ") + std::to_string(rank) + ": " + e.what());
+      }
+    }
     {
       std::lock_guard<std::mutex> lock(mutex);
       results[rank] = st;

@@ -22,9 +22,13 @@ bool constantTimeEqual(const std::string &a, const std::string &b) {
   return diff == 0;
 }
 
+/// JSON text; strings that are not valid UTF-8 (a percent-decoded path, a
+/// model name from the command line) get U+FFFD instead of an exception.
+std::string text(const json &j) { return j.dump(-1, ' ', false, json::error_handler_t::replace); }
+
 void sendError(httplib::Response &res, const ApiError &e) {
   res.status = e.status;
-  res.set_content(e.body().dump(), "application/json");
+  res.set_content(text(e.body()), "application/json");
 }
 
 ApiError error(int status, std::string message, std::string type) {
@@ -46,7 +50,7 @@ std::string routeLabel(const std::string &path) {
 }
 
 bool sendEvent(httplib::DataSink &sink, const json &j) {
-  std::string s = "data: " + j.dump() + "\n\n";
+  std::string s = "data: " + text(j) + "\n\n";
   return sink.write(s.data(), s.size());
 }
 
@@ -134,7 +138,7 @@ void HttpServer::routes() {
 
   s.Get("/health", [this](const Request &, Response &res) {
     res.status = draining_ ? 503 : 200;
-    res.set_content(json{{"status", draining_ ? "draining" : "ok"}}.dump(), "application/json");
+    res.set_content(text(json{{"status", draining_ ? "draining" : "ok"}}), "application/json");
   });
   s.Get("/metrics", [this](const Request &, Response &res) {
     res.set_content(metrics_.prometheus(), "text/plain; version=0.0.4");
@@ -145,7 +149,7 @@ void HttpServer::routes() {
               {"created", started_},
               {"owned_by", "tile"},
               {"max_model_len", model_.contextLength}};
-    res.set_content(json{{"object", "list"}, {"data", json::array({m})}}.dump(),
+    res.set_content(text(json{{"object", "list"}, {"data", json::array({m})}}),
                     "application/json");
   });
 
@@ -188,9 +192,8 @@ void HttpServer::routes() {
         }
         if (!ev.error.empty())
           return sendError(res, error(500, "generation failed: " + ev.error, "server_error"));
-        res.set_content(completionResponse(endpoint, id, modelId, created, content, reasoning,
-                                           ev.finishReason, ev.usage)
-                            .dump(),
+        res.set_content(text(completionResponse(endpoint, id, modelId, created, content,
+                                                reasoning, ev.finishReason, ev.usage)),
                         "application/json");
         return;
       }

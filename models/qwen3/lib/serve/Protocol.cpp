@@ -207,8 +207,10 @@ bool parseRequest(Endpoint endpoint, const std::string &body, const ModelInfo &m
       return fail(e, "seed", "'seed' must be an integer");
     seed = static_cast<uint64_t>(j["seed"].get<int64_t>());
   }
-  r.sampling.enabled = temperature > 0;
-  r.sampling.temperature = temperature > 0 ? temperature : 1.0;
+  // Below 1e-5 the kernel's f32 scale would overflow: greedy, as vLLM
+  // treats such temperatures.
+  r.sampling.enabled = temperature >= 1e-5;
+  r.sampling.temperature = r.sampling.enabled ? temperature : 1.0;
   r.sampling.topK = topK;
   r.sampling.topP = topP;
   r.sampling.seed = seed;

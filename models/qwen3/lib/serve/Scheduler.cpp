@@ -93,8 +93,10 @@ void Scheduler::run(Job &job) {
     job.push(std::move(finish));
   };
   // A new sampling setting recaptures the decode graphs; requests with the
-  // same one (all greedy ones, say) reuse them.
-  const Sampling &s = r.sampling;
+  // same one (all greedy ones, whatever their seeds) reuse them.
+  Sampling s = r.sampling;
+  if (!s.enabled)
+    s = Sampling();
   if (!samplingSet_ || s.enabled != sampling_.enabled || s.temperature != sampling_.temperature ||
       s.topK != sampling_.topK || s.topP != sampling_.topP || s.seed != sampling_.seed) {
     if (tile_runtime::Status st = engine_.setSampling(s); !st)

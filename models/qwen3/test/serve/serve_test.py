@@ -131,6 +131,9 @@ check(st == 200 and body["data"][0]["id"] == "tiny" and body["data"][0]["max_mod
       "GET /v1/models lists the served model and its context")
 st, body = call(port, "GET", "/nope")
 check(st == 404 and "no route" in body["error"]["message"], "unknown route: 404 error object")
+st, body = call(port, "GET", "/%ff%fe")
+check(st == 404 and "no route" in body["error"]["message"],
+      "a path that decodes to invalid UTF-8: 404, the server stays up")
 
 # Greedy outputs equal qwen3-run's (the same engine, batch 1).
 prompts = [[17, 900, 4, 2000, 55], [1, 2, 3], [1500, 7, 7, 7, 300, 64]]
