@@ -46,8 +46,14 @@ struct Engine::Impl {
     if (aborted)
       return Status::error("the engine stopped after an earlier error: " + abortedBecause);
     Status st = threads.run([&](int r) { return fn(*shards[r], r); });
-    if (!st && aborted)
+    // With several ranks, any failure may have left them apart (one a step
+    // ahead, a collective half done): the engine stops for good.
+    if (!st && ranks() > 1 && abortedBecause.empty()) {
       abortedBecause = st.message();
+      if (!aborted.exchange(true))
+        for (auto &comm : comms)
+          comm->abort();
+    }
     return st;
   }
   /// fn on rank 0's shard only (on its thread).

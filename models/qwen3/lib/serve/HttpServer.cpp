@@ -180,21 +180,41 @@ void HttpServer::routes() {
       const std::string modelId = model_.id;
 
       if (!job->request.stream) {
-        std::string content, reasoning;
-        Job::Event ev;
-        for (;;) {
-          if (!job->next(ev, std::chrono::milliseconds(1000)))
-            continue;
-          content += ev.delta.content;
-          reasoning += ev.delta.reasoning;
-          if (ev.finished)
-            break;
-        }
-        if (!ev.error.empty())
-          return sendError(res, error(500, "generation failed: " + ev.error, "server_error"));
-        res.set_content(text(completionResponse(endpoint, id, modelId, created, content,
-                                                reasoning, ev.finishReason, ev.usage)),
-                        "application/json");
+        // The whole response at the end, written by a content provider so
+        // that a client that has gone is noticed while it waits (its job is
+        // cancelled, the engine freed for the others).
+        ++active_;
+        auto content = std::make_shared<std::string>(), reasoning = std::make_shared<std::string>();
+        res.set_chunked_content_provider(
+            "application/json",
+            [job, endpoint, id, created, modelId, content, reasoning](size_t,
+                                                                      httplib::DataSink &sink) {
+              Job::Event ev;
+              do {
+                if (!sink.is_writable()) {
+                  job->cancel();
+                  return false;
+                }
+              } while (!job->next(ev, std::chrono::milliseconds(200)));
+              *content += ev.delta.content;
+              *reasoning += ev.delta.reasoning;
+              if (!ev.finished)
+                return true;
+              const std::string body =
+                  ev.error.empty()
+                      ? text(completionResponse(endpoint, id, modelId, created, *content,
+                                                *reasoning, ev.finishReason, ev.usage))
+                      : text(error(500, "generation failed: " + ev.error, "server_error").body());
+              if (!sink.write(body.data(), body.size()))
+                return false;
+              sink.done();
+              return true;
+            },
+            [this, job](bool success) {
+              if (!success)
+                job->cancel();
+              --active_;
+            });
         return;
       }
 

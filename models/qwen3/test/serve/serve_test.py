@@ -221,6 +221,21 @@ st, body = call(port, "POST", "/v1/completions", {"prompt": [1, 2, 3], "max_toke
 check(st == 200 and same_text(body["choices"][0]["text"], refs[1]),
       "after a client hung up mid-stream, the next request is served")
 
+# A non-streamed request whose client has gone is cancelled too.
+before = metric("qwen3_generation_tokens_total")
+sock = socket.create_connection(("127.0.0.1", port))
+body = json.dumps({"prompt": [5, 6, 7], "max_tokens": 250, "temperature": 0, "ignore_eos": True})
+sock.sendall(("POST /v1/completions HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+              f"Content-Length: {len(body)}\r\n\r\n{body}").encode())
+time.sleep(0.3)
+sock.close()
+deadline = time.time() + 30
+while time.time() < deadline and metric("qwen3_running_requests") != 0:
+    time.sleep(0.05)
+generated = metric("qwen3_generation_tokens_total") - before
+check(0 < generated < 250, f"a non-streamed request stops when its client hangs up "
+      f"({generated:.0f} of 250 tokens)")
+
 # Slow senders and idle connections do not stop others being served.
 slow = socket.create_connection(("127.0.0.1", port))
 slow.sendall(b"POST /v1/completions HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n{")
