@@ -81,7 +81,7 @@ for name, d, cfg, nparam, streamed, kvpp in common.checkpoints(args):
                 copy_bytes_per_s=bw)
     srv = subprocess.Popen([args.qwen3_serve, "--model", d, "--kernels", args.kernels,
                             "--port", "0", "--max-seq-len", str(args.pp + args.tg + 64),
-                            "--max-queue", "1024", "--connection-threads", "256"],
+                            "--max-queue", "1024"],
                            stderr=subprocess.PIPE, text=True)
     port = None
     for line in srv.stderr:

@@ -14,6 +14,8 @@
 #include "qwen3/serve/Metrics.h"
 #include "qwen3/serve/Scheduler.h"
 
+#include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <csignal>
 #include <cstdio>
@@ -52,7 +54,9 @@ Serves a Qwen3 checkpoint through the OpenAI API (POST /v1/chat/completions,
                            (default 4096)
   --max-queue N            requests waiting at most; more get 429 (default 64)
   --max-body-bytes N       request bodies at most (default 1048576)
-  --connection-threads N   connections served at once (default 32)
+  --connection-threads N   connections served at once (default: --max-queue
+                           + 16, so a full queue answers 429 and /health
+                           and /metrics stay reachable)
   --read-timeout S         seconds a client has to send a request (default 10)
   --help, --version
 )";
@@ -82,6 +86,7 @@ struct Options {
 
 Options parseArgs(int argc, char **argv) {
   Options o;
+  o.server.connectionThreads = 0; // --max-queue + 16 unless given
   if (const char *k = std::getenv("QWEN3_API_KEY"))
     o.server.apiKey = k;
   for (int i = 1; i < argc; ++i) {
@@ -135,6 +140,12 @@ Options parseArgs(int argc, char **argv) {
     fail("--model DIR is required (--help lists the flags)");
   if (o.kernels.empty())
     fail("--kernels DIR is required (this build knows no kernel set)");
+  if (o.server.connectionThreads == 0)
+    o.server.connectionThreads = static_cast<size_t>(std::min<int64_t>(o.maxQueue + 16, 4096));
+  else if (static_cast<int64_t>(o.server.connectionThreads) <= o.maxQueue + 1)
+    fail("--connection-threads " + std::to_string(o.server.connectionThreads) +
+         " must exceed --max-queue + 1 (" + std::to_string(o.maxQueue + 1) +
+         "): each waiting or running request holds a connection thread");
   if (o.name.empty()) {
     std::string m = o.model;
     while (m.size() > 1 && m.back() == '/')
@@ -190,9 +201,12 @@ int main(int argc, char **argv) {
     fail(st.message());
   }
 
+  std::atomic<bool> served{false};
   std::thread stopper([&] {
     int sig = 0;
     sigwait(&stopSignals, &sig);
+    if (served) // the server stopped on its own
+      return;
     std::fprintf(stderr, "qwen3-serve: %s: finishing the requests in flight\n",
                  sig == SIGINT ? "SIGINT" : "SIGTERM");
     server.beginDrain();
@@ -201,12 +215,18 @@ int main(int argc, char **argv) {
     auto until = std::chrono::steady_clock::now() + std::chrono::seconds(30);
     while (server.activeResponses() > 0 && std::chrono::steady_clock::now() < until)
       std::this_thread::sleep_for(std::chrono::milliseconds(20));
-    server.stop();
+    // Until the server is listening, stop() has nothing to stop yet.
+    while (!served) {
+      server.stop();
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
   });
   std::fprintf(stderr, "qwen3-serve: serving %s at http://%s:%d/v1 on %s (context %lld)\n",
                o.name.c_str(), o.server.host.c_str(), port, engine->deviceName().c_str(),
                static_cast<long long>(engine->maxSeqLen()));
   server.run();
+  served = true;
+  pthread_kill(stopper.native_handle(), SIGTERM); // wakes it if no signal came
   stopper.join();
   std::fprintf(stderr, "qwen3-serve: stopped\n");
   return 0;

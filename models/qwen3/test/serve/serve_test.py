@@ -315,6 +315,14 @@ t.join()
 check(rc == 0, "SIGTERM: exit status 0")
 check(sse_events(out.get("raw", "")) is not None, "SIGTERM: the stream in flight completed")
 
+# --connection-threads must leave room beyond the queue.
+r = subprocess.run([SERVE, "--model", MODEL, "--device", "cpu", "--kernels", KERNELS,
+                    "--max-queue", "8", "--connection-threads", "9"],
+                   capture_output=True, text=True, timeout=60)
+check(r.returncode == 1 and r.stderr.count("\n") == 1 and
+      "--connection-threads 9 must exceed --max-queue + 1" in r.stderr,
+      "too few connection threads for the queue: one line, status 1")
+
 # The API key.
 k = Server("--api-key", "s3cret")
 st, body = call(k.port, "GET", "/v1/models")

@@ -32,7 +32,7 @@ struct ServerOptions {
   size_t maxBodyBytes = size_t(1) << 20;
   int readTimeoutSeconds = 10;  ///< a request's headers and body
   int idleTimeoutSeconds = 5;   ///< between requests on a kept-alive connection
-  size_t connectionThreads = 32; ///< connections served at once
+  size_t connectionThreads = 80; ///< connections served at once
 };
 
 class HttpServer {
