@@ -48,47 +48,39 @@ int Communicator::rank() const { return impl->rank; }
 int Communicator::size() const { return impl->size; }
 void Communicator::abort() { impl->abort(); }
 
-static Status checkDType(const Buffer &b, const char *what) {
-  DType t = b.dtype();
+Status Communicator::queue(Stream &stream, const Buffer &buffer, int64_t offset, int64_t count,
+                           int64_t written, const char *what,
+                           const std::function<Status(StreamImpl &, uint64_t, DType)> &op) {
+  const DType t = buffer.dtype();
   if (t != DType::BF16 && t != DType::F16 && t != DType::F32)
-    return Status::error(std::string(what) + ": the buffer is " +
-                         std::string(toString(t)) +
+    return Status::error(std::string(what) + ": the buffer is " + std::string(toString(t)) +
                          " (collectives take bf16, f16 or f32)");
-  return Status::ok();
+  if (offset < 0 || count < 0)
+    return Status::error(std::string(what) + ": negative offset or count");
+  const size_t elt = size_t(sizeInBytes(t));
+  return stream.queueCollective(
+      buffer, size_t(offset) * elt, size_t(written) * elt, what,
+      [&](StreamImpl &s, uint64_t at) {
+        if (s.device != impl->device)
+          return Status::error(std::string(what) +
+                               ": the stream belongs to another device than the "
+                               "communicator's rank");
+        return op(s, at, t);
+      });
 }
 
 Status Communicator::allReduceSum(Stream &stream, const Buffer &buffer,
                                   int64_t offset, int64_t count) {
-  const char *what = "allReduceSum";
-  if (Status s = checkDType(buffer, what); !s)
-    return s;
-  if (offset < 0 || count < 0)
-    return Status::error("allReduceSum: negative offset or count");
-  const size_t elt = size_t(sizeInBytes(buffer.dtype()));
-  return stream.queueCollective(
-      buffer, size_t(offset) * elt, size_t(count) * elt, what,
-      [&](StreamImpl &s, uint64_t at) {
-        if (s.device != impl->device)
-          return Status::error("allReduceSum: the stream belongs to another "
-                               "device than the communicator's rank");
-        return impl->allReduceSum(s, at, count, buffer.dtype());
-      });
+  return queue(stream, buffer, offset, count, count, "allReduceSum",
+               [&](StreamImpl &s, uint64_t at, DType t) {
+                 return impl->allReduceSum(s, at, count, t);
+               });
 }
 
 Status Communicator::allGather(Stream &stream, const Buffer &buffer,
                                int64_t offset, int64_t count) {
-  const char *what = "allGather";
-  if (Status s = checkDType(buffer, what); !s)
-    return s;
-  if (offset < 0 || count < 0)
-    return Status::error("allGather: negative offset or count");
-  const size_t elt = size_t(sizeInBytes(buffer.dtype()));
-  return stream.queueCollective(
-      buffer, size_t(offset) * elt, size_t(count) * elt * size_t(impl->size),
-      what, [&](StreamImpl &s, uint64_t at) {
-        if (s.device != impl->device)
-          return Status::error("allGather: the stream belongs to another "
-                               "device than the communicator's rank");
-        return impl->allGather(s, at, count, buffer.dtype());
-      });
+  return queue(stream, buffer, offset, count, count * impl->size, "allGather",
+               [&](StreamImpl &s, uint64_t at, DType t) {
+                 return impl->allGather(s, at, count, t);
+               });
 }

@@ -92,10 +92,7 @@ Status runChat(Engine &engine, const Tokenizer &tok, const ChatOptions &options,
       return st;
     Utf8Stream utf8;
     std::string reply;
-    auto isEos = [&](int32_t t) {
-      return !options.ignoreEos &&
-             std::find(cfg.eosTokenIds.begin(), cfg.eosTokenIds.end(), t) != cfg.eosTokenIds.end();
-    };
+    auto isEos = [&](int32_t t) { return !options.ignoreEos && cfg.isEndOfSequence(t); };
     for (int64_t n = 1;; ++n) {
       if (isEos(token))
         break;

@@ -14,6 +14,8 @@
 #include "qwen3/Tokenizer.h"
 #include "qwen3/Unicode.h"
 
+#include "ToolSupport.h"
+
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
@@ -35,6 +37,9 @@
 #endif
 
 using namespace qwen3;
+using tool::fail;
+using tool::parseInt;
+using tool::parseReal;
 
 namespace {
 
@@ -128,31 +133,6 @@ struct Options {
   double temperature = -1, topP = -1;
   uint64_t seed = 0;
 };
-
-[[noreturn]] void fail(const std::string &msg) {
-  std::fflush(stdout);
-  std::fprintf(stderr, "qwen3-run: error: %s\n", msg.c_str());
-  std::exit(1);
-}
-
-int64_t parseInt(const std::string &flag, const std::string &v, int64_t lo,
-                 int64_t hi) {
-  char *end = nullptr;
-  errno = 0;
-  long long x = std::strtoll(v.c_str(), &end, 10);
-  if (v.empty() || *end || errno || x < lo || x > hi)
-    fail(flag + ": expected an integer in [" + std::to_string(lo) + ", " +
-         std::to_string(hi) + "], got '" + v + "'");
-  return x;
-}
-
-double parseReal(const std::string &flag, const std::string &v) {
-  char *end = nullptr;
-  double x = std::strtod(v.c_str(), &end);
-  if (v.empty() || *end || !std::isfinite(x))
-    fail(flag + ": expected a number, got '" + v + "'");
-  return x;
-}
 
 Options parseArgs(int argc, char **argv) {
   Options o;
@@ -281,26 +261,16 @@ Options parseArgs(int argc, char **argv) {
 } // namespace
 
 int main(int argc, char **argv) {
+  tool::name() = "qwen3-run";
   const auto tStart = std::chrono::steady_clock::now();
   Options o = parseArgs(argc, argv);
 
   // Tokenizer and prompt first: they need no device.
   auto t0 = std::chrono::steady_clock::now();
   Tokenizer tok;
-  if (Status st = Tokenizer::load(o.model + "/tokenizer.json", tok); !st)
-    fail(st.message());
+  tool::loadTokenizer(o.model, tok);
   double tokLoadMs = std::chrono::duration<double, std::milli>(
                          std::chrono::steady_clock::now() - t0).count();
-  // Every id the tokenizer makes must have an embedding row (the embedding
-  // kernel reads zeros for an id past the table).
-  {
-    ModelConfig pre;
-    if (Status st = ModelConfig::load(o.model, pre); !st)
-      fail(st.message());
-    if (tok.vocabSize() > pre.vocabSize)
-      fail(o.model + "/tokenizer.json: ids go up to " + std::to_string(tok.vocabSize() - 1) +
-           ", past config.json's vocab_size " + std::to_string(pre.vocabSize));
-  }
   std::string rendered;
   std::vector<int32_t> ids;
   if (!o.chat) {
@@ -466,10 +436,7 @@ int main(int argc, char **argv) {
     if (std::fwrite(logits.data(), 4, logits.size(), dump) != logits.size())
       dumpFailed();
   };
-  auto isEos = [&](int32_t t) {
-    return !o.ignoreEos && std::find(cfg.eosTokenIds.begin(),
-                                     cfg.eosTokenIds.end(), t) != cfg.eosTokenIds.end();
-  };
+  auto isEos = [&](int32_t t) { return !o.ignoreEos && cfg.isEndOfSequence(t); };
 
   std::vector<int32_t> out;
   Utf8Stream stream;

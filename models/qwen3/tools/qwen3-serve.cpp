@@ -14,6 +14,8 @@
 #include "qwen3/serve/Metrics.h"
 #include "qwen3/serve/Scheduler.h"
 
+#include "ToolSupport.h"
+
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -29,6 +31,8 @@
 #endif
 
 using namespace qwen3;
+using tool::fail;
+using tool::parseInt;
 
 namespace {
 
@@ -60,23 +64,6 @@ Serves a Qwen3 checkpoint through the OpenAI API (POST /v1/chat/completions,
   --read-timeout S         seconds a client has to send a request (default 10)
   --help, --version
 )";
-
-[[noreturn]] void fail(const std::string &msg) {
-  std::fprintf(stderr, "qwen3-serve: error: %s\n", msg.c_str());
-  std::exit(1);
-}
-
-int64_t parseInt(const std::string &flag, const std::string &v, int64_t lo, int64_t hi) {
-  char *end = nullptr;
-  errno = 0;
-  long long x = std::strtoll(v.c_str(), &end, 10);
-  if (v.empty() || *end != '\0' || errno != 0)
-    fail(flag + ": expected a number, got '" + v + "'");
-  if (x < lo || x > hi)
-    fail(flag + ": must be in [" + std::to_string(lo) + ", " + std::to_string(hi) + "], got " +
-         v);
-  return x;
-}
 
 struct Options {
   std::string model, name, device = "cuda", kernels = QWEN3_DEFAULT_KERNELS_DIR;
@@ -159,6 +146,7 @@ Options parseArgs(int argc, char **argv) {
 } // namespace
 
 int main(int argc, char **argv) {
+  tool::name() = "qwen3-serve";
   Options o = parseArgs(argc, argv);
 
   // SIGINT and SIGTERM are taken by one thread (sigwait), blocked in every
@@ -171,8 +159,7 @@ int main(int argc, char **argv) {
   std::signal(SIGPIPE, SIG_IGN); // a client that hangs up is a failed write
 
   Tokenizer tok;
-  if (Status st = Tokenizer::load(o.model + "/tokenizer.json", tok); !st)
-    fail(st.message());
+  tool::loadTokenizer(o.model, tok);
   EngineOptions eo;
   eo.device = o.device;
   eo.tensorParallel = o.tensorParallel;
@@ -181,9 +168,6 @@ int main(int argc, char **argv) {
   std::unique_ptr<Engine> engine;
   if (Status st = Engine::create(o.model, eo, engine); !st)
     fail(st.message());
-  if (tok.vocabSize() > engine->config().vocabSize)
-    fail(o.model + "/tokenizer.json: ids go up to " + std::to_string(tok.vocabSize() - 1) +
-         ", beyond config.json's vocab_size " + std::to_string(engine->config().vocabSize));
 
   serve::ModelInfo info;
   info.id = o.name;

@@ -38,6 +38,12 @@ struct ModelConfig {
   bool tiedEmbeddings = false;
   std::string dtype; ///< torch_dtype: "bfloat16", "float16" or "float32"
   std::vector<int32_t> eosTokenIds;
+  bool isEndOfSequence(int32_t id) const {
+    for (int32_t e : eosTokenIds)
+      if (e == id)
+        return true;
+    return false;
+  }
   Fp8Quantization fp8;
   /// generation_config.json's sampling defaults (used with --sample).
   double temperature = 1.0, topP = 1.0;

@@ -49,6 +49,18 @@ std::string routeLabel(const std::string &path) {
   return "other";
 }
 
+/// The job's next event, for a response being written to `sink`; false
+/// (and the job cancelled) once the client has gone.
+bool nextEvent(Job &job, httplib::DataSink &sink, Job::Event &ev) {
+  do {
+    if (!sink.is_writable()) {
+      job.cancel();
+      return false;
+    }
+  } while (!job.next(ev, std::chrono::milliseconds(200)));
+  return true;
+}
+
 bool sendEvent(httplib::DataSink &sink, const json &j) {
   std::string s = "data: " + text(j) + "\n\n";
   return sink.write(s.data(), s.size());
@@ -190,12 +202,8 @@ void HttpServer::routes() {
             [job, endpoint, id, created, modelId, content, reasoning](size_t,
                                                                       httplib::DataSink &sink) {
               Job::Event ev;
-              do {
-                if (!sink.is_writable()) {
-                  job->cancel();
-                  return false;
-                }
-              } while (!job->next(ev, std::chrono::milliseconds(200)));
+              if (!nextEvent(*job, sink, ev))
+                return false;
               *content += ev.delta.content;
               *reasoning += ev.delta.reasoning;
               if (!ev.finished)
@@ -225,12 +233,8 @@ void HttpServer::routes() {
           [job, endpoint, id, created, modelId, first = true](size_t,
                                                               httplib::DataSink &sink) mutable {
             Job::Event ev;
-            // Waits for the next event, giving up when the client has gone.
-            while (!job->next(ev, std::chrono::milliseconds(200)))
-              if (!sink.is_writable()) {
-                job->cancel();
-                return false;
-              }
+            if (!nextEvent(*job, sink, ev))
+              return false;
             bool ok = true;
             if (first && endpoint == Endpoint::Chat) {
               const std::string empty;

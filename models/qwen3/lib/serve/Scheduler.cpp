@@ -112,10 +112,7 @@ void Scheduler::run(Job &job) {
   auto last = Clock::now();
   metrics_.timeToFirstToken(std::chrono::duration<double>(last - job.arrived).count());
   int64_t generated = 0;
-  auto isEos = [&](int32_t t) {
-    return !r.ignoreEos && std::find(config_.eosTokenIds.begin(), config_.eosTokenIds.end(), t) !=
-           config_.eosTokenIds.end();
-  };
+  auto isEos = [&](int32_t t) { return !r.ignoreEos && config_.isEndOfSequence(t); };
   for (;;) {
     ++generated;
     if (isEos(token)) {

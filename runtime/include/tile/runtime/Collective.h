@@ -17,6 +17,7 @@
 
 #include "tile/runtime/Runtime.h"
 
+#include <functional>
 #include <memory>
 #include <vector>
 
@@ -54,6 +55,11 @@ public:
 
 private:
   Communicator() = default;
+  /// Checks `count` elements at `offset` of `buffer` (the collective writes
+  /// `written` from there) and queues `op` at their address on `stream`.
+  Status queue(Stream &stream, const Buffer &buffer, int64_t offset, int64_t count,
+               int64_t written, const char *what,
+               const std::function<Status(StreamImpl &, uint64_t, DType)> &op);
   std::unique_ptr<CommunicatorImpl> impl;
 };
 

@@ -1,0 +1,69 @@
+//===- ToolSupport.h - what qwen3-run and qwen3-serve share -----*- C++ -*-===//
+//
+// Flag parsing and the one-line error exit of the Qwen3 tools, and the check
+// that a tokenizer fits the model, made before any weight is read.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef QWEN3_TOOLS_TOOLSUPPORT_H
+#define QWEN3_TOOLS_TOOLSUPPORT_H
+
+#include "qwen3/Config.h"
+#include "qwen3/Tokenizer.h"
+
+#include <cerrno>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+
+namespace qwen3::tool {
+
+/// The tool's name in error lines ("qwen3-run").
+inline const char *&name() {
+  static const char *n = "qwen3";
+  return n;
+}
+
+/// One line on stderr, `<tool>: error: msg`, and status 1.
+[[noreturn]] inline void fail(const std::string &msg) {
+  std::fflush(stdout);
+  std::fprintf(stderr, "%s: error: %s\n", name(), msg.c_str());
+  std::exit(1);
+}
+
+inline int64_t parseInt(const std::string &flag, const std::string &v, int64_t lo, int64_t hi) {
+  char *end = nullptr;
+  errno = 0;
+  long long x = std::strtoll(v.c_str(), &end, 10);
+  if (v.empty() || *end || errno || x < lo || x > hi)
+    fail(flag + ": expected an integer in [" + std::to_string(lo) + ", " + std::to_string(hi) +
+         "], got '" + v + "'");
+  return x;
+}
+
+inline double parseReal(const std::string &flag, const std::string &v) {
+  char *end = nullptr;
+  double x = std::strtod(v.c_str(), &end);
+  if (v.empty() || *end || !std::isfinite(x))
+    fail(flag + ": expected a number, got '" + v + "'");
+  return x;
+}
+
+/// Loads `model`/tokenizer.json, and checks that every id it makes has an
+/// embedding row (the embedding kernel reads zeros for an id past the
+/// table), before the engine reads any weight.
+inline void loadTokenizer(const std::string &model, Tokenizer &tok) {
+  if (Status st = Tokenizer::load(model + "/tokenizer.json", tok); !st)
+    fail(st.message());
+  ModelConfig cfg;
+  if (Status st = ModelConfig::load(model, cfg); !st)
+    fail(st.message());
+  if (tok.vocabSize() > cfg.vocabSize)
+    fail(model + "/tokenizer.json: ids go up to " + std::to_string(tok.vocabSize() - 1) +
+         ", past config.json's vocab_size " + std::to_string(cfg.vocabSize));
+}
+
+} // namespace qwen3::tool
+
+#endif // QWEN3_TOOLS_TOOLSUPPORT_H
