@@ -92,12 +92,6 @@ void tile::buildTileToNVVMPipeline(OpPassManager &pm,
     pm.addNestedPass<KernelOp>(createTileMarkInBoundsLoads());
   ConvertTileToGPUOptions toGPU;
   toGPU.numWarps = options.numWarps;
-  toGPU.reloadBroadcasts = options.reloadBroadcasts;
-  toGPU.rematerializeBroadcasts = options.rematerializeBroadcasts;
-  toGPU.registersForReductions = options.registersForReductions;
-  toGPU.warpShuffles = options.warpShuffles;
-  toGPU.columnReductions = options.columnReductions;
-  toGPU.rowsInRegisters = options.rowsInRegisters;
   toGPU.gridDependencyControl = waitsForPriorGrid(options);
   toGPU.hopperMatmul = usesHopperMatmul(options);
   toGPU.wgmmaDots = options.wgmmaDots && hasHopperMatmul(options.chip);

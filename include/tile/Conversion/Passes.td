@@ -68,56 +68,39 @@ def ConvertTileToGPU : Pass<"convert-tile-to-gpu", "::mlir::ModuleOp"> {
     * reductions along the last dim (or along a dim followed only by unit
       dims) combine within each thread, then across threads with
       `gpu.shuffle xor` and, beyond a warp, shared memory;
-    * with `registers-for-reductions` (on by default), results that each
-      thread can already hold skip shared memory: a row of one vector per
-      thread is folded into that thread's own result slot; a single row's
-      result stays in every thread of its shuffle group (lane 0 gives it
-      to the rest of the warp); a single-element load is issued by every
-      thread; element-wise ops keep the fewest threads of their operands,
-      loops and ifs the fewest of their values. A broadcast of a
-      single-element tile held by every thread with positions in the
-      result, a broadcast of an [..., R, 1] column over rows of one vector,
-      and an extract of a single element held by every thread are then
-      register splats. Qwen3's per-head decode attention went from 88 to 50
-      barriers;
-    * with `column-reductions` (on by default), a reduction along a dim
-      with others after it (a column reduction: `[S, HD]` partials summed
-      over S) whose threads each hold the same columns in all their slots
-      is folded in each thread's registers, combined across the lanes of a
-      warp with `gpu.shuffle xor`, and across warps through shared memory
-      (one partial per warp and column). Without it, the tile goes to
-      shared memory and one thread per column folds the whole line in
-      sequence (48 dependent loads and adds for 48 rows);
-    * with `rows-in-registers` (off: no faster in decode on an H200), a reduction
-      along the last dim whose rows each lie on up to 32 lanes of one warp,
-      and whose result only feeds element-wise work on `[.., R, 1]` tiles
-      (with splats) broadcast back over the reduced tile's shape (an
-      RMSNorm of R rows), keeps each row's result in the lanes that
-      reduced it, per slot; the element-wise work runs there and the
-      broadcast splats it. Without it the result goes through shared
-      memory to the `[R, 1]` layout and back (4 barriers). The values are
-      the same bit for bit;
-    * with `warp-shuffles` (on by default), a slice, concat, reshape,
-      broadcast or permute whose operands and result all fit the first
-      warp (at most 32 vector positions each) moves its elements with
-      `gpu.shuffle idx`: which source element each result element takes is
-      known at compile time, so each result lane takes one shuffle per run
-      of threads whose source index is affine in the thread id (and per
-      source lane that run reads), at most 64 per op. RoPE's rotate-half
-      of a head (two slices and a concat) is 24 shuffles instead of 6
-      barriers. A `tile.roll` along the last dim by whole vectors, on a
-      tile of any size whose rows each lie on up to 32 lanes of one warp,
-      is one `gpu.shuffle idx` per register (the same slot of a lane of
-      the row's warp);
+    * results that each thread can already hold skip shared memory: a row
+      of one vector per thread is folded into that thread's own result
+      slot; a single row's result stays in every thread of its shuffle
+      group (lane 0 gives it to the rest of the warp); a single-element
+      load is issued by every thread; element-wise ops keep the fewest
+      threads of their operands, loops and ifs the fewest of their values.
+      A broadcast of a single-element tile held by every thread with
+      positions in the result, a broadcast of an [..., R, 1] column over
+      rows of one vector, and an extract of a single element held by every
+      thread are then register splats;
+    * a reduction along a dim with others after it (a column reduction:
+      `[S, HD]` partials summed over S) whose threads each hold the same
+      columns in all their slots is folded in each thread's registers,
+      combined across the lanes of a warp with `gpu.shuffle xor`, and
+      across warps through shared memory (one partial per warp and
+      column);
+    * a slice, concat, reshape, broadcast or permute whose operands and
+      result all fit the first warp (at most 32 vector positions each)
+      moves its elements with `gpu.shuffle idx`: which source element each
+      result element takes is known at compile time, so each result lane
+      takes one shuffle per run of threads whose source index is affine in
+      the thread id (and per source lane that run reads), at most 64 per
+      op. RoPE's rotate-half of a head (two slices and a concat) is 24
+      shuffles instead of 6 barriers. A `tile.roll` along the last dim by
+      whole vectors, on a tile of any size whose rows each lie on up to 32
+      lanes of one warp, is one `gpu.shuffle idx` per register (the same
+      slot of a lane of the row's warp);
     * a broadcast of a tile loaded from an `in` view (seen through
       reshapes that add or drop unit dims) is loaded again in the
-      broadcast's layout (`reload-broadcasts`): each thread loads what it
-      holds, repeats hit L1; with `rematerialize-broadcasts`, element-wise
-      work on such loads (converts, arithmetic on splats and constants) is
-      recomputed there too. That is off by default: on an H200 the Qwen3
-      GEMV's converted x streamed weights at 2.1 TB/s recomputed and
-      2.7 TB/s through shared memory, while a normalized x did better
-      recomputed (2.0 vs 1.9 TB/s);
+      broadcast's layout: each thread loads what it holds, repeats hit L1.
+      Element-wise work on such loads is not recomputed there: a converted
+      GEMV input streamed weights slower recomputed than through shared
+      memory ([results](../../bench/results/2026-11-22-decode-pdl-h200.md));
     * other broadcasts, permute, slice, concat, extract, gather, other
       reductions and `tile.dot` move data through one shared-memory
       scratch arena (barriers around each use);
@@ -241,32 +224,6 @@ def ConvertTileToGPU : Pass<"convert-tile-to-gpu", "::mlir::ModuleOp"> {
            /*default=*/"\"tile_kernels\"", "name of the gpu.module">,
     Option<"allowUnverified", "allow-unverified", "bool", /*default=*/"false",
            "lower kernels not marked tile.ownership_verified (tests only)">,
-    Option<"reloadBroadcasts", "reload-broadcasts", "bool", /*default=*/"true",
-           "issue a broadcast read-only load again in the broadcast's layout">,
-    Option<"rematerializeBroadcasts", "rematerialize-broadcasts", "bool",
-           /*default=*/"false",
-           "with reload-broadcasts: also recompute element-wise work on "
-           "read-only loads (converts, arithmetic) in the broadcast's layout">,
-    Option<"registersForReductions", "registers-for-reductions", "bool",
-           /*default=*/"true",
-           "keep reduction results, single-element loads and what is "
-           "computed from them in the registers of the threads that use "
-           "them, instead of passing them through shared memory">,
-    Option<"warpShuffles", "warp-shuffles", "bool", /*default=*/"true",
-           "move the elements of slices, concats, reshapes, broadcasts "
-           "and permutes whose tiles all fit the first warp, and of rolls "
-           "whose rows each lie within a warp, with shfl.idx instead of "
-           "through shared memory">,
-    Option<"columnReductions", "column-reductions", "bool", /*default=*/"true",
-           "fold a reduction along a dim with others after it in each "
-           "thread's registers, then across threads with shuffles and "
-           "shared memory, instead of one thread per column folding the "
-           "whole line through shared memory">,
-    Option<"rowsInRegisters", "rows-in-registers", "bool", /*default=*/"false",
-           "keep a row reduction's result in the lanes that reduced it "
-           "where it only feeds element-wise work broadcast back over the "
-           "rows (an RMSNorm of several rows), instead of passing it "
-           "through shared memory and back">,
     Option<"gridDependencyControl", "grid-dependency-control", "bool",
            /*default=*/"false",
            "begin each kernel with griddepcontrol.wait / launch_dependents "

@@ -49,39 +49,6 @@ struct TileToNVVMOptions : public PassPipelineOptions<TileToNVVMOptions> {
       llvm::cl::desc("loads proven inside their view issued without bounds "
                      "checks (tile-mark-in-bounds-loads)"),
       llvm::cl::init(true)};
-  PassOptions::Option<bool> reloadBroadcasts{
-      *this, "reload-broadcasts",
-      llvm::cl::desc("broadcasts of read-only loads re-issued in the "
-                     "broadcast's layout instead of through shared memory"),
-      llvm::cl::init(true)};
-  PassOptions::Option<bool> rematerializeBroadcasts{
-      *this, "rematerialize-broadcasts",
-      llvm::cl::desc("also recompute element-wise work on read-only loads "
-                     "in a broadcast's layout"),
-      llvm::cl::init(false)};
-  PassOptions::Option<bool> registersForReductions{
-      *this, "registers-for-reductions",
-      llvm::cl::desc("reduction results and single elements kept in the "
-                     "registers of the threads that use them, not passed "
-                     "through shared memory"),
-      llvm::cl::init(true)};
-  PassOptions::Option<bool> warpShuffles{
-      *this, "warp-shuffles",
-      llvm::cl::desc("shape ops on tiles that fit the first warp moved with "
-                     "shuffles, not through shared memory"),
-      llvm::cl::init(true)};
-  PassOptions::Option<bool> columnReductions{
-      *this, "column-reductions",
-      llvm::cl::desc("reductions along a dim with others after it folded "
-                     "in registers and combined with shuffles, not one "
-                     "thread per column through shared memory"),
-      llvm::cl::init(true)};
-  PassOptions::Option<bool> rowsInRegisters{
-      *this, "rows-in-registers",
-      llvm::cl::desc("a row reduction broadcast back over its rows kept in "
-                     "the lanes that reduced it, not passed through shared "
-                     "memory"),
-      llvm::cl::init(false)};
   PassOptions::Option<bool> gridDependencyControl{
       *this, "grid-dependency-control",
       llvm::cl::desc("kernels wait for the prior grid at entry, so the "

@@ -251,17 +251,6 @@ public:
   /// (LowerReduceColumns.cpp). `reducesColumns` says where it applies.
   bool reducesColumns(ReduceOp op) const;
   LogicalResult lowerReduceColumns(ReduceOp op);
-  /// A last-dim reduction whose result only feeds element-wise work that
-  /// is broadcast back over the rows (an RMSNorm), with each row on lanes
-  /// of one warp: kept in `rowSlots` (LowerReduceRows.cpp).
-  bool reducesIntoRows(ReduceOp op) const;
-  /// The row form of `v` (in `rowSlots`, or a splat made for `slots`
-  /// slots); null for any other tile.
-  Value rowFormOf(Value v, int64_t slots);
-  /// Element-wise `op` again on its operands' row forms, where one has one.
-  void lowerInRows(Operation *op);
-  /// A broadcast of a value with a row form, as splats of it; null without.
-  Value broadcastRows(BroadcastOp op);
   LogicalResult lowerShapeOp(Operation *op);
   /// A shape op whose operands and result fit the first warp, as shuffles
   /// (LowerWarpShuffles.cpp); null where it does not apply.
@@ -347,17 +336,6 @@ public:
   OpBuilder &b;
   gpu::GPUFuncOp func;
   int64_t threads;
-  bool reloadBroadcasts = true;
-  bool rematerializeBroadcasts = false;
-  /// registers-for-reductions: `replicated`, and reductions whose threads
-  /// keep their results (lowerReduceLastDim).
-  bool registersForReductions = true;
-  /// warp-shuffles: shapeOpInWarp.
-  bool warpShuffles = true;
-  /// column-reductions: lowerReduceColumns.
-  bool columnReductions = true;
-  /// rows-in-registers: reducesIntoRows.
-  bool rowsInRegisters = false;
   /// wgmma-dots: fragment dots as wgmma where runsOnWgmma says (sm_90a).
   bool wgmmaDots = false;
   /// async-dot-operands: wgmma B operands loaded in a loop copied one
@@ -370,10 +348,6 @@ public:
   /// Where scratch() starts: past the async operands' buffers while their
   /// loop runs.
   int64_t scratchFloor = 0;
-  /// The row forms: for each slot of the reduced tile's layout, the value
-  /// of the row that slot lies in (vector<slots>), of the [.., R, 1] values
-  /// reducesIntoRows keeps in registers.
-  llvm::DenseMap<Value, Value> rowSlots;
   /// The kernel's fragment layouts (empty without fragment dots) and the
   /// registers of the tiles that have one.
   FragmentPlan fragments;

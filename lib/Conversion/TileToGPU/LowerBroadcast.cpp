@@ -11,15 +11,13 @@
 // layout: each thread loads and computes exactly the elements it holds. Loads
 // repeat (they hit L1) and element-wise work repeats once per broadcast copy,
 // which costs far less than the round trip through shared memory for the small
-// sources broadcasts have. Only the reload of a load (through reshapes) is on
-// by default; recomputing converts and arithmetic is `rematerialize-broadcasts`
-// (measured both ways: see the pass documentation).
+// sources broadcasts have. Only loads are reissued (through reshapes):
+// recomputing converts and arithmetic per broadcast copy measured slower
+// (bench/results/2026-11-22-decode-pdl-h200.md, the folded SwiGLU).
 //
 //===----------------------------------------------------------------------===//
 
 #include "GPUKernelLowering.h"
-
-#include "tile/Conversion/Utils/ElementConversion.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
@@ -28,7 +26,7 @@ using namespace mlir;
 using namespace tile;
 using namespace tile::gpu_lowering;
 
-/// Ops recomputed per broadcast at most: a bound on code growth.
+/// Reshapes followed per broadcast at most: a bound on code growth.
 static constexpr unsigned kRematerializeBudget = 32;
 
 /// A broadcast whose every thread already holds what it needs: a
@@ -49,7 +47,7 @@ Value GPUKernelLowering::broadcastInRegisters(BroadcastOp op) {
         b, loc, layout.registerType(), vector::ExtractOp::create(b, loc, src, 0));
   }
   ArrayRef<int64_t> from = srcType.getShape(), to = type.getShape();
-  if (!registersForReductions || from.back() != 1 || to.back() != layout.vec ||
+  if (from.back() != 1 || to.back() != layout.vec ||
       from.drop_back() != to.drop_back())
     return {};
   Value regs = zeroOf(layout.registerType());
@@ -63,15 +61,13 @@ Value GPUKernelLowering::broadcastInRegisters(BroadcastOp op) {
 }
 
 Value GPUKernelLowering::loadBroadcast(BroadcastOp op) {
-  if (!reloadBroadcasts)
-    return {};
   unsigned budget = kRematerializeBudget;
   return rematerialize(op.getSource(), op.getSource().getType().getShape(),
                        op.getResult().getType().getShape(), budget);
 }
 
 /// `v`, of shape `from` up to unit dims (reshapes on the way may add or
-/// drop them), recomputed as registers of a tile of shape `to`.
+/// drop them), reloaded as registers of a tile of shape `to`.
 Value GPUKernelLowering::rematerialize(Value v, ArrayRef<int64_t> from,
                                        ArrayRef<int64_t> to,
                                        unsigned &budget) {
@@ -82,55 +78,14 @@ Value GPUKernelLowering::rematerialize(Value v, ArrayRef<int64_t> from,
   if (!def)
     return {};
   auto vType = cast<RankedTensorType>(v.getType());
-  auto type = RankedTensorType::get(to, vType.getElementType());
-  Layout layout = Layout::get(type, threads);
-  Location loc = def->getLoc();
-
   if (auto load = dyn_cast<LoadOp>(def))
-    return reloadInLayout(load, from, type);
-  if (!rematerializeBroadcasts && !isa<ReshapeOp>(def))
-    return {};
+    return reloadInLayout(load, from,
+                          RankedTensorType::get(to, vType.getElementType()));
   if (auto reshape = dyn_cast<ReshapeOp>(def)) {
     if (nonUnitSizes(reshape.getSource().getType().getShape()) !=
         nonUnitSizes(vType.getShape()))
       return {};
     return rematerialize(reshape.getSource(), from, to, budget);
   }
-  if (auto splat = dyn_cast<SplatOp>(def))
-    return vector::BroadcastOp::create(b, loc, layout.registerType(),
-                                       map.lookup(splat.getValue()));
-  if (auto c = dyn_cast<arith::ConstantOp>(def)) {
-    auto dense = dyn_cast<SplatElementsAttr>(c.getValue());
-    if (!dense)
-      return {};
-    return arith::ConstantOp::create(
-        b, loc,
-        DenseElementsAttr::get(layout.registerType(),
-                               dense.getSplatValue<Attribute>()));
-  }
-  if (auto convert = dyn_cast<ConvertOp>(def)) {
-    Value src = rematerialize(convert.getSource(), from, to, budget);
-    if (!src)
-      return {};
-    return convertElements(b, loc, src,
-                           convert.getSource().getType().getElementType(),
-                           vType.getElementType(), convert.getRounding());
-  }
-  if (!def->hasTrait<OpTrait::Elementwise>() || def->getNumRegions() != 0 ||
-      def->getNumResults() != 1)
-    return {};
-  IRMapping operands;
-  for (Value operand : def->getOperands()) {
-    if (!isa<RankedTensorType>(operand.getType())) {
-      operands.map(operand, map.lookup(operand)); // a uniform scalar
-      continue;
-    }
-    Value regs = rematerialize(operand, from, to, budget);
-    if (!regs)
-      return {};
-    operands.map(operand, regs);
-  }
-  Operation *clone = b.clone(*def, operands);
-  clone->getResult(0).setType(layout.registerType());
-  return clone->getResult(0);
+  return {};
 }

@@ -49,7 +49,6 @@ LogicalResult GPUKernelLowering::lowerElementwise(Operation *op) {
   for (OpResult r : clone->getResults())
     if (auto t = dyn_cast<RankedTensorType>(r.getType()))
       r.setType(Layout::get(t, threads).registerType());
-  lowerInRows(op);
   int64_t held = threads;
   for (Value operand : op->getOperands())
     held = std::min(held, replicatedIn(operand));
@@ -135,10 +134,6 @@ LogicalResult GPUKernelLowering::lowerShapeOp(Operation *op) {
     return success();
   }
   if (auto broadcast = dyn_cast<BroadcastOp>(op)) {
-    if (Value regs = broadcastRows(broadcast)) {
-      map.map(broadcast.getResult(), regs);
-      return success();
-    }
     if (Value regs = broadcastInRegisters(broadcast)) {
       map.map(broadcast.getResult(), regs);
       return success();
@@ -157,16 +152,15 @@ LogicalResult GPUKernelLowering::lowerShapeOp(Operation *op) {
       return success();
     }
   }
-  if (auto roll = dyn_cast<RollOp>(op); roll && warpShuffles)
+  if (auto roll = dyn_cast<RollOp>(op))
     if (Value regs = rollInWarp(roll)) {
       map.map(op->getResult(0), regs);
       return success();
     }
-  if (warpShuffles)
-    if (Value regs = shapeOpInWarp(op)) {
-      map.map(op->getResult(0), regs);
-      return success();
-    }
+  if (Value regs = shapeOpInWarp(op)) {
+    map.map(op->getResult(0), regs);
+    return success();
+  }
   // Everything else reads its operands from shared memory by index.
   SmallVector<Value> bufs = toShared(loc, op->getOperands());
   auto srcShape = [&](unsigned i) {
@@ -273,7 +267,7 @@ LogicalResult GPUKernelLowering::lowerReduceLastDim(ReduceOp op) {
   };
   Layout out0 = Layout::get(
       cast<RankedTensorType>(op.getResults()[0].getType()), threads);
-  if (registersForReductions && Q == 1 && rows > 1 && out0.vec == 1 &&
+  if (Q == 1 && rows > 1 && out0.vec == 1 &&
       out0.positions == rows) {
     // Each thread folds its own slots' vectors, into its own slots.
     SmallVector<Value> out;
@@ -296,27 +290,7 @@ LogicalResult GPUKernelLowering::lowerReduceLastDim(ReduceOp op) {
       map.map(op.getResults()[i], out[i]);
     return success();
   }
-  if (reducesIntoRows(op)) {
-    // Each slot's row on G = Q lanes of one warp: the xor shuffles leave
-    // the row's result in all of them, which is where the broadcast back
-    // wants it. The [.., R, 1] registers stay zero; nothing reads them.
-    SmallVector<Value> rowsOfSlots;
-    for (int64_t k = 0; k < in.slots; ++k) {
-      Value acc = lane(0, k * in.vec);
-      for (int64_t l = 1; l < in.vec; ++l)
-        acc = combine(op.getCombiner(), acc, lane(0, k * in.vec + l))[0];
-      for (int64_t off = G / 2; off >= 1; off /= 2)
-        acc = combine(op.getCombiner(), acc,
-                      shuffleXor(loc, acc, static_cast<int32_t>(off)))[0];
-      rowsOfSlots.push_back(acc);
-    }
-    auto rowType = VectorType::get({in.slots}, inType.getElementType());
-    rowSlots[op.getResults()[0]] =
-        vector::FromElementsOp::create(b, loc, rowType, rowsOfSlots);
-    map.map(op.getResults()[0], zeroOf(resultRegs(0)));
-    return success();
-  }
-  bool single = registersForReductions && rows == 1;
+  bool single = rows == 1;
   SmallVector<std::pair<Type, int64_t>> shapes;
   if (!single)
     for (Value input : op.getInputs())
@@ -428,9 +402,7 @@ LogicalResult GPUKernelLowering::lowerReduce(ReduceOp op) {
   auto inType = cast<RankedTensorType>(op.getInputs()[0].getType());
   int64_t dim = op.getDim();
   Layout in = Layout::get(inType, threads);
-  int64_t line = registersForReductions || dim == inType.getRank() - 1
-                     ? contiguousLine(inType, dim)
-                     : 0;
+  int64_t line = contiguousLine(inType, dim);
   int64_t Q = line / in.vec;
   bool shuffles = Q > 0 && llvm::isPowerOf2_64(Q) &&
                   (Q % threads == 0 || threads % Q == 0);

@@ -323,7 +323,7 @@ LogicalResult GPUKernelLowering::lowerLoad(LoadOp op) {
   // A single element (a position, a norm's sum) is loaded by every thread
   // as if each were thread 0: one address, one transaction per warp, and
   // its uses need no shared memory to reach the other threads.
-  bool single = registersForReductions && layout.positions == 1;
+  bool single = layout.positions == 1;
   Value realTid = tid;
   if (single)
     tid = index(0);

@@ -66,8 +66,6 @@ static std::optional<ColumnShape> columnShape(RankedTensorType type,
 }
 
 bool GPUKernelLowering::reducesColumns(ReduceOp op) const {
-  if (!columnReductions)
-    return false;
   auto type = cast<RankedTensorType>(op.getInputs()[0].getType());
   int64_t dim = op.getDim();
   return columnShape(type, dim, threads).has_value();

@@ -298,7 +298,7 @@ int64_t GPUKernelLowering::replicatedIn(Value v) const {
 
 void GPUKernelLowering::setReplicated(Value v, int64_t n) {
   auto type = dyn_cast<RankedTensorType>(v.getType());
-  if (registersForReductions && type && type.getNumElements() == 1 && n > 1)
+  if (type && type.getNumElements() == 1 && n > 1)
     replicated[v] = std::min(n, threads);
 }
 
@@ -663,12 +663,6 @@ struct ConvertTileToGPUPass
       b.setInsertionPointToStart(&entry);
       GPUKernelLowering lowering(b, func, threads);
       lowering.hopper = plan ? &*plan : nullptr;
-      lowering.reloadBroadcasts = reloadBroadcasts;
-      lowering.rematerializeBroadcasts = rematerializeBroadcasts;
-      lowering.registersForReductions = registersForReductions;
-      lowering.warpShuffles = warpShuffles;
-      lowering.columnReductions = columnReductions;
-      lowering.rowsInRegisters = rowsInRegisters;
       lowering.wgmmaDots = wgmmaDots;
       lowering.asyncDotOperands = asyncDotOperands;
       for (auto [old, neu] : llvm::zip_first(kernel.getArguments(),

@@ -1,11 +1,9 @@
 // RUN: tile-opt %s --tile-verify-ownership --convert-tile-to-gpu=num-warps=4 --canonicalize | FileCheck %s
-// RUN: tile-opt %s --tile-verify-ownership --convert-tile-to-gpu="num-warps=4 column-reductions=0" --canonicalize | FileCheck %s --check-prefix=OFF
 
 // Column reductions (128 threads): each thread folds its own rows in
 // registers, lanes holding the same columns combine with xor shuffles, and
 // the warps' partials meet in shared memory (one barrier before the writes,
-// one after). Without column-reductions one thread per column folds the
-// whole line through shared memory in a loop.
+// one after).
 
 // [48, 128] f32 over its rows: a row is 16 vectors of 8, so each thread
 // holds 6 rows of the same 8 columns (rows tid / 16 + 8k) and lanes 16
@@ -21,11 +19,6 @@
 // CHECK: memref.load
 // CHECK-NOT: scf.for
 // CHECK: gpu.return
-// OFF-LABEL: gpu.func @sum_rows
-// OFF-NOT: gpu.shuffle
-// OFF: scf.for
-// OFF: memref.load
-// OFF: arith.addf
 tile.kernel @sum_rows(%x: !tile.view<in, ?x128xf32>, %y: !tile.view<out, ?x128xf32>) {
   %pid = tile.program_id x
   %c0 = arith.constant 0 : index

@@ -1,5 +1,4 @@
 // RUN: tile-opt %s --tile-verify-ownership --convert-tile-to-gpu=num-warps=4 --canonicalize | FileCheck %s
-// RUN: tile-opt %s --tile-verify-ownership --convert-tile-to-gpu="num-warps=4 warp-shuffles=0" --canonicalize | FileCheck %s --check-prefix=OFF
 
 // RoPE's rotate-half of a head of 128 (16 vectors of 8 on threads 0-15):
 // each slice takes one shuffle per lane (8), the concat two runs per lane
@@ -10,11 +9,6 @@
 // CHECK-NOT: gpu.shuffle
 // CHECK-NOT: gpu.barrier
 // CHECK: gpu.return
-// OFF-LABEL: gpu.func @rotate_half
-// OFF-NOT: gpu.shuffle
-// OFF-COUNT-6: gpu.barrier
-// OFF-NOT: gpu.barrier
-// OFF: gpu.return
 tile.kernel @rotate_half(%x: !tile.view<in, ?x128xf32>, %y: !tile.view<out, ?x128xf32>) {
   %pid = tile.program_id x
   %c0 = arith.constant 0 : index
@@ -80,16 +74,13 @@ tile.kernel @column(%x: !tile.view<in, 64xf32>, %y: !tile.view<out, 64x1xf32>) {
 // warp, two slots a thread; rolling by half a row takes each register from
 // lane (lane & ~15) | ((lane + 8) & 15) in the same slot: 16 shuffles, no
 // shared memory. By 3 (not whole vectors) or along dim 0 it goes through
-// shared memory, as without warp-shuffles.
+// shared memory.
 // CHECK-LABEL: gpu.func @roll_rows
 // CHECK-NOT: gpu.barrier
 // CHECK-COUNT-16: gpu.shuffle idx
 // CHECK-NOT: gpu.shuffle
 // CHECK-NOT: gpu.barrier
 // CHECK: gpu.return
-// OFF-LABEL: gpu.func @roll_rows
-// OFF-NOT: gpu.shuffle
-// OFF: gpu.barrier
 tile.kernel @roll_rows(%x: !tile.view<in, ?x128xf32>, %y: !tile.view<out, ?x128xf32>) {
   %pid = tile.program_id x
   %c0 = arith.constant 0 : index
