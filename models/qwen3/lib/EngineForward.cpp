@@ -9,8 +9,6 @@
 #include "EngineShard.h"
 
 #include <cmath>
-#include <iterator>
-#include <vector>
 
 namespace qwen3 {
 
@@ -147,32 +145,20 @@ Status EngineShard::decodeLayers(Acts &a, const Buffer &ids) {
       TRY(gemvAdd(a.attn, nq, L.o, 2 * l + 1));
     } else {
       // The attention merges its shares itself (the last share of each
-      // head), and the output projection writes the token's K/V. Where the
-      // kernel set chains the two, one launch runs both (the projection's
-      // programs wait for the attention's on a device counter).
-      const Kernel &oproj = gemvResidualKv.pick(nq, H);
-      const Arg attnArgs[] = {
-          Arg::in(a.qkv, {1, nqkv}), Arg::in(L.qNorm, {HD}), Arg::in(L.kNorm, {HD}),
-          Arg::in(invFreq, {HD / 2}), kin, vin, Arg::in(pos, {1}),
-          Arg::inout(a.po, {c.heads, HD, splits}), Arg::inout(a.plse, {c.heads, splits}),
-          Arg::out(a.attn, {1, nq}), Arg::ticket(tickets, {c.heads}), Arg::real(scale),
-          Arg::real(eps)};
-      const Arg oprojArgs[] = {
-          Arg::in(a.attn, {1, nq}), Arg::in(L.o, {H, nq}), Arg::inout(a.res, {1, H}),
-          sumsTo(2 * l + 1), Arg::in(a.qkv, {1, nqkv}), Arg::in(L.kNorm, {HD}),
-          Arg::in(invFreq, {HD / 2}), Arg::in(pos, {1}), kc, vc, Arg::real(eps)};
-      const double attnLaunchBytes = attnBytes + 2 * partBytes + 2.0 * nq;
-      const double oprojBytes = 2.0 * (H * nq + nq + 2 * H) + 2.0 * 4 * kvw;
+      // head), and the output projection writes the token's K/V.
       TRY(clearPartial());
-      if (A.hasChained) {
-        std::vector<Arg> all(std::begin(attnArgs), std::end(attnArgs));
-        all.insert(all.end(), std::begin(oprojArgs), std::end(oprojArgs));
-        all.push_back(Arg::ticket(chainCounters, {kChainCounters}));
-        TRY(launch(A.chained, all.data(), all.size(), attnLaunchBytes + oprojBytes));
-      } else {
-        TRY(launch(A.attn, attnArgs, std::size(attnArgs), attnLaunchBytes));
-        TRY(launch(oproj, oprojArgs, std::size(oprojArgs), oprojBytes));
-      }
+      TRY(launch(A.attn, {Arg::in(a.qkv, {1, nqkv}), Arg::in(L.qNorm, {HD}),
+                          Arg::in(L.kNorm, {HD}), Arg::in(invFreq, {HD / 2}), kin, vin,
+                          Arg::in(pos, {1}), Arg::inout(a.po, {c.heads, HD, splits}),
+                          Arg::inout(a.plse, {c.heads, splits}), Arg::out(a.attn, {1, nq}),
+                          Arg::ticket(tickets, {c.heads}), Arg::real(scale),
+                          Arg::real(eps)},
+                 attnBytes + 2 * partBytes + 2.0 * nq));
+      TRY(launch(gemvResidualKv.pick(nq, H),
+                 {Arg::in(a.attn, {1, nq}), Arg::in(L.o, {H, nq}), Arg::inout(a.res, {1, H}),
+                  sumsTo(2 * l + 1), Arg::in(a.qkv, {1, nqkv}), Arg::in(L.kNorm, {HD}),
+                  Arg::in(invFreq, {HD / 2}), Arg::in(pos, {1}), kc, vc, Arg::real(eps)},
+                 2.0 * (H * nq + nq + 2 * H) + 2.0 * 4 * kvw));
     }
     TRY(completeRow(2 * l + 1));
     TRY(launch(gemvSwiglu.pick(H, I),
@@ -210,42 +196,25 @@ Status EngineShard::prefillLayers(Acts &a, int64_t T) {
   TRY(launch(kRms, {Arg::in(a.res, {T, H}), Arg::in(unitNorm, {H}),
                     Arg::out(a.h, {T, H}), Arg::real(eps)}));
   const int64_t cacheLayer = cacheRows * c.kvHeads * HD;
-  // The angles' cos and sin, one row per token, for every layer below.
-  const bool table = opts.ropeTable;
-  if (table)
-    TRY(launch(kRopeTable,
-               {Arg::in(invFreq, {HD / 2}), Arg::in(pos, {1}),
-                Arg::out(a.ropeCos, {T, HD}), Arg::out(a.ropeSin, {T, HD})}));
+  // The angles' cos and sin, one row per token, once for every layer
+  // below: each layer's query and key kernels read their rows instead of
+  // each head computing the same angles again.
+  TRY(launch(kRopeTable, {Arg::in(invFreq, {HD / 2}), Arg::in(pos, {1}),
+                          Arg::out(a.ropeCos, {T, HD}), Arg::out(a.ropeSin, {T, HD})}));
   for (int64_t l = 0; l < c.layers; ++l) {
     const Layer &L = layers[l];
     TRY(linear(T, a.h, H, L.qkv, nqkv, a.qkv));
-    if (table) {
-      auto cosRows = Arg::in(a.ropeCos, {T, HD}),
-           sinRows = Arg::in(a.ropeSin, {T, HD});
-      TRY(launch(kQRopeTable,
-                 {Arg::in(a.qkv, {T, nqkv}), Arg::in(L.qNorm, {HD}), cosRows,
-                  sinRows, Arg::out(a.q, {T, nq}), Arg::real(eps)}));
-      // The caches' rows of this prompt, from its position (known on the
-      // host for a prompt): the kernel writes whole 16-row tiles of them.
-      const int64_t rows = l * cacheLayer + position * c.kvHeads * HD;
-      TRY(launch(kKvRopeTable,
-                 {Arg::in(a.qkv, {T, nqkv}), Arg::in(L.kNorm, {HD}), cosRows,
-                  sinRows, Arg::out(kcache, {T, c.kvHeads, HD}, {}, rows),
-                  Arg::out(vcache, {T, c.kvHeads, HD}, {}, rows),
-                  Arg::integer(c.heads), Arg::real(eps)}));
-    } else {
-      auto kc =
-          Arg::inout(kcache, {cacheRows, c.kvHeads, HD}, {}, l * cacheLayer);
-      auto vc =
-          Arg::inout(vcache, {cacheRows, c.kvHeads, HD}, {}, l * cacheLayer);
-      TRY(launch(kQRope, {Arg::in(a.qkv, {T, nqkv}), Arg::in(L.qNorm, {HD}),
-                          Arg::in(invFreq, {HD / 2}), Arg::in(pos, {1}),
-                          Arg::out(a.q, {T, nq}), Arg::real(eps)}));
-      TRY(launch(kKvRope,
-                 {Arg::in(a.qkv, {T, nqkv}), Arg::in(L.kNorm, {HD}),
-                  Arg::in(invFreq, {HD / 2}), Arg::in(pos, {1}), kc, vc,
-                  Arg::integer(T), Arg::integer(c.heads), Arg::real(eps)}));
-    }
+    auto cosRows = Arg::in(a.ropeCos, {T, HD}), sinRows = Arg::in(a.ropeSin, {T, HD});
+    TRY(launch(kQRopeTable, {Arg::in(a.qkv, {T, nqkv}), Arg::in(L.qNorm, {HD}), cosRows,
+                             sinRows, Arg::out(a.q, {T, nq}), Arg::real(eps)}));
+    // The caches' rows of this prompt, from its position (known on the
+    // host for a prompt): the kernel writes whole 16-row tiles of them.
+    const int64_t rows = l * cacheLayer + position * c.kvHeads * HD;
+    TRY(launch(kKvRopeTable,
+               {Arg::in(a.qkv, {T, nqkv}), Arg::in(L.kNorm, {HD}), cosRows, sinRows,
+                Arg::out(kcache, {T, c.kvHeads, HD}, {}, rows),
+                Arg::out(vcache, {T, c.kvHeads, HD}, {}, rows), Arg::integer(c.heads),
+                Arg::real(eps)}));
     auto kin = Arg::in(kcache, {cacheRows, c.kvHeads, HD}, {}, l * cacheLayer);
     auto vin = Arg::in(vcache, {cacheRows, c.kvHeads, HD}, {}, l * cacheLayer);
     TRY(launch(kPreAttn, {Arg::in(a.q, {T, nq}), kin, vin, Arg::in(pos, {1}),
@@ -257,18 +226,12 @@ Status EngineShard::prefillLayers(Acts &a, int64_t T) {
     TRY(launch(kAddRms, {Arg::in(a.ao, {T, H}), Arg::inout(a.res, {T, H}),
                          Arg::in(unitNorm, {H}), Arg::out(a.h, {T, H}),
                          Arg::real(eps)}));
-    if (fusedSwiglu()) {
-      // The gate/up GEMM with SwiGLU in its epilogue: a program's 128
-      // activations from 128 gate and the 128 up rows that pair with them.
-      TRY(launch(kGemmSwiglu, {Arg::in(a.h, {T, H}), Arg::in(L.gateUp, {2 * I, H}),
-                               Arg::out(a.act, {T, I})}));
-    } else {
-      TRY(linear(T, a.h, H, L.gateUp, 2 * I, a.gu));
-      // 16 tokens x 256 per program where the intermediate size allows
-      // (every Qwen3 size and the test model), one token x 256 otherwise.
-      TRY(launch(I % 256 == 0 ? kSwigluRows : kSwiglu,
-                 {Arg::in(a.gu, {T, 2 * I}), Arg::out(a.act, {T, I})}));
-    }
+    // The gate/up GEMM with SwiGLU in its epilogue: a program's 128
+    // activations from 128 gate and the 128 up rows that pair with them,
+    // so the [T, 2I] projection is never written nor read back (every
+    // supported intermediate size, per rank too, is whole 128-row tiles).
+    TRY(launch(kGemmSwiglu, {Arg::in(a.h, {T, H}), Arg::in(L.gateUp, {2 * I, H}),
+                             Arg::out(a.act, {T, I})}));
     TRY(linear(T, a.act, I, L.down, H, a.mo));
     if (place.ranks > 1)
       TRY(allReduce(a.mo, T * H));

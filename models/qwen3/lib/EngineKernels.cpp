@@ -24,7 +24,7 @@ bool EngineKernels::hasSplits(int64_t splits) const {
 }
 
 Status EngineKernels::load(const Module &module, const std::string &manifest,
-                           const ModelConfig &c, KernelDType dt, bool chained) {
+                           const ModelConfig &c, KernelDType dt) {
   namespace K = kernels;
   const int64_t group = c.heads / c.kvHeads, hd = c.headDim;
   const std::pair<KernelInstance, Kernel *> fixed[] = {
@@ -33,8 +33,6 @@ Status EngineKernels::load(const Module &module, const std::string &manifest,
       {K::rmsnorm(c.hidden), &kRms},
       {K::addRmsnorm(c.hidden), &kAddRms},
       {K::rowSumsq(c.hidden), &kRowSumsq},
-      {K::qNormRope(hd), &kQRope},
-      {K::kvNormRopeWrite(hd), &kKvRope},
       {K::ropeTable(hd), &kRopeTable},
       {K::qNormRopeFromTable(hd), &kQRopeTable},
       {K::kvNormRopeWriteRows(hd), &kKvRopeTable},
@@ -42,8 +40,6 @@ Status EngineKernels::load(const Module &module, const std::string &manifest,
       {K::foldNormWeight(), &kFoldNorm},
       {K::gemm(), &kGemm},
       {K::gemmNarrow(), &kGemmNarrow},
-      {K::swiglu(), &kSwiglu},
-      {K::swigluRows(), &kSwigluRows},
       {K::gemmSwiglu(), &kGemmSwiglu},
       {K::argmaxPartial(), &kArgmaxP},
       {K::argmaxFinal(), &kArgmaxF},
@@ -84,22 +80,6 @@ Status EngineKernels::load(const Module &module, const std::string &manifest,
     for (const auto &[u, inst] : g.whole)
       if (Status st = find(module, manifest, inst.name(), family->whole[u]); !st)
         return st;
-  }
-  if (!chained)
-    return Status::ok();
-  // decode_attention's tiers chained with the output projection the engine
-  // picks after them, where the set has the pair.
-  const std::vector<std::vector<KernelInstance>> chains = K::chains(dt);
-  const std::string projection = gemvResidualKv.pick(c.heads * hd, c.hidden).name();
-  for (AttentionTier &t : tiers) {
-    auto chain = std::find_if(chains.begin(), chains.end(), [&](const auto &ch) {
-      return ch.size() == 2 && ch[0].name() == t.attn.name() && ch[1].name() == projection;
-    });
-    if (t.grouped || chain == chains.end())
-      continue;
-    if (Status st = find(module, manifest, K::chainName(*chain), t.chained); !st)
-      return st;
-    t.hasChained = true;
   }
   return Status::ok();
 }

@@ -22,10 +22,9 @@ namespace qwen3 {
 using namespace tile_runtime;
 
 struct EngineKernels {
-  Kernel kEmbed, kEmbedSumsq, kRms, kAddRms, kRowSumsq, kQRope, kKvRope, kRopeTable,
-      kQRopeTable, kKvRopeTable, kPreAttn, kGemm, kGemmNarrow, kSwiglu,
-      kSwigluRows, kGemmSwiglu, kFoldNorm, kArgmaxP, kArgmaxF, kSample,
-      kAdvance;
+  Kernel kEmbed, kEmbedSumsq, kRms, kAddRms, kRowSumsq, kRopeTable, kQRopeTable,
+      kKvRopeTable, kPreAttn, kGemm, kGemmNarrow, kGemmSwiglu, kFoldNorm, kArgmaxP,
+      kArgmaxF, kSample, kAdvance;
 
   /// One decode GEMV of linear.tile in its instances: the general one, and
   /// those without bounds checks (WHOLE = 1) by U, the K steps of 512 per
@@ -82,11 +81,6 @@ struct EngineKernels {
     /// The grouped tier's merge (attention_merge_kv_write); decode_attention
     /// merges its own shares (tile.join).
     Kernel attn, merge;
-    /// decode_attention and the output projection after it as one chained
-    /// kernel (`attn__then__projection`), where the set has it and
-    /// EngineOptions::chainedLaunches asks for it.
-    Kernel chained;
-    bool hasChained = false;
     Graph graph;
     bool graphReady = false;
   };
@@ -107,11 +101,11 @@ struct EngineKernels {
   std::vector<AttentionTier> tiers;
 
   /// Finds every kernel `config`'s forward passes launch in `module` (the
-  /// set `manifest` describes, compiled for `dt`), through the kernel table;
-  /// with `chained`, decode_attention's chained tiers too. Fails naming
-  /// the first instance the set lacks, or a kernel with unchecked regions.
+  /// set `manifest` describes, compiled for `dt`), through the kernel table.
+  /// Fails naming the first instance the set lacks, or a kernel with
+  /// unchecked regions.
   Status load(const Module &module, const std::string &manifest, const ModelConfig &config,
-              KernelDType dt, bool chained);
+              KernelDType dt);
   /// The decode attention tier with `splits` shares is in the set.
   bool hasSplits(int64_t splits) const;
 

@@ -173,8 +173,7 @@ Status EngineShard::open(Device &dev, const ModelConfig &full, DType dtype,
   if (Status st = device->loadModule(manifest, module); !st)
     return st;
   if (Status st = load(module, manifest, cfg,
-                       dt == DType::F16 ? KernelDType::F16 : KernelDType::BF16,
-                       opts.chainedLaunches);
+                       dt == DType::F16 ? KernelDType::F16 : KernelDType::BF16);
       !st)
     return st;
   if (opts.attentionSplits > 0 && !hasSplits(opts.attentionSplits)) {
@@ -366,8 +365,7 @@ Status EngineShard::allocState(int64_t maxSeqLen) {
       !(st = stream.fill(normSums, 0)) ||
       !(st = device->allocate(DType::I32, c.heads, stream, tickets)) ||
       !(st = stream.fill(tickets, 0)) ||
-      !(st = device->allocate(DType::I32, kChainCounters, stream, chainCounters)) ||
-      !(st = stream.fill(chainCounters, 0)) || !(st = allocActs(decodeActs, 1)))
+      !(st = allocActs(decodeActs, 1)))
     return st;
   return stream.synchronize();
 }
@@ -389,12 +387,10 @@ Status EngineShard::allocActs(Acts &a, int64_t T) {
   alloc(dt, T * nq, a.q);
   alloc(dt, T * nq, a.attn);
   alloc(dt, T * c.hidden, a.ao);
-  // Decode's gate/up GEMV writes the activation itself, as the prompt's
-  // fused GEMM does.
-  if (T > 1 && !fusedSwiglu())
-    alloc(dt, T * 2 * c.intermediate, a.gu);
+  // Decode's gate/up GEMV and the prompt's gate/up GEMM write the
+  // activation itself, never the [T, 2I] projection.
   alloc(dt, T * c.intermediate, a.act);
-  if (T > 1 && opts.ropeTable) {
+  if (T > 1) {
     alloc(dt, T * c.headDim, a.ropeCos);
     alloc(dt, T * c.headDim, a.ropeSin);
   }

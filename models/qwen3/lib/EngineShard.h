@@ -85,8 +85,8 @@ struct EngineShard : EngineDevice, EngineKernels {
   // Activations for `cap` tokens.
   struct Acts {
     int64_t cap = 0;
-    Buffer ids, res, h, qkv, q, attn, ao, gu, act, mo, logits, po, plse, vals, idxs;
-    Buffer ropeCos, ropeSin; ///< the prompt's RoPE rows (ropeTable)
+    Buffer ids, res, h, qkv, q, attn, ao, act, mo, logits, po, plse, vals, idxs;
+    Buffer ropeCos, ropeSin; ///< the prompt's RoPE rows (rope_table)
   };
   const Acts *last = nullptr; ///< whose logits are the latest
   Acts decodeActs, prefillActs;
@@ -96,9 +96,6 @@ struct EngineShard : EngineDevice, EngineKernels {
   /// decode_attention's ticket counters (one per query head, zero between
   /// launches: each launch leaves them so).
   Buffer tickets;
-  /// The counters of the chained kernels (zero between launches).
-  Buffer chainCounters;
-  static constexpr int64_t kChainCounters = 8;
   /// A [1, H] row of ones: the prompt's input norms scale by it, their
   /// weights being folded into the QKV projections (foldNormWeights).
   Buffer unitNorm;
@@ -118,12 +115,6 @@ struct EngineShard : EngineDevice, EngineKernels {
   /// the rounds: a grid short of one wave (Qwen3-8B's down and o
   /// projections at 512 tokens are 64 wide tiles on 132 SMs).
   const Kernel &pickGemm(int64_t tokens, int64_t n) const;
-  /// Whether the prompt's gate/up projection runs as gemm_swiglu (asked
-  /// for, and the intermediate size a multiple of its 128-wide tile): then
-  /// the [tokens, 2I] projection is neither written nor allocated.
-  bool fusedSwiglu() const {
-    return opts.fusedSwigluGemm && cfg.intermediate % 128 == 0;
-  }
 
   /// The family of `position` (grouped from opts.attentionGroupedFrom on, where
   /// the kernel set has it), then S in it, among those whose grid (heads x

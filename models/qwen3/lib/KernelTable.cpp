@@ -127,8 +127,6 @@ KernelInstance rowSumsq(int64_t hidden) { return inst("row_sumsq", {{"HB", rowTi
 KernelInstance addRmsnorm(int64_t hidden) {
   return inst("add_rmsnorm", {{"HB", rowTile(hidden)}});
 }
-KernelInstance qNormRope(int64_t hd) { return inst("q_norm_rope", {{"HD", hd}}); }
-KernelInstance kvNormRopeWrite(int64_t hd) { return inst("kv_norm_rope_write", {{"HD", hd}}); }
 KernelInstance ropeTable(int64_t hd) { return inst("rope_table", {{"HD", hd}}); }
 KernelInstance qNormRopeFromTable(int64_t hd) {
   return inst("q_norm_rope_from_table", {{"HD", hd}});
@@ -193,8 +191,6 @@ GemvInstances gemv(Gemv family, int64_t hd, KernelDType dt) {
 
 KernelInstance gemm() { return inst("gemm"); }
 KernelInstance gemmNarrow() { return inst("gemm", {{"BN", 128}}); }
-KernelInstance swiglu() { return inst("swiglu"); }
-KernelInstance swigluRows() { return inst("swiglu", {{"BT", 16}, {"BI", 256}}); }
 KernelInstance gemmSwiglu() { return inst("gemm_swiglu"); }
 KernelInstance embed() { return inst("embed"); }
 KernelInstance embedSumsq() { return inst("embed_sumsq"); }
@@ -203,28 +199,6 @@ KernelInstance argmaxPartial() { return inst("argmax_partial"); }
 KernelInstance argmaxFinal() { return inst("argmax_final"); }
 KernelInstance sample() { return inst("sample"); }
 KernelInstance advancePosition() { return inst("advance_position"); }
-
-std::vector<std::vector<KernelInstance>> chains(KernelDType dt) {
-  // decode_attention at its default S (its name carries no S).
-  auto attn = [](int64_t g, int64_t hd) { return inst("decode_attention", {{"G", g}, {"HD", hd}}); };
-  auto projection = [&](int64_t hd, int64_t u) {
-    const GemvInstances g = gemv(Gemv::ResidualKv, hd, dt);
-    for (const auto &[uu, k] : g.whole)
-      if (uu == u)
-        return k;
-    return g.general;
-  };
-  return {{attn(2, 128), projection(128, 4)},
-          {attn(4, 128), projection(128, 8)},
-          {attn(2, 64), gemv(Gemv::ResidualKv, 64, dt).general}};
-}
-
-std::string chainName(const std::vector<KernelInstance> &parts) {
-  std::string n;
-  for (const KernelInstance &p : parts)
-    n += (n.empty() ? "" : "__then__") + p.name();
-  return n;
-}
 
 } // namespace kernels
 
@@ -241,8 +215,6 @@ KernelSet kernelSet(KernelDType dt) {
     add(rowSumsq(hidden));
   }
   for (int64_t hd : SupportedShapes::headDims) {
-    add(qNormRope(hd));
-    add(kvNormRopeWrite(hd));
     add(ropeTable(hd));
     add(qNormRopeFromTable(hd));
     add(kvNormRopeWriteRows(hd));
@@ -264,10 +236,9 @@ KernelSet kernelSet(KernelDType dt) {
         add(k);
     }
   for (const KernelInstance &k :
-       {gemm(), gemmNarrow(), swiglu(), swigluRows(), gemmSwiglu(), embed(), embedSumsq(),
-        foldNormWeight(), argmaxPartial(), argmaxFinal(), sample(), advancePosition()})
+       {gemm(), gemmNarrow(), gemmSwiglu(), embed(), embedSumsq(), foldNormWeight(),
+        argmaxPartial(), argmaxFinal(), sample(), advancePosition()})
     add(k);
-  set.chains = chains(dt);
   return set;
 }
 

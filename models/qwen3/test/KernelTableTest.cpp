@@ -69,9 +69,8 @@ TEST(KernelTable, InstanceNamesAreTilecs) {
   KernelInstance k{"gemv_residual_kv", {{"HD", 128}, {"WHOLE", 1}, {"U", 4}, {"MP", 8}}};
   EXPECT_EQ(k.name(), "gemv_residual_kv__HD_128__WHOLE_1__U_4__MP_8");
   EXPECT_EQ(k.spec(), "gemv_residual_kv<HD=128,WHOLE=1,U=4,MP=8>");
-  const KernelInstance plain{"gemm", {}}, a{"a", {{"G", 2}}}, b{"b", {}};
+  const KernelInstance plain{"gemm", {}};
   EXPECT_EQ(plain.name(), "gemm");
-  EXPECT_EQ(kernels::chainName({a, b}), "a__G_2__then__b");
 }
 
 TEST(KernelTable, EveryGroupAndHeadDimHasEveryAttentionTier) {
@@ -98,8 +97,6 @@ TEST_P(KernelTableDtype, TheBuildCompiledExactlyTheTable) {
     EXPECT_TRUE(names.insert(k.name()).second) << "listed twice: " << k.name();
     EXPECT_TRUE(have.count(k.name())) << "not built: " << k.name();
   }
-  for (const auto &chain : table.chains)
-    EXPECT_TRUE(have.count(kernels::chainName(chain))) << kernels::chainName(chain);
 }
 
 TEST_P(KernelTableDtype, EveryRealConfigFindsEveryKernelItLaunches) {
@@ -110,13 +107,11 @@ TEST_P(KernelTableDtype, EveryRealConfigFindsEveryKernelItLaunches) {
     const ModelConfig c = config(name);
     Status st = checkSupportedShapes(c, name);
     EXPECT_TRUE(st.isOk()) << st.message();
-    for (bool chained : {false, true}) {
-      EngineKernels k;
-      st = k.load(set.module, set.manifest, c, GetParam(), chained);
-      EXPECT_TRUE(st.isOk()) << st.message();
-      EXPECT_EQ(k.tiers.size(), 6u);
-      EXPECT_EQ(k.kPreAttn.name(), kernels::prefillAttention(c.heads / c.kvHeads, c.headDim).name());
-    }
+    EngineKernels k;
+    st = k.load(set.module, set.manifest, c, GetParam());
+    EXPECT_TRUE(st.isOk()) << st.message();
+    EXPECT_EQ(k.tiers.size(), 6u);
+    EXPECT_EQ(k.kPreAttn.name(), kernels::prefillAttention(c.heads / c.kvHeads, c.headDim).name());
   }
 }
 

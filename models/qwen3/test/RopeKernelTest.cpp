@@ -1,13 +1,11 @@
-//===- RopeKernelTest.cpp - the prompt's RoPE kernels, with a table or not ===//
+//===- RopeKernelTest.cpp - the prompt's RoPE kernels ---------------------===//
 //
 // rope.tile's prompt kernels launched directly: rope_table (the cos and sin
 // rows of a prompt's positions) against fp64, and the query and key
 // kernels that read those rows (q_norm_rope_from_table,
-// kv_norm_rope_write_rows) against the kernels that compute the angles
-// themselves (q_norm_rope, kv_norm_rope_write): the same arithmetic on the
-// same values, so bit for bit the same output, and both against the fp64
-// QK-norm + RoPE reference. 37 tokens (a second, partial tile of 16 rows)
-// at position 1000 (a prompt continuing a cache; angles far from zero).
+// kv_norm_rope_write_rows) against the fp64 QK-norm + RoPE reference. 37
+// tokens (a second, partial tile of 16 rows) at position 1000 (a prompt
+// continuing a cache; angles far from zero).
 // Outputs are poisoned, with poisoned rows past their views that must stay
 // so; cache rows outside the prompt's must stay poisoned.
 //
@@ -42,7 +40,7 @@ std::vector<float> inverseFrequencies() {
 struct RopeFixture {
   qwen3::test::HalfType ht;
   qwen3::test::KernelUnderTest kut; ///< the device, its module and rope_table
-  Kernel qFromTable, q, kvRows, kv;
+  Kernel qFromTable, kvRows;
   std::vector<uint16_t> qkv, qw, kw;
   std::vector<float> invf = inverseFrequencies();
   Buffer bqkv, bqw, bkw, binvf, bpos;
@@ -53,9 +51,7 @@ struct RopeFixture {
     ASSERT_NO_FATAL_FAILURE(kut.open(dtype, "rope_table" + hd));
     for (auto [name, kernel] :
          {std::pair{"q_norm_rope_from_table", &qFromTable},
-          std::pair{"q_norm_rope", &q},
-          std::pair{"kv_norm_rope_write_rows", &kvRows},
-          std::pair{"kv_norm_rope_write", &kv}}) {
+          std::pair{"kv_norm_rope_write_rows", &kvRows}}) {
       Status st = kut.module.kernel(name + hd, *kernel);
       ASSERT_TRUE(st.isOk()) << st.message();
     }
@@ -150,15 +146,15 @@ TEST_P(PromptRopeKernel, TableHoldsTheRoundedCosAndSignedSinOfEachPosition) {
   }
 }
 
-// The query heads from the table's rows: bit for bit what q_norm_rope
-// computes from the angles, and within two units of the type of fp64.
-TEST_P(PromptRopeKernel, QueryFromTableEqualsQueryFromAngles) {
+// The query heads from the table's rows: within two units of the type of
+// fp64; rows past the view untouched.
+TEST_P(PromptRopeKernel, QueryFromTableMatchesFp64) {
   RopeFixture k;
   ASSERT_NO_FATAL_FAILURE(k.open(GetParam()));
   Buffer cosRows, sinRows;
   ASSERT_NO_FATAL_FAILURE(k.makeTable(cosRows, sinRows));
   const int64_t nq = kHeads * kHD, n = (kTokens + kGuard) * nq;
-  Buffer fromTable = k.poisoned(n), fromAngles = k.poisoned(n);
+  Buffer fromTable = k.poisoned(n);
   const float eps = static_cast<float>(kNormEps);
   Status st = k.stream().launch(
       k.qFromTable,
@@ -166,13 +162,7 @@ TEST_P(PromptRopeKernel, QueryFromTableEqualsQueryFromAngles) {
        Arg::in(cosRows, {kTokens, kHD}), Arg::in(sinRows, {kTokens, kHD}),
        Arg::out(fromTable, {kTokens, nq}), Arg::real(eps)});
   ASSERT_TRUE(st.isOk()) << st.message();
-  st = k.stream().launch(
-      k.q, {Arg::in(k.bqkv, {kTokens, kQkvCols}), Arg::in(k.bqw, {kHD}),
-            Arg::in(k.binvf, {kHD / 2}), Arg::in(k.bpos, {1}),
-            Arg::out(fromAngles, {kTokens, nq}), Arg::real(eps)});
-  ASSERT_TRUE(st.isOk()) << st.message();
-  std::vector<uint16_t> got = k.download(fromTable, n),
-                        want = k.download(fromAngles, n);
+  std::vector<uint16_t> got = k.download(fromTable, n);
   for (int64_t t = 0; t < kTokens; ++t)
     for (int64_t h = 0; h < kHeads; ++h) {
       const std::vector<double> ref = qwen3::test::normRopeReference(
@@ -180,8 +170,6 @@ TEST_P(PromptRopeKernel, QueryFromTableEqualsQueryFromAngles) {
           kNormEps);
       for (int64_t d = 0; d < kHD; ++d) {
         const int64_t at = t * nq + h * kHD + d;
-        ASSERT_EQ(got[at], want[at])
-            << "token " << t << ", head " << h << ", dim " << d;
         ASSERT_LE(std::fabs(k.ht.decode(got[at]) - ref[d]),
                   2 * k.ht.eps * (std::fabs(ref[d]) + 1.0))
             << "token " << t << ", head " << h << ", dim " << d;
@@ -192,25 +180,20 @@ TEST_P(PromptRopeKernel, QueryFromTableEqualsQueryFromAngles) {
         << "element " << e - kTokens * nq << " past the view";
 }
 
-// The key and value rows written into the caches at pos .. pos + T - 1:
+// The key and value rows written into the caches at pos .. pos + T - 1 by
 // kv_norm_rope_write_rows (16 tokens a program, whole tiles of cache views
-// that start at pos; the second tile partial) writes bit for bit what
-// kv_norm_rope_write (one token a program, pos read on the device) does,
-// the keys within two units of the type of fp64, the values copied; every
-// other cache row untouched.
-TEST_P(PromptRopeKernel, KeyValueRowsFromTableEqualWriteFromAngles) {
+// that start at pos; the second tile partial): the keys within two units
+// of the type of fp64, the values copied; every other cache row untouched.
+TEST_P(PromptRopeKernel, KeyValueRowsFromTableMatchFp64) {
   RopeFixture k;
   ASSERT_NO_FATAL_FAILURE(k.open(GetParam()));
   Buffer cosRows, sinRows;
   ASSERT_NO_FATAL_FAILURE(k.makeTable(cosRows, sinRows));
   const int64_t n = kCacheRows * kKvHeads * kHD;
-  Buffer caches[4];
+  Buffer caches[2];
   for (Buffer &b : caches)
     b = k.poisoned(n);
   const float eps = static_cast<float>(kNormEps);
-  auto cache = [&](const Buffer &b) {
-    return Arg::inout(b, {kCacheRows, kKvHeads, kHD});
-  };
   // The rows kernel takes the caches from the prompt's first row.
   auto promptRows = [&](const Buffer &b) {
     return Arg::out(b, {kTokens, kKvHeads, kHD}, {}, kPos * kKvHeads * kHD);
@@ -221,16 +204,8 @@ TEST_P(PromptRopeKernel, KeyValueRowsFromTableEqualWriteFromAngles) {
                  Arg::in(sinRows, {kTokens, kHD}), promptRows(caches[0]),
                  promptRows(caches[1]), Arg::integer(kHeads), Arg::real(eps)});
   ASSERT_TRUE(st.isOk()) << st.message();
-  st = k.stream().launch(
-      k.kv, {Arg::in(k.bqkv, {kTokens, kQkvCols}), Arg::in(k.bkw, {kHD}),
-             Arg::in(k.binvf, {kHD / 2}), Arg::in(k.bpos, {1}),
-             cache(caches[2]), cache(caches[3]), Arg::integer(kTokens),
-             Arg::integer(kHeads), Arg::real(eps)});
-  ASSERT_TRUE(st.isOk()) << st.message();
   std::vector<uint16_t> kc = k.download(caches[0], n),
                         vc = k.download(caches[1], n);
-  std::vector<uint16_t> kcWant = k.download(caches[2], n),
-                        vcWant = k.download(caches[3], n);
   for (int64_t r = 0; r < kCacheRows; ++r)
     for (int64_t h = 0; h < kKvHeads; ++h) {
       const int64_t t = r - kPos;
@@ -249,10 +224,6 @@ TEST_P(PromptRopeKernel, KeyValueRowsFromTableEqualWriteFromAngles) {
               << "value row " << r << " written";
           continue;
         }
-        ASSERT_EQ(kc[at], kcWant[at])
-            << "key row " << r << ", head " << h << ", dim " << d;
-        ASSERT_EQ(vc[at], vcWant[at])
-            << "value row " << r << ", head " << h << ", dim " << d;
         ASSERT_EQ(vc[at],
                   k.qkv[t * kQkvCols + (kHeads + kKvHeads + h) * kHD + d])
             << "value row " << r << ", head " << h << ", dim " << d;

@@ -2,8 +2,8 @@
 //
 // Writes the Qwen3 kernel set of one dtype (qwen3/KernelTable.h) as a tilec
 // response file: one --specialize per instance that is not a kernel at its
-// defaults, one --chain per chained kernel. The build compiles the set from
-// it, so the set is the table the engine looks its kernels up in.
+// defaults. The build compiles the set from it, so the set is the table the
+// engine looks its kernels up in.
 //
 //   qwen3-kernel-table --dtype bf16|f16 [--names] [-o FILE]
 //
@@ -52,16 +52,6 @@ int main(int argc, char **argv) {
       os << k.name() << "\n";
     else if (!k.params.empty())
       os << "--specialize=" << k.spec() << "\n";
-  }
-  for (const auto &chain : set.chains) {
-    if (names) {
-      os << qwen3::kernels::chainName(chain) << "\n";
-      continue;
-    }
-    os << "--chain=";
-    for (size_t i = 0; i < chain.size(); ++i)
-      os << (i ? "," : "") << chain[i].name();
-    os << "\n";
   }
   if (out.empty()) {
     std::cout << os.str();

@@ -94,14 +94,6 @@ Measurement and tuning:
                          to see what they cost inside the decode graph
   --no-pdl               no programmatic dependent launch (each kernel
                          starts only after the previous one ends)
-  --chain                the decode attention and the output projection as
-                         one chained kernel where the kernel set has the
-                         pair (measurement: no faster on an H200)
-  --no-fused-swiglu-gemm the prompt's gate/up GEMM writing both projections
-                         and a swiglu launch (default: SwiGLU in the GEMM's
-                         epilogue)
-  --no-rope-table        each layer's prompt RoPE kernels computing their
-                         angles (default: cos/sin once per forward pass)
   --attention-splits N   the decode attention's KV split count, one the
                          kernel set has (default: per step, among the S
                          whose grid, heads x S or KV heads x S grouped,
@@ -123,9 +115,7 @@ struct Options {
   bool chat = false; ///< no prompt given: the interactive chat
   bool havePrompt = false, rawPrompt = false, think = false, sample = false;
   bool ignoreEos = false, tokenizeOnly = false, json = false, profile = false;
-  bool noGraph = false, noPdl = false, chain = false;
-  bool fusedSwiglu = qwen3::EngineOptions().fusedSwigluGemm;
-  bool ropeTable = qwen3::EngineOptions().ropeTable;
+  bool noGraph = false, noPdl = false;
   std::vector<std::string> leaveOut;
   int64_t maxNew = 128, maxSeq = 0, topK = -1, repeat = 1, warmup = 0;
   int64_t attentionSplits = 0, attentionKeysPerShare = 32, attentionPrograms = 0;
@@ -222,12 +212,6 @@ Options parseArgs(int argc, char **argv) {
       }
     } else if (a == "--no-pdl") {
       o.noPdl = true;
-    } else if (a == "--chain") {
-      o.chain = true;
-    } else if (a == "--fused-swiglu-gemm" || a == "--no-fused-swiglu-gemm") {
-      o.fusedSwiglu = a == "--fused-swiglu-gemm";
-    } else if (a == "--rope-table" || a == "--no-rope-table") {
-      o.ropeTable = a == "--rope-table";
     } else if (a == "--attention-splits") {
       o.attentionSplits = parseInt(a, value(), 1, 1 << 16);
     } else if (a == "--attention-keys-per-share") {
@@ -342,9 +326,6 @@ int main(int argc, char **argv) {
   eo.kernelsDir = o.kernels;
   eo.useGraph = !o.noGraph;
   eo.programmaticLaunch = !o.noPdl;
-  eo.chainedLaunches = o.chain;
-  eo.fusedSwigluGemm = o.fusedSwiglu;
-  eo.ropeTable = o.ropeTable;
   eo.attentionSplits = o.attentionSplits;
   eo.attentionKeysPerShare = o.attentionKeysPerShare;
   eo.attentionPrograms = o.attentionPrograms;

@@ -33,28 +33,6 @@ struct EngineOptions {
   /// Launch kernels as programmatic dependents (CUDA; see
   /// Device::setProgrammaticLaunch).
   bool programmaticLaunch = true;
-  /// Run the decode attention and the output projection after it as one
-  /// chained kernel where the kernel set has the pair (tilec --chain). Off
-  /// by default: 8-10% slower decode on an H200
-  /// (bench/results/2026-11-23-chained-launches-h200.md), a tie since the
-  /// column reductions (bench/results/2026-11-23-column-reductions-h200.md).
-  bool chainedLaunches = false;
-  /// The prompt's gate/up projection and SwiGLU as one GEMM with the
-  /// activation in its epilogue (linear.tile's gemm_swiglu) where the
-  /// intermediate size is a multiple of 128, instead of a GEMM writing both
-  /// projections and a `swiglu` launch reading them back. On an H200 at
-  /// Qwen3-8B and 2048 tokens the fused GEMM took what the gate/up GEMM
-  /// alone took (23.1 ms a prompt) and the `swiglu` launches' 2.3 ms went
-  /// (bench/results/2026-11-23-rope-table.md).
-  bool fusedSwigluGemm = true;
-  /// The prompt's RoPE angles once per forward pass (rope.tile's
-  /// rope_table: cos and sin rows per token, as Hugging Face's rotary
-  /// embedding makes them), read by every layer's query and key kernels
-  /// (q_norm_rope_from_table, kv_norm_rope_write_rows), instead of each
-  /// head of each layer computing them again: on an H200 at Qwen3-8B and
-  /// 2048 tokens 2.40 + 1.00 ms a prompt became 0.72 + 0.51
-  /// (bench/results/2026-11-23-rope-table.md).
-  bool ropeTable = true;
   /// The decode attention's KV split count (an S the kernel set has); 0:
   /// chosen per step among the S whose grid, heads x S (KV heads x S for
   /// the grouped kernel), is within one wave of attentionPrograms: for

@@ -70,11 +70,9 @@ KernelInstance addRmsnorm(int64_t hidden);
 /// row_sumsq over the same row tile: a tensor-parallel decode step's norm
 /// sums, from the residual row an all-reduce completed.
 KernelInstance rowSumsq(int64_t hidden);
-/// Per head dim: the query's and the key/value's norm and RoPE, one decode
-/// token (q_norm_rope, kv_norm_rope_write) or prompt rows from the angle
-/// table (rope_table, q_norm_rope_from_table, kv_norm_rope_write_rows).
-KernelInstance qNormRope(int64_t headDim);
-KernelInstance kvNormRopeWrite(int64_t headDim);
+/// Per head dim: the prompt's angle table and the query's and the
+/// key/value's norm and RoPE from its rows (rope_table,
+/// q_norm_rope_from_table, kv_norm_rope_write_rows).
 KernelInstance ropeTable(int64_t headDim);
 KernelInstance qNormRopeFromTable(int64_t headDim);
 KernelInstance kvNormRopeWriteRows(int64_t headDim);
@@ -102,13 +100,10 @@ struct GemvInstances {
 };
 GemvInstances gemv(Gemv family, int64_t headDim, KernelDType dt);
 
-/// The prompt GEMMs (128 x 256 and 128 x 128 tiles), SwiGLU (one row or 16
-/// rows per program), the fused gate/up GEMM, and the kernels with no
-/// shape parameter.
+/// The prompt GEMMs (128 x 256 and 128 x 128 tiles), the gate/up GEMM with
+/// SwiGLU in its epilogue, and the kernels with no shape parameter.
 KernelInstance gemm();
 KernelInstance gemmNarrow();
-KernelInstance swiglu();
-KernelInstance swigluRows();
 KernelInstance gemmSwiglu();
 KernelInstance embed();
 KernelInstance embedSumsq();
@@ -117,21 +112,11 @@ KernelInstance argmaxPartial();
 KernelInstance argmaxFinal();
 KernelInstance sample();
 KernelInstance advancePosition();
-
-/// The chained kernels (tilec --chain): decode_attention at its default S
-/// and the output projection the engine picks after it, at Qwen3-0.6B/1.7B
-/// (group 2, K = 2048: U = 4), Qwen3-4B/8B (group 4, K = 4096: U = 8) and
-/// the test model (head dim 64).
-std::vector<std::vector<KernelInstance>> chains(KernelDType dt);
-/// tilec's name of a chain: its parts' names joined by `__then__`.
-std::string chainName(const std::vector<KernelInstance> &parts);
 } // namespace kernels
 
-/// Everything the build compiles for `dt`: the instances (each once), then
-/// the chained kernels (kernels::chains).
+/// Everything the build compiles for `dt`: the instances, each once.
 struct KernelSet {
   std::vector<KernelInstance> instances;
-  std::vector<std::vector<KernelInstance>> chains;
 };
 KernelSet kernelSet(KernelDType dt);
 
