@@ -11,6 +11,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "Explain.h"
+
 #include "tile/Conversion/TileToGPU/HopperMatmul.h"
 #include "tile/Dialect/Tile/IR/TileOps.h"
 #include "tile/Dialect/Tile/Transforms/LaunchContractEmission.h"
@@ -95,6 +97,20 @@ static cl::list<std::string> chains(
              "as one kernel named k1__then__k2..., which runs them in order "
              "in one grid (docs/runtime.md, chained launches)"),
     cl::cat(toolOptions));
+
+static cl::opt<bool> remarks(
+    "remarks",
+    cl::desc("GPU: say where a kernel missed a fast path it was eligible "
+             "to try (Hopper GEMM, wgmma, async copies, vector and "
+             "unguarded loads) and which condition failed; compiles "
+             "without the kernel cache"),
+    cl::init(false), cl::cat(toolOptions));
+static cl::opt<std::string> explain(
+    "explain",
+    cl::desc("GPU: print the plan kernel instance KERNEL got (remarks on "
+             "every decision, ptxas's registers, spills and shared "
+             "memory) instead of compiling the file"),
+    cl::value_desc("KERNEL"), cl::init(""), cl::cat(toolOptions));
 
 static cl::opt<bool> forbidUnchecked(
     "forbid-unchecked",
@@ -334,6 +350,16 @@ int main(int argc, char **argv) {
   // Errors point at the .tile source; the IR of the op adds only noise.
   context.printOpOnDiagnostic(false);
   SourceMgrDiagnosticHandler diagnostics(sourceMgr, &context);
+  bool explaining = !explain.empty();
+  if ((remarks || explaining) && !options.isGpu())
+    return fail(std::string(explaining ? "--explain" : "--remarks") +
+                " needs a GPU --target");
+  // The in-bounds proof runs here; its remarks quote the .tile line. The
+  // lowering's come from each kernel's compile.
+  if (remarks)
+    if (llvm::Error e = enableTileRemarks(context, kInBoundsRemarks,
+                                          /*passed=*/false))
+      return fail(llvm::toString(std::move(e)));
   OwningOpRef<ModuleOp> module =
       lang::emitKernels(context, sourceMgr, ast, *instances);
   if (!module || failed(verify(*module)))
@@ -353,6 +379,11 @@ int main(int argc, char **argv) {
       return 1;
   }
   timer.mark("verify ownership");
+  if (explaining) {
+    if (llvm::Error e = explainKernel(*module, explain, options, llvm::outs()))
+      return fail(llvm::toString(std::move(e)));
+    return 0;
+  }
 
   // Every output (the artifact, the host object, the manifest) is written
   // at the end, all or none.
@@ -373,7 +404,8 @@ int main(int argc, char **argv) {
   }
 
   KernelCache cache = KernelCache::openDefault();
-  const KernelCache *cachePtr = noCache ? nullptr : &cache;
+  // Remarks come from the lowering, which a cache hit skips.
+  const KernelCache *cachePtr = noCache || remarks ? nullptr : &cache;
   std::vector<KernelOp> kernels(module->getOps<KernelOp>().begin(),
                                 module->getOps<KernelOp>().end());
   llvm::json::Array manifestKernels;
@@ -479,14 +511,25 @@ int main(int argc, char **argv) {
     std::mutex diagMutex;
     CompileOptions relocatable = options;
     relocatable.emit = "cubin-relocatable";
+    std::vector<std::string> unitRemarks(units);
     auto work = [&](size_t i) {
       MLIRContext local(registry);
       std::string diags;
       llvm::raw_string_ostream ds(diags);
+      llvm::raw_string_ostream rs(unitRemarks[i]);
       ScopedDiagnosticHandler handler(&local, [&](Diagnostic &d) {
-        ds << d.getLocation() << ": " << d << "\n";
+        if (d.getSeverity() == DiagnosticSeverity::Remark)
+          rs << formatRemark(d) << "\n";
+        else
+          ds << d.getLocation() << ": " << d << "\n";
         return success();
       });
+      if (remarks)
+        if (llvm::Error e = enableTileRemarks(local, kLoweringRemarks,
+                                              /*passed=*/false)) {
+          errors[i] = llvm::toString(std::move(e));
+          return;
+        }
       OwningOpRef<ModuleOp> m =
           parseSourceString<ModuleOp>(payloads[i], ParserConfig(&local));
       if (!m) {
@@ -524,6 +567,9 @@ int main(int argc, char **argv) {
         pool.async([&, i] { work(i); });
       pool.wait();
     }
+    // Remarks in kernel order, whatever order the kernels compiled in.
+    for (const std::string &r : unitRemarks)
+      llvm::errs() << r;
     size_t hitCount = 0;
     for (size_t i = 0; i < units; ++i) {
       if (!errors[i].empty())

@@ -14,12 +14,18 @@
 
 #include "tile/Dialect/Tile/IR/TileOps.h"
 
+#include <string>
+#include <utility>
+
 namespace tile {
 
 /// The loads of `kernel` (through partitions of its views, outside
 /// tile.unchecked) whose whole tile is inside the view; failure if the
-/// integer range analysis the model needs fails.
-FailureOr<SmallVector<LoadOp>> findInBoundsLoads(KernelOp kernel);
+/// integer range analysis the model needs fails. The other loads go to
+/// `missed` (when given) with the bound that failed.
+FailureOr<SmallVector<LoadOp>> findInBoundsLoads(
+    KernelOp kernel,
+    SmallVectorImpl<std::pair<LoadOp, std::string>> *missed = nullptr);
 
 } // namespace tile
 

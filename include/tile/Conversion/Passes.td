@@ -215,6 +215,14 @@ def ConvertTileToGPU : Pass<"convert-tile-to-gpu", "::mlir::ModuleOp"> {
     fit on an SM. For a grid sized to about one wave this is the difference
     between one wave and two (Qwen3's decode attention in bf16: 146
     registers, 3 programs per SM, 1.6x the time of 4).
+
+    Where a kernel was eligible to try a fast path and did not get it (the
+    Hopper GEMM, wgmma dots, fragment dots, async-copied dot operands,
+    vector accesses), the pass emits a missed optimisation remark naming
+    the condition that failed, and where it took one a passed remark with
+    the plan (MLIR's remark engine, category `convert-tile-to-gpu`: off
+    unless enabled, e.g. `--remarks-filter=convert-tile-to-gpu
+    --remark-format=emitRemark`; `tilec --remarks`, `tilec --explain`).
   }];
   let options = [
     Option<"numWarps", "num-warps", "int64_t", /*default=*/"4",

@@ -22,6 +22,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "llvm/Support/FormatVariadic.h"
 
 using namespace mlir;
 using namespace tile;
@@ -62,25 +63,42 @@ bool FragmentLayout::fits(ArrayRef<int64_t> shape) const {
   return false;
 }
 
-bool tile::gpu_lowering::isFragmentDot(DotOp op, int64_t threads) {
+std::optional<std::string>
+tile::gpu_lowering::whyNotFragmentDot(DotOp op, int64_t threads) {
   RankedTensorType a = op.getA().getType(), bt = op.getB().getType();
   RankedTensorType r = op.getResult().getType();
   Type elt = a.getElementType();
   if (!(elt.isF16() || elt.isBF16()) || bt.getElementType() != elt ||
       !r.getElementType().isF32())
-    return false;
+    return std::string("operands not both f16 or both bf16 into f32");
   int64_t M = a.getDimSize(0), K = a.getDimSize(1), N = bt.getDimSize(1);
   int64_t warps = threads / 32;
   if (M % (16 * warps) != 0 || N % 16 != 0 || K % 16 != 0)
-    return false;
+    return llvm::formatv("M = {0} not a multiple of 16 rows per warp ({1}), "
+                         "or N = {2} or K = {3} not a multiple of 16",
+                         M, 16 * warps, N, K)
+        .str();
   if (M * N > kFragmentElementsPerThread * threads ||
       M * K > kFragmentElementsPerThread * threads)
-    return false;
+    return llvm::formatv("the accumulator or A would take over {0} registers "
+                         "a thread",
+                         kFragmentElementsPerThread)
+        .str();
   // B is staged in shared memory with rows padded by 8 elements (either
   // orientation, depending on whether a permute folds into it); A and the
   // f32 result may have to move through it to or from the flat layout.
-  return std::max({K * (N + 8) * 2, N * (K + 8) * 2, M * N * 4, M * K * 2}) <=
-         kStaticSharedBytes;
+  int64_t bytes =
+      std::max({K * (N + 8) * 2, N * (K + 8) * 2, M * N * 4, M * K * 2});
+  if (bytes > kStaticSharedBytes)
+    return llvm::formatv("staging takes {0} bytes of shared memory, over "
+                         "the static {1}",
+                         bytes, kStaticSharedBytes)
+        .str();
+  return std::nullopt;
+}
+
+bool tile::gpu_lowering::isFragmentDot(DotOp op, int64_t threads) {
+  return !whyNotFragmentDot(op, threads);
 }
 
 static bool isTile(Value v) { return isa<RankedTensorType>(v.getType()); }

@@ -108,6 +108,8 @@ struct FragmentPlan {
 
 /// Whether `op` runs on tensor cores with fragment layouts for `threads`.
 bool isFragmentDot(DotOp op, int64_t threads);
+/// Which of isFragmentDot's conditions `op` fails; none when it meets them.
+std::optional<std::string> whyNotFragmentDot(DotOp op, int64_t threads);
 /// Assigns fragment layouts around the fragment dots of `kernel`.
 FragmentPlan planFragmentLayouts(Operation *kernel, int64_t threads);
 
@@ -301,6 +303,9 @@ public:
   /// option is on, each warpgroup owns one 64-row slab of the result and
   /// B's contiguous dim is whole 64-element swizzle panels.
   bool runsOnWgmma(DotOp op) const;
+  /// Which of wgmma's conditions a fragment dot fails; none when it meets
+  /// them all.
+  std::optional<std::string> whyNotWgmma(DotOp op) const;
   /// The fragment dot as register-A wgmma on B staged with the 128-byte
   /// swizzle (LowerWgmmaDots.cpp).
   LogicalResult lowerWgmmaDot(DotOp op);

@@ -29,6 +29,9 @@
 //===----------------------------------------------------------------------===//
 
 #include "GPUKernelLowering.h"
+#include "Remarks.h"
+
+#include "llvm/Support/FormatVariadic.h"
 
 #include "tile/Dialect/Tile/Transforms/Passes.h"
 
@@ -94,29 +97,36 @@ static RankedTensorType stagedTypeOf(DotOp dot, const FragmentPlan &fragments) {
 /// variable or loop-invariant, a tile proven in bounds whose rows are whole
 /// 16-byte vectors (aligned: static strides multiples of the vector, dynamic
 /// ones by the aligned_rows contract that comes with tile.in_bounds).
-static bool canCopyAhead(LoadOp load, scf::ForOp loop, int64_t threads) {
+static std::optional<std::string> whyNotCopyAhead(LoadOp load, scf::ForOp loop,
+                                                  int64_t threads) {
   auto partition = dyn_cast<PartitionType>(load.getSource().getType());
   if (!partition || !partition.isShared() ||
-      !isDefinedOutside(load.getSource(), loop) ||
-      !load->hasAttr(kInBoundsAttrName))
-    return false;
+      !isDefinedOutside(load.getSource(), loop))
+    return std::string("not a load of a read-only partition made before the "
+                       "loop");
+  if (!load->hasAttr(kInBoundsAttrName))
+    return std::string("the load is not proven in bounds");
   for (Value i : load.getIndices())
     if (i != loop.getInductionVar() && !isDefinedOutside(i, loop) &&
         !matchPattern(i, m_Constant()))
-      return false;
+      return std::string("an index varies in the loop other than as its "
+                         "induction variable");
   RankedTensorType type = load.getResult().getType();
   if (type.getElementTypeBitWidth() != 16)
-    return false;
+    return std::string("not 16-bit elements");
   Layout layout = Layout::get(type, threads);
   if (layout.vec * 2 != kCopyBytes)
-    return false;
+    return std::string("the tile's rows are not whole 16-byte vectors");
   ArrayRef<int64_t> strides = partition.getView().getStrides();
   if (strides.empty() || strides.back() != 1)
-    return false;
+    return std::string("the view's inner stride is not 1");
   for (int64_t s : strides.drop_back())
     if (!ShapedType::isDynamic(s) && s % layout.vec != 0)
-      return false;
-  return true;
+      return llvm::formatv("an outer stride ({0}) is not a multiple of the "
+                           "{1}-element vector",
+                           s, layout.vec)
+          .str();
+  return std::nullopt;
 }
 
 SmallVector<AsyncOperand *>
@@ -128,17 +138,37 @@ GPUKernelLowering::planAsyncOperands(scf::ForOp loop) {
   // between an operand's copies and its dot.
   bool inner = false;
   loop.getBody()->walk([&](scf::ForOp) { inner = true; });
-  if (inner)
-    return planned;
+  bool remarks = remarksEnabled(b.getContext());
+  auto missed = [&](DotOp dot, const std::string &why) {
+    if (remarks)
+      missedFastPath(dot.getLoc(), func.getName(), "async-dot-operands")
+          << remark::reason("B not copied ahead with cp.async: {0}", why);
+  };
   SmallVector<std::pair<DotOp, SmallVector<Operation *>>> found;
   for (Operation &op : *loop.getBody()) {
     auto dot = dyn_cast<DotOp>(op);
     if (!dot || !runsOnWgmma(dot))
       continue;
+    if (inner) {
+      missed(dot, "a loop inside the dot's loop");
+      continue;
+    }
     SmallVector<Operation *> chain;
     LoadOp load = stagedLoad(dot, loop, fragments, chain);
-    if (load && canCopyAhead(load, loop, threads))
-      found.push_back({dot, std::move(chain)});
+    if (!load) {
+      missed(dot, "B is not a load in the dot's loop, used once (through "
+                  "reshapes and a folded transpose)");
+      continue;
+    }
+    if (std::optional<std::string> why = whyNotCopyAhead(load, loop, threads)) {
+      missed(dot, *why);
+      continue;
+    }
+    if (remarks)
+      passedFastPath(dot.getLoc(), func.getName(), "async-dot-operands")
+          << remark::add("B copied one iteration ahead with cp.async into "
+                         "its swizzled buffer");
+    found.push_back({dot, std::move(chain)});
   }
   if (found.empty())
     return planned;

@@ -11,6 +11,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "GPUKernelLowering.h"
+#include "Remarks.h"
 
 #include "tile/Conversion/Utils/ElementConversion.h"
 
@@ -229,7 +230,21 @@ GPUKernelLowering::fragmentDotOperands(DotOp op, bool stageB) {
 }
 
 LogicalResult GPUKernelLowering::lowerFragmentDot(DotOp op) {
-  if (runsOnWgmma(op))
+  bool wgmma = runsOnWgmma(op);
+  if (remarksEnabled(b.getContext())) {
+    RankedTensorType r = op.getResult().getType();
+    passedFastPath(op.getLoc(), func.getName(), "mma-fragments")
+        << remark::add("{0}x{1}x{2} dot on {3}, the accumulator and A in "
+                       "fragment registers",
+                       r.getDimSize(0), r.getDimSize(1),
+                       op.getA().getType().getDimSize(1),
+                       wgmma ? "register-A wgmma" : "mma.sync");
+    if (!wgmma && wgmmaDots)
+      if (std::optional<std::string> why = whyNotWgmma(op))
+        missedFastPath(op.getLoc(), func.getName(), "wgmma-dots")
+            << remark::reason("mma.sync instead of wgmma: {0}", *why);
+  }
+  if (wgmma)
     return lowerWgmmaDot(op);
   Location loc = op.getLoc();
   RankedTensorType type = op.getResult().getType();

@@ -1,6 +1,9 @@
 //===- LowerGPUValueOps.cpp - element-wise, shape and compute ops on GPU ---===//
 
 #include "GPUKernelLowering.h"
+#include "Remarks.h"
+
+#include "llvm/Support/FormatVariadic.h"
 
 #include "tile/Conversion/Utils/ElementConversion.h"
 
@@ -484,8 +487,31 @@ LogicalResult GPUKernelLowering::lowerDot(DotOp op) {
   // nvgpu.mma.sync cannot lower bf16 operands (upstream deduces PTX types
   // for f16, tf32, i8, i4 and f64 only): bf16 takes the FMA path for now.
   bool mmaType = !op.getA().getType().getElementType().isBF16();
-  if (mmaType && M % 16 == 0 && N % 8 == 0 && K % 16 == 0 &&
-      staged <= 48 * 1024)
+  bool mma = mmaType && M % 16 == 0 && N % 8 == 0 && K % 16 == 0 &&
+             staged <= 48 * 1024;
+  if (remarksEnabled(b.getContext())) {
+    if (std::optional<std::string> why = whyNotFragmentDot(op, threads))
+      missedFastPath(op.getLoc(), func.getName(), "mma-fragments")
+          << remark::reason("operands and accumulator through shared memory "
+                            "at every dot: {0}",
+                            *why);
+    if (!mma)
+      missedFastPath(op.getLoc(), func.getName(), "tensor-cores")
+          << remark::reason(
+                 "FMA instead of mma.sync: {0}",
+                 !mmaType ? std::string("bf16 operands (staged mma.sync "
+                                        "takes f16)")
+                 : staged > 48 * 1024
+                     ? llvm::formatv("staging takes {0} bytes of shared "
+                                     "memory, over 48 KB",
+                                     staged)
+                           .str()
+                     : llvm::formatv("M = {0}, N = {1}, K = {2} not "
+                                     "multiples of 16, 8, 16",
+                                     M, N, K)
+                           .str());
+  }
+  if (mma)
     return lowerDotMMA(op);
   return lowerDotFMA(op);
 }

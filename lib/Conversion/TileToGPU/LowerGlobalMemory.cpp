@@ -8,6 +8,9 @@
 //===----------------------------------------------------------------------===//
 
 #include "GPUKernelLowering.h"
+#include "Remarks.h"
+
+#include "llvm/Support/FormatVariadic.h"
 
 #include "tile/Conversion/Utils/BlockAccess.h"
 #include "tile/Dialect/Tile/Transforms/Passes.h"
@@ -26,18 +29,21 @@ using namespace tile::gpu_lowering;
 // Global memory
 //===----------------------------------------------------------------------===//
 
-/// Whether `vec` consecutive elements along the last dim of `memref` can be
-/// contiguous and aligned to their size: a static unit inner stride, and
-/// every static outer stride a multiple of `vec`. Dynamic outer strides are
-/// checked at run time (GlobalAccess::stridesAligned).
-static bool isVectorizable(MemRefType type, int64_t vec) {
+/// Why `vec` consecutive elements along the last dim of `memref` cannot be
+/// contiguous and aligned to their size; none when they can: a static unit
+/// inner stride, and every static outer stride a multiple of `vec`. Dynamic
+/// outer strides are checked at run time (GlobalAccess::stridesAligned).
+static std::optional<std::string> whyNotVectorizable(MemRefType type,
+                                                     int64_t vec) {
   auto [strides, offset] = type.getStridesAndOffset();
   if (strides.empty() || strides.back() != 1)
-    return false;
+    return std::string("the view's inner stride is not 1");
   for (int64_t s : ArrayRef<int64_t>(strides).drop_back())
     if (!ShapedType::isDynamic(s) && s % vec != 0)
-      return false;
-  return true;
+      return llvm::formatv("an outer stride ({0}) is not a multiple of {1}",
+                           s, vec)
+          .str();
+  return std::nullopt;
 }
 
 /// Addresses of the vector slots of a tile at `offsets` of `base`. Tile dim
@@ -61,7 +67,15 @@ struct GlobalAccess {
       this->dimMap.assign(dimMap.begin(), dimMap.end());
     assert(this->dimMap.back() == memrefType.getRank() - 1 &&
            "lanes run along the memref's last dim");
-    vectorize = layout.vec > 1 && isVectorizable(memrefType, layout.vec);
+    std::optional<std::string> why;
+    if (layout.vec > 1)
+      why = whyNotVectorizable(memrefType, layout.vec);
+    vectorize = layout.vec > 1 && !why;
+    if (why && remarksEnabled(L.b.getContext()))
+      missedFastPath(loc, L.func.getName(), "vector-access")
+          << remark::reason("element accesses instead of {0}-element "
+                            "vectors: {1}",
+                            layout.vec, *why);
     eltBytes = std::max<int64_t>(1, layout.type.getElementTypeBitWidth() / 8);
     if (vectorize && !inBounds)
       stridesAligned = dynamicStridesAligned(base, memrefType);

@@ -81,25 +81,40 @@ std::optional<unsigned> partitionArgument(KernelOp kernel, Value partition,
 
 bool tile::hasHopperMatmul(StringRef chip) { return chip == "sm_90a"; }
 
-std::optional<HopperMatmulPlan> tile::planHopperMatmul(KernelOp kernel) {
+bool tile::isMatmulCandidate(KernelOp kernel) {
+  bool found = false;
+  kernel.walk([&](DotOp dot) {
+    if (dot->getParentOfType<scf::ForOp>())
+      found = true;
+  });
+  return found;
+}
+
+std::optional<HopperMatmulPlan> tile::planHopperMatmul(KernelOp kernel,
+                                                       std::string *whyNot) {
+  auto no = [&](const char *why) {
+    if (whyNot)
+      *whyNot = why;
+    return std::nullopt;
+  };
   Block &body = kernel.getBody().front();
   scf::ForOp loop;
   for (Operation &op : body) {
     if (auto f = dyn_cast<scf::ForOp>(op)) {
       if (loop)
-        return std::nullopt;
+        return no("more than one loop in the kernel body");
       loop = f;
     } else if (isa<scf::IfOp, UncheckedOp, LoadOp, GatherOp>(op)) {
-      return std::nullopt;
+      return no("an if, unchecked region, load or gather outside the K loop");
     }
   }
   if (!loop || loop.getInitArgs().size() != 1 ||
       !isConstantIndex(loop.getLowerBound(), 0) ||
       !isConstantIndex(loop.getStep(), 1) || !isZeroSplat(loop.getInitArgs()[0]))
-    return std::nullopt;
+    return no("no K loop from 0 by 1 carrying one accumulator that starts at zero");
   auto accType = dyn_cast<RankedTensorType>(loop.getResult(0).getType());
   if (!accType || accType.getRank() != 2 || !accType.getElementType().isF32())
-    return std::nullopt;
+    return no("the accumulator is not a 2-D f32 tile");
   int64_t bm = accType.getDimSize(0), bn = accType.getDimSize(1);
 
   // The body: x's load, w's load (or two, stacked), a transpose of w's
@@ -109,36 +124,36 @@ std::optional<HopperMatmulPlan> tile::planHopperMatmul(KernelOp kernel) {
   auto dot = yield.getOperand(0).getDefiningOp<DotOp>();
   if (!dot || dot->getBlock() != &inner ||
       dot.getAcc() != loop.getRegionIterArgs()[0])
-    return std::nullopt;
+    return no("the loop does not yield a dot into its accumulator");
   auto xLoad = dot.getA().getDefiningOp<LoadOp>();
   auto permute = dot.getB().getDefiningOp<PermuteOp>();
   if (!xLoad || !permute ||
       permute.getPermutation() != ArrayRef<int64_t>{1, 0})
-    return std::nullopt;
+    return no("the dot's B is not a transpose of a loaded tile");
   SmallVector<LoadOp, 2> wLoads;
   if (auto w = permute.getSource().getDefiningOp<LoadOp>()) {
     wLoads.push_back(w);
   } else if (auto cat = permute.getSource().getDefiningOp<ConcatOp>()) {
     if (cat.getDim() != 0 || cat.getInputs().size() != 2)
-      return std::nullopt;
+      return no("w is stacked from other than two loads along rows");
     for (Value in : cat.getInputs()) {
       auto w = in.getDefiningOp<LoadOp>();
       if (!w || !w->hasOneUse())
-        return std::nullopt;
+        return no("a stacked part of w is not a load used once");
       wLoads.push_back(w);
     }
   } else {
-    return std::nullopt;
+    return no("w is neither a load nor a concat of two");
   }
   int64_t wParts = wLoads.size();
   // x's load, w's loads, their concat where stacked, the permute, the dot
   // and the yield: nothing else runs in the loop.
   if (static_cast<int64_t>(inner.getOperations().size()) !=
       4 + wParts + (wParts == 2 ? 1 : 0))
-    return std::nullopt;
+    return no("other work in the K loop besides the loads, the transpose and the dot");
   Type element = xLoad.getResult().getType().getElementType();
   if (!(element.isF16() || element.isBF16()))
-    return std::nullopt;
+    return no("operands are not f16 or bf16");
   SmallVector<LoadOp, 3> loads{xLoad};
   loads.append(wLoads.begin(), wLoads.end());
   for (LoadOp l : loads) {
@@ -146,11 +161,11 @@ std::optional<HopperMatmulPlan> tile::planHopperMatmul(KernelOp kernel) {
         l->getBlock() != &inner || l.getIndices().size() != 2 ||
         l.getIndices()[1] != loop.getInductionVar() ||
         loop->isAncestor(l.getIndices()[0].getParentBlock()->getParentOp()))
-      return std::nullopt;
+      return no("an operand load not indexed [row, k] by the loop, or of another element type");
     if (auto pad = l.getPadding()) {
       auto f = dyn_cast<FloatAttr>(*pad);
       if (!f || !f.getValue().isZero())
-        return std::nullopt;
+        return no("an operand load pads with other than zero");
     }
   }
   Value m = xLoad.getIndices()[0];
@@ -162,17 +177,17 @@ std::optional<HopperMatmulPlan> tile::planHopperMatmul(KernelOp kernel) {
     auto arg = partitionArgument(kernel, l.getSource(), {bn / wParts, kBK},
                                  OwnershipMode::In);
     if (!arg || (w && *arg != *w))
-      return std::nullopt;
+      return no("the parts of w load from different arguments, or not as [bn, 64] tiles of an `in` view with unit inner stride");
     w = arg;
     wRows.push_back(l.getIndices()[0]);
   }
   if (!x || !w)
-    return std::nullopt;
+    return no("x or w is not a [b, 64] tile of an `in` view argument with unit inner stride");
   // The K loop covers x's tiles along K.
   auto count = loop.getUpperBound().getDefiningOp<NumTilesOp>();
   if (!count || count.getPartition() != xLoad.getSource() ||
       count.getIndex() != 1)
-    return std::nullopt;
+    return no("the K loop does not run over x's tiles along K");
 
   // After the loop: the epilogue computing one tile stored, whole, to
   // y[m, n]. Its ops run on the accumulator's registers (wgmma's layout:
@@ -188,7 +203,7 @@ std::optional<HopperMatmulPlan> tile::planHopperMatmul(KernelOp kernel) {
       continue;
     if (auto st = dyn_cast<StoreOp>(op)) {
       if (storeOp || !computed.count(st.getValue()))
-        return std::nullopt;
+        return no("more than one store, or a store of a value not computed from the accumulator");
       storeOp = op;
       continue;
     }
@@ -197,18 +212,18 @@ std::optional<HopperMatmulPlan> tile::planHopperMatmul(KernelOp kernel) {
     if (!tensorResult) {
       if (isa<arith::ConstantOp>(op))
         continue;
-      return std::nullopt;
+      return no("work after the loop other than the epilogue on the accumulator");
     }
     auto type = cast<RankedTensorType>(op->getResult(0).getType());
     if (type.getRank() != 2 || type.getDimSize(0) != bm ||
         type.getDimSize(1) % 8 != 0)
-      return std::nullopt;
+      return no("an epilogue tile not [bm, 8n]");
     bool fromEpilogue = llvm::all_of(
         op->getOperands(), [&](Value v) { return computed.count(v) != 0; });
     if (auto slice = dyn_cast<SliceOp>(op)) {
       ArrayRef<int64_t> at = slice.getOffsets();
       if (!fromEpilogue || at[0] != 0 || at[1] % 8 != 0)
-        return std::nullopt;
+        return no("an epilogue slice not of whole rows at a multiple of 8 columns");
     } else if (auto splat = dyn_cast<SplatOp>(op)) {
       // A constant, or a scalar the kernel computed before the loop.
       Value v = splat.getValue();
@@ -217,33 +232,33 @@ std::optional<HopperMatmulPlan> tile::planHopperMatmul(KernelOp kernel) {
                               def->isBeforeInBlock(loop)
                         : v.getParentBlock() == loop->getBlock();
       if (!before && !(def && isa<arith::ConstantOp>(def)))
-        return std::nullopt;
+        return no("an epilogue splat of a value computed after the loop");
     } else if (!(isa<ConvertOp>(op) || op->hasTrait<OpTrait::Elementwise>()) ||
                !fromEpilogue || op->getNumRegions() != 0) {
-      return std::nullopt;
+      return no("an epilogue op that does not map register to register (not element-wise or a convert)");
     }
     computed.insert(op->getResult(0));
     epilogue.push_back(op);
   }
   auto store = dyn_cast_or_null<StoreOp>(storeOp);
   if (!store || !store.getIndices().empty())
-    return std::nullopt;
+    return no("no whole-tile store of the result");
   auto stored = cast<RankedTensorType>(store.getValue().getType());
   if (stored.getElementType() != element)
-    return std::nullopt;
+    return no("the stored element type differs from the operands'");
   auto own = store.getDest().getDefiningOp<OwnOp>();
   if (!own || own.getIndices().size() != 2 || own.getIndices()[0] != m)
-    return std::nullopt;
+    return no("the stored tile is not owned at [m, n] with x's row index");
   int64_t yCols = stored.getDimSize(1);
   auto y = partitionArgument(kernel, own.getPartition(), {bm, yCols},
                              OwnershipMode::Out);
   if (!y || cast<ViewType>(kernel.getArgumentTypes()[*y]).getElementType() !=
                 element)
-    return std::nullopt;
+    return no("y is not an `out` view of the operands' element type, tiled as stored");
 
   // wgmma's N: a multiple of 8 up to 256; each part of w whole 8-row groups.
   if ((bm != 64 && bm != 128) || bn % (8 * wParts) != 0 || bn > 256)
-    return std::nullopt;
+    return no("bm not 64 or 128, or bn not a multiple of 8 per part of w up to 256");
   HopperMatmulPlan plan;
   plan.x = *x, plan.w = *w, plan.y = *y;
   plan.bm = bm, plan.bn = bn, plan.bk = kBK;
@@ -254,7 +269,7 @@ std::optional<HopperMatmulPlan> tile::planHopperMatmul(KernelOp kernel) {
   plan.stages = std::min<int64_t>(
       8, (kMaxSharedBytes - 1024) / (plan.stageBytes() + 16));
   if (plan.stages < 2)
-    return std::nullopt;
+    return no("fewer than 2 pipeline stages fit in shared memory");
   return plan;
 }
 

@@ -27,6 +27,7 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/Matchers.h"
+#include "llvm/Support/FormatVariadic.h"
 
 #include <string>
 
@@ -78,18 +79,33 @@ Value GPUKernelLowering::swizzledElement(Location loc, Value e, int64_t rows,
 }
 
 bool GPUKernelLowering::runsOnWgmma(DotOp op) const {
-  if (!wgmmaDots || !fragments.dots.count(op))
-    return false;
+  return wgmmaDots && fragments.dots.count(op) && !whyNotWgmma(op);
+}
+
+std::optional<std::string> GPUKernelLowering::whyNotWgmma(DotOp op) const {
   int64_t warps = threads / 32;
   RankedTensorType a = op.getA().getType(), r = op.getResult().getType();
   int64_t M = r.getDimSize(0), N = r.getDimSize(1), K = a.getDimSize(1);
-  if (warps % 4 != 0 || M != 16 * warps || N % 8 != 0 || N > 256 || K % 16 != 0)
-    return false;
+  if (warps % 4 != 0)
+    return llvm::formatv("{0} warps are not whole warpgroups", warps).str();
+  if (M != 16 * warps)
+    return llvm::formatv("M = {0} is not 16 rows per warp ({1})", M,
+                         16 * warps)
+        .str();
+  if (N % 8 != 0 || N > 256)
+    return llvm::formatv("N = {0} is not a multiple of 8 up to 256", N).str();
+  if (K % 16 != 0)
+    return llvm::formatv("K = {0} is not a multiple of 16", K).str();
   // B's contiguous dim is staged in 64-element swizzle panels: K where a
   // permute folds into the dot (B is read K-major), N otherwise.
   Operation *permute = op.getB().getDefiningOp();
   bool folded = permute && fragments.foldedPermutes.count(permute);
-  return (folded ? K : N) % kPanelElements == 0;
+  if ((folded ? K : N) % kPanelElements != 0)
+    return llvm::formatv("B's contiguous dim ({0} = {1}) is not a multiple "
+                         "of the {2}-element swizzle panel",
+                         folded ? "K" : "N", folded ? K : N, kPanelElements)
+        .str();
+  return std::nullopt;
 }
 
 void GPUKernelLowering::alignScratch(int64_t bytes) {

@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "GPUKernelLowering.h"
+#include "Remarks.h"
 
 #include "tile/Conversion/Passes.h"
 #include "tile/Dialect/Tile/Transforms/Passes.h"
@@ -607,8 +608,21 @@ struct ConvertTileToGPUPass
         return signalPassFailure();
       }
       std::optional<HopperMatmulPlan> plan;
-      if (hopperMatmul)
-        plan = planHopperMatmul(kernel);
+      if (hopperMatmul) {
+        std::string whyNot;
+        plan = planHopperMatmul(kernel, &whyNot);
+        if (!plan && remarksEnabled(&getContext()) &&
+            isMatmulCandidate(kernel))
+          missedFastPath(kernel.getLoc(), kernel.getSymName(), "hopper-matmul")
+              << remark::reason("not a Hopper TMA + wgmma GEMM: {0}", whyNot);
+        if (plan && remarksEnabled(&getContext()))
+          passedFastPath(kernel.getLoc(), kernel.getSymName(), "hopper-matmul")
+              << remark::add("Hopper TMA + wgmma GEMM: tile {0}x{1}x{2}, {3} "
+                             "stages, consumer warpgroups: {4} (and a producer), "
+                             "{5} bytes of dynamic shared memory",
+                             plan->bm, plan->bn, plan->bk, plan->stages,
+                             plan->consumers, plan->sharedBytes());
+      }
       int64_t threads = numWarps * 32;
       if (plan)
         threads = plan->numWarps() * 32;

@@ -1,4 +1,5 @@
 // RUN: tile-opt %s --split-input-file --tile-verify-ownership --convert-tile-to-gpu="wgmma-dots=1" --canonicalize | FileCheck %s
+// RUN: tile-opt %s --split-input-file --tile-verify-ownership --convert-tile-to-gpu="wgmma-dots=1" --remarks-filter=convert-tile-to-gpu --remark-format=emitRemark -o /dev/null 2>&1 | FileCheck %s --check-prefix=REMARK
 
 // A fragment dot whose 64 rows are one warpgroup's (4 warps): B (K x N,
 // N contiguous) is staged with the 128-byte swizzle (16-byte chunks XORed
@@ -30,6 +31,7 @@
 // CHECK-COUNT-32: llvm.inline_asm has_side_effects asm_dialect = att "", "=f,0"
 // CHECK-NOT: nvgpu.ldmatrix
 // CHECK-NOT: nvvm.mma.sync
+// REMARK: remark: [Passed] mma-fragments | Category:convert-tile-to-gpu | Function=mn_major_b | Remark="64x64x32 dot on register-A wgmma
 tile.kernel @mn_major_b(%a: !tile.view<in, 64x32xf16>, %b: !tile.view<in, 32x64xf16>, %c: !tile.view<out, 64x64xf32>) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
@@ -88,6 +90,7 @@ tile.kernel @k_major_b(%q: !tile.view<in, 64x64xbf16>, %k: !tile.view<in, 32x64x
 // CHECK-NOT: wgmma
 // CHECK: nvgpu.ldmatrix
 // CHECK: nvvm.mma.sync
+// REMARK: remark: [Missed] wgmma-dots | Category:convert-tile-to-gpu | Function=narrow_b | Reason="mma.sync instead of wgmma: B's contiguous dim (N = 32) is not a multiple of the 64-element swizzle panel"
 tile.kernel @narrow_b(%a: !tile.view<in, 64x32xf16>, %b: !tile.view<in, 32x32xf16>, %c: !tile.view<out, 64x32xf32>) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index

@@ -28,6 +28,7 @@
 #include <array>
 #include <cstdint>
 #include <optional>
+#include <string>
 
 namespace tile {
 class KernelOp;
@@ -72,8 +73,14 @@ struct HopperMatmulPlan {
 
 /// The plan for `kernel`, or nothing when its body is not a tiled matmul
 /// this lowering supports (f16/bf16 operands, bk = 64, bm in {64, 128},
-/// bn a multiple of 8 up to 256, and of 8 per part of w).
-std::optional<HopperMatmulPlan> planHopperMatmul(KernelOp kernel);
+/// bn a multiple of 8 up to 256, and of 8 per part of w); then `whyNot`
+/// (when given) says which condition failed first.
+std::optional<HopperMatmulPlan> planHopperMatmul(KernelOp kernel,
+                                                 std::string *whyNot = nullptr);
+
+/// Whether `kernel` is a candidate for planHopperMatmul: a dot inside a
+/// loop (its optimisation remarks report only candidates).
+bool isMatmulCandidate(KernelOp kernel);
 
 /// The chips that run planned kernels as Hopper GEMMs.
 bool hasHopperMatmul(llvm::StringRef chip);

@@ -6,6 +6,7 @@
 #include "tile/runtime/LaunchContract.h"
 
 #include "mlir/IR/Builders.h"
+#include "mlir/IR/Remarks.h"
 
 namespace tile {
 #define GEN_PASS_DEF_TILEMARKINBOUNDSLOADS
@@ -29,18 +30,31 @@ struct MarkInBoundsLoadsPass
     // contract enforces.
     if (!kernel->hasAttr(kOwnershipVerifiedAttrName))
       return;
-    FailureOr<SmallVector<LoadOp>> loads = findInBoundsLoads(kernel);
+    bool remarks = getContext().getRemarkEngine() != nullptr;
+    SmallVector<std::pair<LoadOp, std::string>> missed;
+    FailureOr<SmallVector<LoadOp>> loads =
+        findInBoundsLoads(kernel, remarks ? &missed : nullptr);
     if (failed(loads)) {
       kernel.emitError("integer range analysis failed");
       return signalPassFailure();
     }
-    if (report) {
+    if (remarks) {
       unsigned total = 0;
       kernel.walk([&](LoadOp) { ++total; });
-      kernel.emitRemark("kernel @")
-          << kernel.getSymName() << ": " << loads->size() << " of " << total
-          << " loads proven in bounds";
+      remark::passed(kernel.getLoc(), remark::RemarkOpts::name("in-bounds-load")
+                                          .category(getArgument())
+                                          .function(kernel.getSymName()))
+          << remark::add("{0} of {1} loads proven in bounds (no bounds "
+                         "checks)",
+                         loads->size(), total);
     }
+    // The fast path a guarded load misses: no per-element bounds checks,
+    // and (through the aligned_rows contract) vector loads of dynamic rows.
+    for (auto &[load, why] : missed)
+      remark::missed(load.getLoc(), remark::RemarkOpts::name("in-bounds-load")
+                                        .category(getArgument())
+                                        .function(kernel.getSymName()))
+          << remark::reason("bounds-checked load: {0}", why);
     if (loads->empty())
       return;
     // Unguarded vector loads also need aligned rows: a launch contract rule

@@ -1,6 +1,6 @@
 // Partition loads proven to read whole tiles inside their view get
 // tile.in_bounds; any load that may touch the padding keeps its guards.
-// RUN: tile-opt %s --split-input-file --tile-verify-ownership --tile-mark-in-bounds-loads=report=true -verify-diagnostics | FileCheck %s
+// RUN: tile-opt %s --split-input-file --tile-verify-ownership --tile-mark-in-bounds-loads --remarks-filter-passed=tile-mark-in-bounds-loads --remark-format=emitRemark -verify-diagnostics | FileCheck %s
 // Without the ownership proof (no launch contract to enforce the
 // assumptions) nothing is marked.
 // RUN: tile-opt %s --split-input-file --tile-mark-in-bounds-loads | FileCheck %s --check-prefix=UNVERIFIED
@@ -14,7 +14,7 @@
 // CHECK-SAME: {\22a\22:0,\22bytes\22:16,\22kind\22:\22aligned_rows\22}
 // CHECK: tile.load %{{.*}}[%{{.*}}, %{{.*}}] {tile.in_bounds}
 // CHECK: tile.load %{{.*}}[%{{.*}}, %{{.*}}] {tile.in_bounds}
-// expected-remark @+1 {{kernel @gemv_assumed: 2 of 2 loads proven in bounds}}
+// expected-remark @+1 {{Function=gemv_assumed | Remark="2 of 2 loads proven in bounds}}
 tile.kernel @gemv_assumed(%x: !tile.view<in, 1x?xf16>, %w: !tile.view<in, ?x?xf16>, %y: !tile.view<out, 1x?xf16>) {
   %n = tile.program_id x
   %c0 = arith.constant 0 : index
@@ -71,7 +71,7 @@ tile.kernel @gemv_assumed(%x: !tile.view<in, 1x?xf16>, %w: !tile.view<in, ?x?xf1
 // CHECK-LABEL: tile.kernel @gemv_partial
 // CHECK-NOT: aligned_rows
 // CHECK-NOT: tile.in_bounds
-// expected-remark @+1 {{kernel @gemv_partial: 0 of 2 loads proven in bounds}}
+// expected-remark @+1 {{Function=gemv_partial | Remark="0 of 2 loads proven in bounds}}
 tile.kernel @gemv_partial(%x: !tile.view<in, 1x?xf16>, %w: !tile.view<in, ?x?xf16>, %y: !tile.view<out, 1x?xf16>) {
   %n = tile.program_id x
   %c0 = arith.constant 0 : index
@@ -127,7 +127,7 @@ tile.kernel @gemv_partial(%x: !tile.view<in, 1x?xf16>, %w: !tile.view<in, ?x?xf1
 // CHECK: tile.load %[[P32]][%{{.*}}, %{{.*}}] :
 // CHECK: scf.if
 // CHECK-NEXT: tile.load %[[P32]][%{{.*}}, %{{.*}}] {tile.in_bounds}
-// expected-remark @+1 {{kernel @static_and_guarded: 3 of 5 loads proven in bounds}}
+// expected-remark @+1 {{Function=static_and_guarded | Remark="3 of 5 loads proven in bounds}}
 tile.kernel @static_and_guarded(%a: !tile.view<in, 96x64xf32>, %idx: !tile.view<in, 4xi32>, %y: !tile.view<out, 3x64xf32>) {
   %i = tile.program_id x
   %c0 = arith.constant 0 : index
@@ -179,7 +179,7 @@ tile.kernel @static_and_guarded(%a: !tile.view<in, 96x64xf32>, %idx: !tile.view<
 // divisions and the start is >= 0: the load is whole.
 // CHECK-LABEL: tile.kernel @clamped_ceil_div_range
 // CHECK: tile.load %{{.*}}[%{{.*}}, %{{.*}}] {tile.in_bounds}
-// expected-remark @+1 {{kernel @clamped_ceil_div_range: 1 of 1 loads proven in bounds}}
+// expected-remark @+1 {{Function=clamped_ceil_div_range | Remark="1 of 1 loads proven in bounds}}
 tile.kernel @clamped_ceil_div_range(%k: !tile.view<in, ?x64xf16>, %n: index, %o: !tile.view<out, 64x64xf32>) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
@@ -217,7 +217,7 @@ tile.kernel @clamped_ceil_div_range(%k: !tile.view<in, ?x64xf16>, %n: index, %o:
 // CHECK-LABEL: tile.kernel @i32_row_may_wrap
 // CHECK-NOT: tile.in_bounds
 // CHECK: tile.return
-// expected-remark @+1 {{kernel @i32_row_may_wrap: 0 of 1 loads proven in bounds}}
+// expected-remark @+1 {{Function=i32_row_may_wrap | Remark="0 of 1 loads proven in bounds}}
 tile.kernel @i32_row_may_wrap(%x: !tile.view<in, ?x64xf32>, %y: !tile.view<out, ?x64xf32>) {
   %c0 = arith.constant 0 : index
   %c2 = arith.constant 2 : index
@@ -247,7 +247,7 @@ tile.kernel @i32_row_may_wrap(%x: !tile.view<in, ?x64xf32>, %y: !tile.view<out, 
 // is whole.
 // CHECK-LABEL: tile.kernel @i32_row_bounded
 // CHECK: tile.load %{{.*}}[%{{.*}}, %{{.*}}] {tile.in_bounds}
-// expected-remark @+1 {{kernel @i32_row_bounded: 1 of 1 loads proven in bounds}}
+// expected-remark @+1 {{Function=i32_row_bounded | Remark="1 of 1 loads proven in bounds}}
 tile.kernel @i32_row_bounded(%x: !tile.view<in, ?x64xf32>, %y: !tile.view<out, ?x64xf32>) {
   %c0 = arith.constant 0 : index
   %c2 = arith.constant 2 : index
