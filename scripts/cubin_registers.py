@@ -12,7 +12,7 @@ the artifact beside it). The counts come from the CUBIN's .nv.info
 --min-programs-per-sm, every listed kernel must fit N programs per SM by
 registers, else the script names it and exits 1: a grid sized to about N
 programs per SM runs as two waves when it does not (decode_attention in
-bf16 at 146 registers: 1.6x the time of 128; see
+bf16, a few registers past the line, ran much slower than in f16; see
 bench/results/2026-11-22-decode-attention-tiers-h200.md).
 """
 import argparse

@@ -191,8 +191,8 @@ std::optional<Val> EmitterImpl::builtin(const Expr &e, bool &handled) {
   // one-program kernel, sampling, wants all 32 warps). min_programs_per_sm:
   // occupancy for a grid of about one wave, where a register count just
   // past a multiple sends the last programs to a second wave
-  // (decode_attention in bf16: 146 registers, 3 programs per SM, 1.6x the
-  // time of f16's 128 and 4).
+  // (decode_attention in bf16 fit one program fewer per SM than f16 and ran
+  // much slower: bench/results/2026-11-22-decode-attention-tiers-h200.md).
   if (name == "num_warps" || name == "min_programs_per_sm") {
     StringRef attr = name == "num_warps" ? kNumWarpsAttrName : kMinProgramsPerSMAttrName;
     if (!args.arity(1, 1) || !args.noNamed())

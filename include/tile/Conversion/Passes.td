@@ -141,8 +141,9 @@ def ConvertTileToGPU : Pass<"convert-tile-to-gpu", "::mlir::ModuleOp"> {
     the results after the wait, so no other instruction writes them inside
     the group: ptxas otherwise serializes it, a wait after each wgmma. A
     zero accumulator is not read (scale-d 0 on the first step). Each dot
-    waits for its group. Qwen3's prompt attention: 256 -> 245 us a layer
-    (8B, 2048 tokens, ncu on an H200).
+    waits for its group. Qwen3's prompt attention measured faster a layer
+    this way (ncu on an H200:
+    [results](../../bench/results/2026-11-23-wgmma-attention.md)).
 
     With `async-dot-operands` as well, a wgmma dot in an innermost `scf.for`
     whose B is a tile loaded in the same body (through reshapes and a
@@ -198,8 +199,9 @@ def ConvertTileToGPU : Pass<"convert-tile-to-gpu", "::mlir::ModuleOp"> {
     wait touches memory. Triggering before the wait lets a chain of short
     kernels be scheduled ahead of the running one (each waits for its
     predecessor, which completes only after its own wait, so the order is
-    transitive); on an H200 this took Qwen3-8B decode from 220.5 to
-    226-228 tok/s against triggering after the wait.
+    transitive); on an H200 this measured faster Qwen3-8B decode than
+    triggering after the wait
+    ([results](../../bench/results/2026-11-22-decode-pdl-h200.md)).
 
     A kernel whose body opens with `tile.prefetch` ops issues them before
     its wait (the wait goes before the first op that touches memory other
@@ -213,8 +215,10 @@ def ConvertTileToGPU : Pass<"convert-tile-to-gpu", "::mlir::ModuleOp"> {
     `min_programs_per_sm(n)`) gets `nvvm.minctasm = n`, emitted as
     `.minnctapersm`: ptxas caps the registers per thread so that n programs
     fit on an SM. For a grid sized to about one wave this is the difference
-    between one wave and two (Qwen3's decode attention in bf16: 146
-    registers, 3 programs per SM, 1.6x the time of 4).
+    between one wave and two (Qwen3's decode attention in bf16 fit one
+    program fewer per SM than its grid was sized for, and its last programs
+    ran as a second wave:
+    [results](../../bench/results/2026-11-22-decode-attention-tiers-h200.md)).
 
     Where a kernel was eligible to try a fast path and did not get it (the
     Hopper GEMM, wgmma dots, fragment dots, async-copied dot operands,
@@ -311,8 +315,10 @@ def ChainKernels : Pass<"tile-chain-kernels", "::mlir::ModuleOp"> {
     Runs on the `gpu.func` form of kernels (after `convert-tile-to-gpu`
     with `grid-dependency-control`). `chain = "name=k1,k2,..."` builds one
     kernel `@name` that does what launching `k1`, `k2`, ... in stream
-    order does, in one launch: a dependent launch costs 1.5 to 3.5 us on
-    an H200 whatever its kernel does, and a counter in L2 less.
+    order does, in one launch: a dependent launch has a fixed cost on an
+    H200 whatever its kernel does
+    ([results](../../bench/results/2026-11-23-decode-time-h200.md)), and a
+    counter in L2 costs less.
 
     Its parameters are those of each part in order, then a `ticket`
     counter view (`memref<?xi32>`, at least 1 + parts counters, zeros at

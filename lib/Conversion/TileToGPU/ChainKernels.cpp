@@ -1,8 +1,8 @@
 //===- ChainKernels.cpp - kernels run one after another in one grid -------===//
 //
-// A dependent launch costs 1.5 to 3.5 us on an H200 whatever its kernel
-// does (bench/results/2026-11-23-decode-time-h200.md); a counter in L2 that
-// the next part of the same grid polls costs less. The chained kernel's
+// A dependent launch has a fixed cost on an H200 whatever its kernel does
+// (bench/results/2026-11-23-decode-time-h200.md); a counter in L2 that the
+// next part of the same grid polls costs less. The chained kernel's
 // blocks take their part from a ticket (so every earlier part's blocks are
 // resident or done before a later block waits: no deadlock), and each part
 // waits where it waited for the grid before, after its early loads.

@@ -7,7 +7,8 @@
 // a warp combine with xor shuffles, and the warps' partials meet in shared
 // memory. The general lowering writes the whole tile to shared memory and
 // has one thread fold each column's line in sequence: 48 dependent shared
-// loads and adds for a 48-row tile, about 1 us on an H100/H200.
+// loads and adds for a 48-row tile, a serial chain that showed in decode
+// (bench/results/2026-11-23-column-reductions-h200.md).
 //
 //===----------------------------------------------------------------------===//
 

@@ -37,9 +37,9 @@ struct EngineKernels {
 
     /// U for a K of `steps` tiles: the whole loop as one group where an
     /// instance has that many steps, else groups of 4, else 2, else a
-    /// dynamic loop. On an H200 the whole-loop group took 4B's K = 2560
-    /// GEMVs 14% faster and 8B's K = 4096 ones 1-3%, while groups of 8 or
-    /// 12 at K = 12288 (several trips) were slower than 4
+    /// dynamic loop. On an H200 the whole-loop group measured faster for
+    /// 4B's K = 2560 GEMVs (most) and 8B's K = 4096 ones, while groups of 8
+    /// or 12 at K = 12288 (several trips) were slower than 4
     /// (bench/results/2026-11-22-decode-gemv-groups-h200.md).
     const Kernel &pick(int64_t k, int64_t n) const {
       if (k % 512 != 0 || n % rows != 0)
@@ -60,9 +60,10 @@ struct EngineKernels {
   GemvFamily gemvResidualKv;
   /// gemv at four rows per program (`gemv__R_4`): the LM head at K <= 2048,
   /// whose two-row programs of 1024 columns are too short (Qwen3-0.6B's
-  /// 75,968 programs took 95 us of an 817 us step; four rows took the step
-  /// 1.5-1.8% faster, eight as much; at K = 2560 and 4096 four rows were
-  /// 0.2% slower: bench/results/2026-11-22-decode-launch-costs-h200.md).
+  /// 75,968 programs took a good part of the step; four rows measured a
+  /// faster step, eight no faster than four; at K = 2560 and 4096 four
+  /// rows were slightly slower:
+  /// bench/results/2026-11-22-decode-launch-costs-h200.md).
   GemvFamily gemvFour;
   const Kernel &pickGemv(int64_t k, int64_t n) const {
     if (k <= 2048 && k % 512 == 0 && n % 4 == 0 && !gemvFour.whole.empty())
@@ -89,15 +90,15 @@ struct EngineKernels {
   /// n>`), by family then ascending S. More shares pay at long contexts,
   /// where a few programs per SM each walk a long share, and cost at short
   /// ones (empty shares, a longer merge) and past one wave: on an H200, S =
-  /// 32 took 0.6B (16 heads) at tg 8192 from 614 to 730 tok/s, S = 64 to
-  /// 657; at 8B (32 heads) tg 2048 S = 32 and 64 lost 4 and 11% against 16
+  /// 32 measured much faster for 0.6B (16 heads) at tg 8192, S = 64 less
+  /// so; at 8B (32 heads) tg 2048 S = 32 and 64 lost against 16, 64 most
   /// (bench/results/2026-11-22-decode-attention-tiers-h200.md). The grouped
   /// kernel reads each K/V block once per GQA group on tensor cores, at a
   /// higher fixed cost per program: it runs from attentionGroupedFrom
   /// positions on (bench/results/2026-11-22-grouped-decode-attention-h200.md).
   /// Its S = 48 (384 programs at 8 KV heads: three per SM, where S = 32
-  /// filled two) took Qwen3-4B at 4096 / 8192 positions from 329 / 300 to
-  /// 344 / 319 tok/s (bench/results/2026-11-23-long-context-decode-h200.md).
+  /// filled two) measured faster for Qwen3-4B at 4096 and 8192 positions
+  /// (bench/results/2026-11-23-long-context-decode-h200.md).
   std::vector<AttentionTier> tiers;
 
   /// Finds every kernel `config`'s forward passes launch in `module` (the

@@ -126,9 +126,9 @@ struct EngineShard : EngineDevice, EngineKernels {
   /// one is forced (the family's smallest if it lacks that S).
   /// decode_attention's rule: at short contexts every share holds one
   /// block or none whatever S is, and fewer shares are fewer programs and
-  /// a shorter merge; S = 8 instead of 16 took Qwen3-4B and 8B 3.5-4.9%
-  /// faster at tg 128 on an H200, while shares of two blocks (S = 8 at 256
-  /// to 511 positions) lost 3.4% at 0.6B
+  /// a shorter merge; S = 8 instead of 16 measured faster for Qwen3-4B and
+  /// 8B at tg 128 on an H200, while shares of two blocks (S = 8 at 256 to
+  /// 511 positions) lost at 0.6B
   /// (bench/results/2026-11-22-decode-launch-costs-h200.md).
   size_t pickTier(int64_t position) const {
     bool grouped = position >= opts.attentionGroupedFrom &&

@@ -52,8 +52,8 @@ struct EngineOptions {
   /// block once per GQA group but costs more per program, so it pays once
   /// the shares are long. 0: every step. (2048 since decode_attention
   /// merges its own shares: at tg 2048 on an H200 it beat the grouped
-  /// kernel and its merge launch from 512 on by 8.7% at Qwen3-0.6B, 1.9% at
-  /// 4B, 0.7% at 8B, and grouping only from 4096 lost at tg 8192:
+  /// kernel and its merge launch from 512 on at every model size, most at
+  /// Qwen3-0.6B, and grouping only from 4096 lost at tg 8192:
   /// bench/results/2026-11-22-decode-join-h200.md.)
   int64_t attentionGroupedFrom = 2048;
   /// Measurement only: launches of kernels whose names start with one of
