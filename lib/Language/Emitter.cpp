@@ -53,6 +53,7 @@ Type EmitterImpl::scalarType(StringRef name, llvm::SMLoc at) {
   if (auto it = typeParams.find(name.str()); it != typeParams.end())
     return it->second;
   Type t = llvm::StringSwitch<Type>(name)
+               .Case("f8e4m3", b.getType<Float8E4M3FNType>())
                .Case("f16", b.getF16Type())
                .Case("bf16", b.getBF16Type())
                .Case("f32", b.getF32Type())
@@ -67,8 +68,8 @@ Type EmitterImpl::scalarType(StringRef name, llvm::SMLoc at) {
                .Default(nullptr);
   if (!t)
     error(at) << "unknown type '" << name
-              << "' (expected f16, bf16, f32, f64, bool, i8, i16, i32, i64, "
-                 "index or a type parameter)";
+              << "' (expected f8e4m3, f16, bf16, f32, f64, bool, i8, i16, "
+                 "i32, i64, index or a type parameter)";
   return t;
 }
 

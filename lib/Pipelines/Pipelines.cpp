@@ -73,6 +73,14 @@ bool tile::isSupportedChip(llvm::StringRef chip) {
   return llvm::is_contained({"sm_80", "sm_89", "sm_90a", "sm_100"}, chip);
 }
 
+bool tile::hasL2Prefetch(llvm::StringRef chip) {
+  return chip == "sm_90a" || chip == "sm_100";
+}
+
+bool tile::hasF8Conversions(llvm::StringRef chip) {
+  return chip == "sm_89" || chip == "sm_90a" || chip == "sm_100";
+}
+
 bool tile::hasGridDependencyControl(llvm::StringRef chip) {
   return chip == "sm_90a" || chip == "sm_100";
 }
@@ -96,6 +104,8 @@ void tile::buildTileToNVVMPipeline(OpPassManager &pm,
   toGPU.hopperMatmul = usesHopperMatmul(options);
   toGPU.wgmmaDots = options.wgmmaDots && hasHopperMatmul(options.chip);
   toGPU.asyncDotOperands = options.asyncDotOperands && toGPU.wgmmaDots;
+  toGPU.f8Conversions = hasF8Conversions(options.chip);
+  toGPU.l2Prefetch = hasL2Prefetch(options.chip);
   pm.addPass(createConvertTileToGPU(toGPU));
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());

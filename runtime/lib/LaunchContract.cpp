@@ -17,6 +17,7 @@ int64_t sizeInBytes(DType type) {
   switch (type) {
   case DType::I1:
   case DType::I8:
+  case DType::F8E4M3:
     return 1;
   case DType::I16:
   case DType::F16:
@@ -33,7 +34,7 @@ int64_t sizeInBytes(DType type) {
 }
 
 static constexpr std::string_view kDTypeNames[] = {
-    "i1", "i8", "i16", "i32", "i64", "f16", "bf16", "f32", "f64"};
+    "i1", "i8", "i16", "i32", "i64", "f16", "bf16", "f32", "f64", "f8e4m3"};
 
 std::string_view toString(DType type) {
   return kDTypeNames[static_cast<int>(type)];

@@ -27,6 +27,9 @@ static std::string label(const ManifestKernel &k, int i) {
 /// the 8-byte slot both ABIs read), or an error naming the argument.
 static Status scalarBits(const ManifestKernel &k, int i, const Arg &a,
                          DType dtype, uint64_t &bits) {
+  if (dtype == DType::F8E4M3)
+    return Status::error(label(k, i) + " is an f8e4m3 scalar, which kernels "
+                                       "cannot take (only tensors of it)");
   bool isFloat = dtype == DType::F16 || dtype == DType::BF16 ||
                  dtype == DType::F32 || dtype == DType::F64;
   if (isFloat) {

@@ -252,6 +252,12 @@ def ConvertTileToGPU : Pass<"convert-tile-to-gpu", "::mlir::ModuleOp"> {
            "warpgroup as wgmma with A from registers and B staged in "
            "shared memory with the 128-byte swizzle, instead of mma.sync "
            "on ldmatrix fragments (sm_90a)">,
+    Option<"l2Prefetch", "l2-prefetch", "bool", /*default=*/"true",
+           "lower tile.prefetch to prefetch.global.L2 (sm_90 and later; "
+           "a hint, dropped where off)">,
+    Option<"f8Conversions", "f8-conversions", "bool", /*default=*/"false",
+           "widen f8E4M3FN tiles with cvt.rn.f16x2.e4m3x2, two elements an "
+           "instruction (sm_89 and later), instead of integer operations">,
     Option<"asyncDotOperands", "async-dot-operands", "bool",
            /*default=*/"false",
            "with wgmma-dots: a dot's B loaded from a read-only view in an "

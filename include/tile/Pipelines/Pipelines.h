@@ -88,6 +88,10 @@ struct TileToNVVMOptions : public PassPipelineOptions<TileToNVVMOptions> {
 
 /// The GPU chips the pipelines accept.
 bool isSupportedChip(llvm::StringRef chip);
+/// Whether the backend emits L2 prefetches for `chip` (sm_90 and later).
+bool hasL2Prefetch(llvm::StringRef chip);
+/// Whether `chip` converts e4m3 pairs in one instruction (sm_89 and later).
+bool hasF8Conversions(llvm::StringRef chip);
 /// Whether `chip` has griddepcontrol (programmatic dependent launch).
 bool hasGridDependencyControl(llvm::StringRef chip);
 /// Whether kernels compiled with `options` begin with griddepcontrol.wait.

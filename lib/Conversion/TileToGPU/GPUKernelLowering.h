@@ -341,6 +341,10 @@ public:
   OpBuilder &b;
   gpu::GPUFuncOp func;
   int64_t threads;
+  /// l2-prefetch: tile.prefetch as prefetch.global.L2 (else dropped).
+  bool l2Prefetch = true;
+  /// f8-conversions: e4m3 widened by cvt.rn.f16x2.e4m3x2 (lowerConvert).
+  bool f8Conversions = false;
   /// wgmma-dots: fragment dots as wgmma where runsOnWgmma says (sm_90a).
   bool wgmmaDots = false;
   /// async-dot-operands: wgmma B operands loaded in a loop copied one

@@ -9,6 +9,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -87,10 +88,43 @@ static Value widenBF16Pairs(OpBuilder &b, Location loc, Value regs) {
       b, loc, VectorType::get({n}, b.getF32Type()), both);
 }
 
+/// e4m3 -> f16 of a register vector, two elements per cvt.rn.f16x2.e4m3x2
+/// (sm_89 and later): exact, and one instruction where the integer form
+/// takes several per element.
+static Value widenE4M3Pairs(OpBuilder &b, Location loc, Value regs) {
+  auto type = cast<VectorType>(regs.getType());
+  int64_t n = type.getNumElements();
+  Value bytes = vector::BitCastOp::create(
+      b, loc, VectorType::get({n}, b.getI8Type()), regs);
+  auto pairType = VectorType::get({2}, b.getF16Type());
+  SmallVector<Value> halves;
+  for (int64_t i = 0; i < n; i += 2) {
+    Value pair = vector::ShuffleOp::create(b, loc, bytes, bytes,
+                                           ArrayRef<int64_t>{i, i + 1});
+    Value half = NVVM::ConvertF8x2ToF16x2Op::create(
+        b, loc, pairType, pair, /*relu=*/b.getBoolAttr(false),
+        TypeAttr::get(type.getElementType()));
+    halves.push_back(vector::ExtractOp::create(b, loc, half, 0));
+    halves.push_back(vector::ExtractOp::create(b, loc, half, 1));
+  }
+  return vector::FromElementsOp::create(
+      b, loc, VectorType::get({n}, b.getF16Type()), halves);
+}
+
 LogicalResult GPUKernelLowering::lowerConvert(ConvertOp op) {
   Value regs = map.lookup(op.getSource());
   Type from = op.getSource().getType().getElementType();
   Type to = op.getResult().getType().getElementType();
+  if (auto vec = dyn_cast<VectorType>(regs.getType());
+      f8Conversions && vec && vec.getRank() == 1 &&
+      vec.getNumElements() % 2 == 0 && isa<Float8E4M3FNType>(from)) {
+    Value half = widenE4M3Pairs(b, op.getLoc(), regs);
+    map.map(op.getResult(), convertElements(b, op.getLoc(), half,
+                                            b.getF16Type(), to,
+                                            op.getRounding()));
+    setReplicated(op.getResult(), replicatedIn(op.getSource()));
+    return success();
+  }
   if (auto vec = dyn_cast<VectorType>(regs.getType());
       vec && vec.getRank() == 1 && vec.getNumElements() % 2 == 0 &&
       from.isBF16() && to.isF32()) {

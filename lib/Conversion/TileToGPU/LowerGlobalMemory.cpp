@@ -406,6 +406,14 @@ static constexpr int64_t kL2LineBytes = 128;
 /// prefetch never names an address outside it.
 LogicalResult GPUKernelLowering::lowerPrefetch(PrefetchOp op) {
   Location loc = op.getLoc();
+  if (!l2Prefetch) {
+    // A hint: dropped where the backend has no instruction for it.
+    if (remarksEnabled(b.getContext()))
+      missedFastPath(loc, func.getName(), "l2-prefetch")
+          << remark::reason("prefetch dropped: the target has no L2 "
+                            "prefetch (sm_90 and later)");
+    return success();
+  }
   PartitionType type = op.getSource().getType();
   ArrayRef<int64_t> tile = type.getTileShape();
   auto [base, offsets] =

@@ -679,6 +679,8 @@ struct ConvertTileToGPUPass
       lowering.hopper = plan ? &*plan : nullptr;
       lowering.wgmmaDots = wgmmaDots;
       lowering.asyncDotOperands = asyncDotOperands;
+      lowering.f8Conversions = f8Conversions;
+      lowering.l2Prefetch = l2Prefetch;
       for (auto [old, neu] : llvm::zip_first(kernel.getArguments(),
                                              entry.getArguments()))
         lowering.map.map(old, neu);

@@ -29,6 +29,33 @@ Value tile::convertElements(OpBuilder &b, Location loc, Value v, Type from,
     return v;
   auto fromF = dyn_cast<FloatType>(from);
   auto toF = dyn_cast<FloatType>(to);
+  if (isa<Float8E4M3FNType>(from)) {
+    // e4m3fn as integer ops (no backend has to know the type): its 7
+    // exponent and mantissa bits placed under f16's are the value scaled
+    // by 2^-8, subnormals included (f16's exponent bias is 8 more); the
+    // sign moves to bit 15. Exact for every finite value (the format's NaN,
+    // 0x7f/0xff, becomes 480, which FP8 checkpoints never hold).
+    Type i8 = b.getI8Type(), i16 = b.getI16Type();
+    Value bits = arith::ExtUIOp::create(
+        b, loc, like(i16), arith::BitcastOp::create(b, loc, like(i8), v));
+    Value magnitude = arith::ShLIOp::create(
+        b, loc,
+        arith::AndIOp::create(b, loc, bits,
+                              constant(b.getIntegerAttr(i16, 0x7f))),
+        constant(b.getIntegerAttr(i16, 7)));
+    Value sign = arith::ShLIOp::create(
+        b, loc,
+        arith::AndIOp::create(b, loc, bits,
+                              constant(b.getIntegerAttr(i16, 0x80))),
+        constant(b.getIntegerAttr(i16, 8)));
+    Value half = arith::BitcastOp::create(
+        b, loc, like(b.getF16Type()),
+        arith::OrIOp::create(b, loc, magnitude, sign));
+    Value wide = arith::ExtFOp::create(b, loc, like(b.getF32Type()), half);
+    Value scaled = arith::MulFOp::create(
+        b, loc, wide, constant(b.getF32FloatAttr(256.0f)));
+    return convertElements(b, loc, scaled, b.getF32Type(), to, rounding);
+  }
   if (fromF && toF) {
     if (toF.getWidth() > fromF.getWidth() ||
         (toF.getWidth() == fromF.getWidth() &&

@@ -2,6 +2,10 @@
 // RUN: tile-opt %s --tile-verify-ownership --convert-tile-to-gpu | FileCheck %s --check-prefix=NOPDL
 // RUN: tile-opt %s --tile-to-nvvm | FileCheck %s --check-prefix=NVVM
 // RUN: tile-opt %s --tile-verify-ownership --convert-tile-to-scf | FileCheck %s --check-prefix=CPU
+// Chips before sm_90 have no L2 prefetch in the backend: the hint goes.
+// RUN: tile-opt %s --tile-to-nvvm=chip=sm_80 | FileCheck %s --check-prefix=SM80
+// SM80-NOT: prefetch
+// SM80: llvm.return
 
 // tile.prefetch of a [2, 256] f16 tile: 512-byte rows are four 128-byte L2
 // lines, probed at columns 0, 64, 128, 192 and at the last element (the

@@ -393,6 +393,48 @@ TEST(HostRunner, ConvertSaturatesAndRounds) {
   EXPECT_EQ(fromHalf(z[0]), 1.8994140625f) << "1.9 truncated toward zero";
 }
 
+// e4m3fn (FP8 weights) widens exactly: every finite byte against the
+// format's definition, (-1)^s 2^(e-7) (1 + m/8), subnormals 2^-6 (m/8).
+TEST(HostRunner, E4M3WidensExactly) {
+  HostRunner r = compileOrDie(R"mlir(
+    tile.kernel @widen(%x: !tile.view<in, 256xf8E4M3FN>, %f: !tile.view<out, 256xf32>,
+                       %h: !tile.view<out, 256xbf16>) {
+      %c0 = arith.constant 0 : index
+      %c1 = arith.constant 1 : index
+      tile.grid %c1
+      %px = tile.partition %x : !tile.partition<in, 256xf8E4M3FN, tile = [256]>
+      %t = tile.load %px[%c0] : !tile.partition<in, 256xf8E4M3FN, tile = [256]> -> tensor<256xf8E4M3FN>
+      %tf = tile.convert %t : tensor<256xf8E4M3FN> -> tensor<256xf32>
+      %th = tile.convert %t : tensor<256xf8E4M3FN> -> tensor<256xbf16>
+      %pf = tile.partition %f : !tile.partition<out, 256xf32, tile = [256]>
+      %ph = tile.partition %h : !tile.partition<out, 256xbf16, tile = [256]>
+      %bf = tile.own %pf[%c0] : !tile.partition<out, 256xf32, tile = [256]>
+      tile.store %tf, %bf : tensor<256xf32>, !tile.owned<out, 256xf32>
+      %bh = tile.own %ph[%c0] : !tile.partition<out, 256xbf16, tile = [256]>
+      tile.store %th, %bh : tensor<256xbf16>, !tile.owned<out, 256xbf16>
+      tile.return
+    })mlir");
+  std::vector<uint8_t> x(256);
+  for (int b = 0; b < 256; ++b)
+    x[b] = static_cast<uint8_t>(b);
+  std::vector<float> f(256, std::nanf(""));
+  std::vector<uint16_t> h(256, kPoison16);
+  runOrFail(r, "widen",
+            {HostArg::view(x.data(), {256}), HostArg::view(f.data(), {256}),
+             HostArg::view(h.data(), {256})},
+            {1, 1, 1});
+  for (int b = 0; b < 256; ++b) {
+    int e = (b >> 3) & 15, m = b & 7;
+    if (e == 15 && m == 7)
+      continue; // NaN
+    double v = e == 0 ? std::ldexp(m / 8.0, -6) : std::ldexp(1.0 + m / 8.0, e - 7);
+    if (b & 0x80)
+      v = -v;
+    EXPECT_EQ(f[b], static_cast<float>(v)) << "byte " << b;
+    EXPECT_EQ(fromBF16(h[b]), static_cast<float>(v)) << "byte " << b;
+  }
+}
+
 TEST(HostRunner, SubTileLoopsAndInOutBlocks) {
   // y[row] += x[row] through 4 sub-tiles of 16 per owned row of 64.
   HostRunner r = compileOrDie(R"mlir(

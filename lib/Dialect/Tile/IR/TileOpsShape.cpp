@@ -297,6 +297,17 @@ LogicalResult ConvertOp::verify() {
   if (src.getShape() != dst.getShape())
     return emitOpError("converts ")
            << src << " to " << dst << ": shapes must be equal";
+  // e4m3 is a storage type: tiles of it are loaded and widened.
+  if (isa<Float8E4M3FNType>(dst.getElementType()) &&
+      src.getElementType() != dst.getElementType())
+    return emitOpError("converts to ")
+           << dst.getElementType()
+           << ", which is not supported (f8E4M3FN tiles only widen)";
+  if (isa<Float8E4M3FNType>(src.getElementType()) &&
+      !isa<FloatType>(dst.getElementType()))
+    return emitOpError("converts ") << src.getElementType() << " to "
+                                    << dst.getElementType()
+                                    << ": f8E4M3FN widens only to floats";
   if (!getRounding())
     return success();
   Type from = src.getElementType(), to = dst.getElementType();

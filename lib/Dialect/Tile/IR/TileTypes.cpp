@@ -41,7 +41,8 @@ bool ViewType::isValidElementType(Type type) {
   if (auto i = dyn_cast<IntegerType>(type))
     return i.isSignless() && llvm::is_contained({1u, 8u, 16u, 32u, 64u},
                                                 i.getWidth());
-  return isa<Float16Type, BFloat16Type, Float32Type, Float64Type>(type);
+  return isa<Float8E4M3FNType, Float16Type, BFloat16Type, Float32Type,
+             Float64Type>(type);
 }
 
 SmallVector<int64_t> ViewType::getContiguousStrides(ArrayRef<int64_t> shape) {
@@ -278,7 +279,7 @@ LogicalResult ViewType::verify(function_ref<InFlightDiagnostic()> emitError,
                                Type elementType, ArrayRef<int64_t> strides) {
   if (!isValidElementType(elementType))
     return emitError() << "view element type must be one of i1, i8, i16, "
-                          "i32, i64, f16, bf16, f32, f64; got "
+                          "i32, i64, f8E4M3FN, f16, bf16, f32, f64; got "
                        << elementType;
   if (shape.empty())
     return emitError() << "a view must have rank >= 1";
@@ -399,7 +400,7 @@ LogicalResult OwnedType::verify(function_ref<InFlightDiagnostic()> emitError,
                        << stringifyOwnershipMode(mode) << "' one";
   if (!ViewType::isValidElementType(elementType))
     return emitError() << "owned block element type must be one of i1, i8, "
-                          "i16, i32, i64, f16, bf16, f32, f64; got "
+                          "i16, i32, i64, f8E4M3FN, f16, bf16, f32, f64; got "
                        << elementType;
   return verifyStaticTileShape(emitError, "owned block", shape);
 }

@@ -27,6 +27,7 @@ static std::optional<rt::DType> toDType(Type type) {
     default: return std::nullopt;
     }
   }
+  if (isa<Float8E4M3FNType>(type)) return DType::F8E4M3;
   if (type.isF16()) return DType::F16;
   if (type.isBF16()) return DType::BF16;
   if (type.isF32()) return DType::F32;

@@ -30,7 +30,9 @@ inline constexpr int kLaunchContractVersion = 1;
 /// Most dims a view may have in a launch (views are small-rank tiles).
 inline constexpr int kMaxViewRank = 8;
 
-enum class DType : uint8_t { I1, I8, I16, I32, I64, F16, BF16, F32, F64 };
+/// F8E4M3 is e4m3fn (bias 7, no infinities), OCP FP8 as FP8 checkpoints
+/// store their weights.
+enum class DType : uint8_t { I1, I8, I16, I32, I64, F16, BF16, F32, F64, F8E4M3 };
 /// Bytes per element in memory (i1 is stored as one byte).
 int64_t sizeInBytes(DType type);
 std::string_view toString(DType type);

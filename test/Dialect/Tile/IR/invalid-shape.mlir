@@ -416,3 +416,23 @@ tile.kernel @convert_rounding_to_int(%s: f32) {
   %c = tile.convert %a rounding = rne : tensor<4x64xf32> -> tensor<4x64xi32>
   tile.return
 }
+
+// -----
+
+tile.kernel @convert_to_e4m3(%s: f32) {
+  %a = tile.splat %s : tensor<4x64xf32>
+  // expected-error @+1 {{'tile.convert' op converts to 'f8E4M3FN', which is not supported (f8E4M3FN tiles only widen)}}
+  %c = tile.convert %a : tensor<4x64xf32> -> tensor<4x64xf8E4M3FN>
+  tile.return
+}
+
+// -----
+
+tile.kernel @convert_e4m3_to_int(%w: !tile.view<in, 4x64xf8E4M3FN>) {
+  %c0 = arith.constant 0 : index
+  %p = tile.partition %w : !tile.partition<in, 4x64xf8E4M3FN, tile = [4, 64]>
+  %a = tile.load %p[%c0, %c0] : !tile.partition<in, 4x64xf8E4M3FN, tile = [4, 64]> -> tensor<4x64xf8E4M3FN>
+  // expected-error @+1 {{'tile.convert' op converts 'f8E4M3FN' to 'i32': f8E4M3FN widens only to floats}}
+  %c = tile.convert %a : tensor<4x64xf8E4M3FN> -> tensor<4x64xi32>
+  tile.return
+}

@@ -6,7 +6,7 @@ tile.kernel @bad_mode(%x: !tile.view<shared, 4xf16>) { tile.return }
 
 // -----
 
-// expected-error @+1 {{view element type must be one of i1, i8, i16, i32, i64, f16, bf16, f32, f64; got 'index'}}
+// expected-error @+1 {{view element type must be one of i1, i8, i16, i32, i64, f8E4M3FN, f16, bf16, f32, f64; got 'index'}}
 tile.kernel @bad_element(%x: !tile.view<in, 4xindex>) { tile.return }
 
 // -----
@@ -81,7 +81,7 @@ func.func private @owned_in() -> !tile.owned<in, 4xf16>
 // -----
 
 // expected-error @+1 {{owned block element type must be one of}}
-func.func private @owned_element() -> !tile.owned<out, 4xf8E4M3FN>
+func.func private @owned_element() -> !tile.owned<out, 4xf8E5M2>
 
 // -----
 

@@ -771,6 +771,7 @@ def Tile_ConvertOp : Tile_Op<"convert", [Pure, Tile_InKernel]> {
       saturate. `rounding` is not allowed.
     * integer to integer: sign-extended or truncated. `rounding` is not
       allowed.
+    * `f8E4M3FN` widens to any float, exactly; nothing converts to it.
 
     ```mlir
     %h = tile.convert %acc : tensor<64x128xf32> -> tensor<64x128xbf16>

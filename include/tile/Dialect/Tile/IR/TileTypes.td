@@ -55,7 +55,9 @@ def Tile_ViewType : Tile_Type<"View", "view"> {
     property is checked at launch.
 
     Element types: `i1`, `i8`, `i16`, `i32`, `i64`, `f16`, `bf16`, `f32`,
-    `f64`.
+    `f64`, and `f8E4M3FN` (e4m3 FP8 weights: tiles of it are loaded and
+    widened with `tile.convert`, never computed on or stored from a
+    narrower conversion).
 
     Example:
 
