@@ -189,6 +189,18 @@ GemvInstances gemv(Gemv family, int64_t hd, KernelDType dt) {
   return g;
 }
 
+KernelInstance gemvFp8(Fp8Gemv family, int64_t unroll) {
+  const char *name = family == Fp8Gemv::Plain    ? "gemv_fp8"
+                     : family == Fp8Gemv::Rms    ? "gemv_rms_fp8"
+                     : family == Fp8Gemv::Swiglu ? "gemv_swiglu_fp8"
+                                                 : "gemv_residual_fp8";
+  if (unroll == 1)
+    return inst(name);
+  return inst(name, {{"U", unroll}});
+}
+
+int64_t fp8GemvUnroll(int64_t k) { return k % 512 == 0 ? 4 : 1; }
+
 KernelInstance gemm() { return inst("gemm"); }
 KernelInstance gemmNarrow() { return inst("gemm", {{"BN", 128}}); }
 KernelInstance gemmSwiglu() { return inst("gemm_swiglu"); }
@@ -235,6 +247,9 @@ KernelSet kernelSet(KernelDType dt) {
       for (const auto &[u, k] : g.whole)
         add(k);
     }
+  for (Fp8Gemv f : {Fp8Gemv::Plain, Fp8Gemv::Rms, Fp8Gemv::Swiglu, Fp8Gemv::Residual})
+    for (int64_t u : kFp8GemvUnrolls)
+      add(gemvFp8(f, u));
   for (const KernelInstance &k :
        {gemm(), gemmNarrow(), gemmSwiglu(), embed(), embedSumsq(), foldNormWeight(),
         argmaxPartial(), argmaxFinal(), sample(), advancePosition()})
