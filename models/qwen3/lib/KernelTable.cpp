@@ -199,7 +199,11 @@ KernelInstance gemvFp8(Fp8Gemv family, int64_t unroll) {
   return inst(name, {{"U", unroll}});
 }
 
-int64_t fp8GemvUnroll(int64_t k) { return k % 512 == 0 ? 4 : 1; }
+int64_t fp8GemvUnroll(Fp8Gemv family, int64_t k) {
+  if (k % 1024 == 0 && family != Fp8Gemv::Swiglu)
+    return 8;
+  return k % 512 == 0 ? 4 : 1;
+}
 
 KernelInstance gemm() { return inst("gemm"); }
 KernelInstance gemmNarrow() { return inst("gemm", {{"BN", 128}}); }
@@ -249,7 +253,8 @@ KernelSet kernelSet(KernelDType dt) {
     }
   for (Fp8Gemv f : {Fp8Gemv::Plain, Fp8Gemv::Rms, Fp8Gemv::Swiglu, Fp8Gemv::Residual})
     for (int64_t u : kFp8GemvUnrolls)
-      add(gemvFp8(f, u));
+      if (u != 8 || f != Fp8Gemv::Swiglu)
+        add(gemvFp8(f, u));
   for (const KernelInstance &k :
        {gemm(), gemmNarrow(), gemmSwiglu(), embed(), embedSumsq(), foldNormWeight(),
         argmaxPartial(), argmaxFinal(), sample(), advancePosition()})

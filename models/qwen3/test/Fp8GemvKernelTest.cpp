@@ -6,8 +6,8 @@
 // (x normalized by the sum of squares it is handed, times the norm weight
 // g it applies itself), gemv_residual_fp8 (h += x W^T, the squares of h
 // added to a sum) and gemv_swiglu_fp8 (the gate/up GEMV normalizing as
-// gemv_rms_fp8, SwiGLU in its epilogue, W seen as [2, I, K]), each at U = 1
-// and U = 4 with K spanning two groups. Outputs are poisoned first and must
+// gemv_rms_fp8, SwiGLU in its epilogue, W seen as [2, I, K]), each at the
+// U of its instances with K spanning two groups. Outputs are poisoned first and must
 // be written, and agree with fp64 over the decoded weights (the e4m3 bytes
 // decoded by the format's definition, not by the engine's table). K not a
 // whole number of groups, or scales of the wrong shape, are launch-contract
@@ -73,7 +73,7 @@ TEST_P(Fp8GemvKernel, MatchesFp64ReferenceAndRefusesPartialGroups) {
   const bool rms = c.family == Family::Rms || swiglu;
   const bool residual = c.family == Family::Residual;
   constexpr int64_t B = 128; // the block
-  const int64_t K = 8 * B; // eight steps: two groups at U = 4
+  const int64_t K = 2 * std::max<int64_t>(c.unroll, 4) * B; // two groups of U steps
   const int64_t rows = 2 * B;                                       // two block rows
   const int64_t parts = swiglu ? 2 : 1;                             // gate and up
   const float normEps = 1e-6f;
@@ -150,13 +150,13 @@ TEST_P(Fp8GemvKernel, MatchesFp64ReferenceAndRefusesPartialGroups) {
     }
     return Status::error("unknown family");
   };
-  // Contract refusals: scales that do not match the blocks, and (U = 4) a
+  // Contract refusals: scales that do not match the blocks, and (U > 1) a
   // K of one block less than two groups.
   Status bad = launch(K, sc - 1);
   ASSERT_FALSE(bad.isOk());
   EXPECT_NE(bad.message().find("one scale per 128 x 128 block"), std::string::npos)
       << bad.message();
-  if (c.unroll == 4) {
+  if (c.unroll > 1) {
     Status partial = launch(K - B, sc - 1);
     ASSERT_FALSE(partial.isOk());
   }
@@ -204,9 +204,10 @@ TEST_P(Fp8GemvKernel, MatchesFp64ReferenceAndRefusesPartialGroups) {
 INSTANTIATE_TEST_SUITE_P(
     Families, Fp8GemvKernel,
     ::testing::Values(Case{"bf16", Family::Plain, 1}, Case{"bf16", Family::Plain, 4},
-                      Case{"f16", Family::Plain, 4}, Case{"bf16", Family::Rms, 1},
-                      Case{"bf16", Family::Rms, 4}, Case{"f16", Family::Rms, 4},
-                      Case{"bf16", Family::Residual, 1}, Case{"bf16", Family::Residual, 4},
+                      Case{"bf16", Family::Plain, 8}, Case{"f16", Family::Plain, 8},
+                      Case{"bf16", Family::Rms, 1}, Case{"bf16", Family::Rms, 8},
+                      Case{"f16", Family::Rms, 4}, Case{"bf16", Family::Residual, 1},
+                      Case{"bf16", Family::Residual, 4}, Case{"bf16", Family::Residual, 8},
                       Case{"bf16", Family::Swiglu, 1}, Case{"bf16", Family::Swiglu, 4},
                       Case{"f16", Family::Swiglu, 4}),
     caseName);

@@ -101,13 +101,14 @@ struct GemvInstances {
 GemvInstances gemv(Gemv family, int64_t headDim, KernelDType dt);
 
 /// The FP8 decode GEMVs (linear_fp8.tile): e4m3 weights with one scale per
-/// 128 x 128 block, K in steps of one block, in groups of U (1, or 4 when
-/// K is a multiple of 512: every dense Qwen3 size).
+/// 128 x 128 block, K in steps of one block, in groups of U: 8 where K is a
+/// multiple of 1024 (the gate/up GEMV: 4), else 4 where it is a multiple of
+/// 512 (every dense Qwen3 size is), else 1.
 enum class Fp8Gemv { Plain, Rms, Swiglu, Residual };
-inline constexpr int64_t kFp8GemvUnrolls[] = {1, 4};
+inline constexpr int64_t kFp8GemvUnrolls[] = {1, 4, 8};
 KernelInstance gemvFp8(Fp8Gemv family, int64_t unroll);
-/// The U gemvFp8 takes for a K (a multiple of 128).
-int64_t fp8GemvUnroll(int64_t k);
+/// The U gemvFp8 takes for `family` at a K (a multiple of 128).
+int64_t fp8GemvUnroll(Fp8Gemv family, int64_t k);
 
 /// The prompt GEMMs (128 x 256 and 128 x 128 tiles), the gate/up GEMM with
 /// SwiGLU in its epilogue, and the kernels with no shape parameter.
