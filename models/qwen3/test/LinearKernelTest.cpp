@@ -331,7 +331,8 @@ TEST_P(PrefillGemmSwigluKernel, MatchesFp64ReferenceAndWritesOnlyItsTile) {
     ASSERT_EQ(got[e], qwen3::test::kPoison) << "element " << e - T * I << " past the view";
 }
 
-INSTANTIATE_TEST_SUITE_P(Dtypes, PrefillGemmSwigluKernel, ::testing::Values("bf16", "f16"));
+INSTANTIATE_TEST_SUITE_P(Dtypes, PrefillGemmSwigluKernel, ::testing::Values("bf16", "f16"),
+                         [](const auto &info) { return std::string(info.param); });
 
 // fold_norm_weight: w[n, k] *= g[k] in place, rounded once; 1000 columns,
 // not a multiple of its 1024-column tile.
@@ -363,6 +364,7 @@ TEST_P(FoldNormWeightKernel, ScalesEveryColumnExactly) {
     }
 }
 
-INSTANTIATE_TEST_SUITE_P(Dtypes, FoldNormWeightKernel, ::testing::Values("bf16", "f16"));
+INSTANTIATE_TEST_SUITE_P(Dtypes, FoldNormWeightKernel, ::testing::Values("bf16", "f16"),
+                         [](const auto &info) { return std::string(info.param); });
 
 } // namespace

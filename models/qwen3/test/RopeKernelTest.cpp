@@ -234,7 +234,7 @@ TEST_P(PromptRopeKernel, KeyValueRowsFromTableMatchFp64) {
     }
 }
 
-INSTANTIATE_TEST_SUITE_P(Dtypes, PromptRopeKernel,
-                         ::testing::Values("bf16", "f16"));
+INSTANTIATE_TEST_SUITE_P(Dtypes, PromptRopeKernel, ::testing::Values("bf16", "f16"),
+                         [](const auto &info) { return std::string(info.param); });
 
 } // namespace
