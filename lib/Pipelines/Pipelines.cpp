@@ -98,10 +98,11 @@ void tile::buildTileToNVVMPipeline(OpPassManager &pm,
   pm.addNestedPass<KernelOp>(createTileVerifyOwnership());
   if (options.inBoundsLoads)
     pm.addNestedPass<KernelOp>(createTileMarkInBoundsLoads());
+  if (usesHopperMatmul(options))
+    pm.addNestedPass<KernelOp>(createPlanHopperMatmul());
   ConvertTileToGPUOptions toGPU;
   toGPU.numWarps = options.numWarps;
   toGPU.gridDependencyControl = waitsForPriorGrid(options);
-  toGPU.hopperMatmul = usesHopperMatmul(options);
   toGPU.wgmmaDots = options.wgmmaDots && hasHopperMatmul(options.chip);
   toGPU.asyncDotOperands = options.asyncDotOperands && toGPU.wgmmaDots;
   toGPU.f8Conversions = hasF8Conversions(options.chip);

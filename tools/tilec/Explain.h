@@ -23,7 +23,8 @@ namespace tile {
 /// The passes whose remarks tilec shows: the in-bounds proof (which tilec
 /// runs before the per-kernel compiles) and the GPU lowering.
 inline constexpr const char *kInBoundsRemarks = "tile-mark-in-bounds-loads";
-inline constexpr const char *kLoweringRemarks = "convert-tile-to-gpu";
+inline constexpr const char *kLoweringRemarks =
+    "convert-tile-to-gpu|tile-plan-hopper-matmul";
 
 /// Turns on the optimisation remarks of the passes `categories` (a regex)
 /// on `context`, sent to its diagnostic handlers as remarks: the missed

@@ -163,7 +163,8 @@ def ConvertTileToGPU : Pass<"convert-tile-to-gpu", "::mlir::ModuleOp"> {
     buffers sit at the start of the scratch space; the body's other scratch
     users start past them.
 
-    With `hopper-matmul` (sm_90a), a kernel whose body is a tiled matmul --
+    A kernel that carries a `tile.hopper_matmul` plan (written by
+    `tile-plan-hopper-matmul`, which the sm_90a pipeline runs) -- a tiled matmul,
     a K loop from a zero accumulator of
     `acc = dot(load(x[m, k]), permute(load(w[n, k]), [1, 0]), acc)` over
     `[bm, 64]` and `[bn, 64]` tiles of f16 or bf16 `in` views, the result
@@ -244,9 +245,6 @@ def ConvertTileToGPU : Pass<"convert-tile-to-gpu", "::mlir::ModuleOp"> {
            "keep the tiles around tensor-core dots in mma.sync fragment "
            "layouts (registers) instead of moving them through shared "
            "memory at every dot">,
-    Option<"hopperMatmul", "hopper-matmul", "bool", /*default=*/"false",
-           "lower tiled-matmul kernels as warp-specialized TMA + wgmma "
-           "pipelines (sm_90a)">,
     Option<"wgmmaDots", "wgmma-dots", "bool", /*default=*/"false",
            "run fragment dots whose rows are one 64-row slab per "
            "warpgroup as wgmma with A from registers and B staged in "
@@ -272,6 +270,32 @@ def ConvertTileToGPU : Pass<"convert-tile-to-gpu", "::mlir::ModuleOp"> {
     "::mlir::scf::SCFDialect",
     "::mlir::vector::VectorDialect"
   ];
+}
+
+def PlanHopperMatmul : Pass<"tile-plan-hopper-matmul", "::tile::KernelOp"> {
+  let summary = "decides which kernels run as Hopper TMA + wgmma GEMMs, as IR";
+  let description = [{
+    A verified kernel whose body is a tiled matmul the Hopper lowering
+    supports (`tile::planHopperMatmul`: a K loop of dots from zero over
+    f16/bf16 tiles of `in` views, an element-wise epilogue, one owned
+    store) gets its plan as the attribute `tile.hopper_matmul`: the tile
+    (`bm`, `bn`, `bk`), the shared-memory ring depth (`stages`) and the
+    consumer warpgroups (`consumers`). `convert-tile-to-gpu` lowers exactly
+    the kernels that carry it, and tilec's manifest takes block size,
+    shared memory and TMA descriptors from the same plan.
+
+    A kernel may pin a plan by hand, for experiments: an attribute already
+    present is kept, its `stages` (2 to what fits the 227 KB of shared
+    memory) overriding the default; one the body does not fit, or with
+    other tile sizes than the body's, is an error. Where a kernel with a
+    dot in a loop gets no plan, a missed optimisation remark says which
+    condition failed.
+
+    ```mlir
+    tile.kernel @matmul(...) attributes {tile.hopper_matmul = {bk = 64 : i64,
+        bm = 64 : i64, bn = 128 : i64, consumers = 1 : i64, stages = 8 : i64}}
+    ```
+  }];
 }
 
 def MarkInvariantLoads : Pass<"tile-mark-invariant-loads"> {

@@ -607,22 +607,13 @@ struct ConvertTileToGPUPass
             << " has not been verified; run tile-verify-ownership first";
         return signalPassFailure();
       }
-      std::optional<HopperMatmulPlan> plan;
-      if (hopperMatmul) {
-        std::string whyNot;
-        plan = planHopperMatmul(kernel, &whyNot);
-        if (!plan && remarksEnabled(&getContext()) &&
-            isMatmulCandidate(kernel))
-          missedFastPath(kernel.getLoc(), kernel.getSymName(), "hopper-matmul")
-              << remark::reason("not a Hopper TMA + wgmma GEMM: {0}", whyNot);
-        if (plan && remarksEnabled(&getContext()))
-          passedFastPath(kernel.getLoc(), kernel.getSymName(), "hopper-matmul")
-              << remark::add("Hopper TMA + wgmma GEMM: tile {0}x{1}x{2}, {3} "
-                             "stages, consumer warpgroups: {4} (and a producer), "
-                             "{5} bytes of dynamic shared memory",
-                             plan->bm, plan->bn, plan->bk, plan->stages,
-                             plan->consumers, plan->sharedBytes());
-      }
+      // The Hopper GEMM is the plan tile-plan-hopper-matmul wrote (or one
+      // pinned by hand).
+      FailureOr<std::optional<HopperMatmulPlan>> pinned =
+          pinnedHopperMatmulPlan(kernel);
+      if (failed(pinned))
+        return signalPassFailure();
+      std::optional<HopperMatmulPlan> plan = *pinned;
       int64_t threads = numWarps * 32;
       if (plan)
         threads = plan->numWarps() * 32;

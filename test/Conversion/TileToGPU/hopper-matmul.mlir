@@ -1,8 +1,8 @@
-// RUN: tile-opt %s --split-input-file --tile-verify-ownership --convert-tile-to-gpu=hopper-matmul=1 | FileCheck %s
+// RUN: tile-opt %s --split-input-file --tile-verify-ownership --tile-plan-hopper-matmul --convert-tile-to-gpu | FileCheck %s
 // RUN: tile-opt %s --split-input-file --tile-verify-ownership --convert-tile-to-gpu | FileCheck %s --check-prefix=OFF
 // RUN: tile-opt %s --split-input-file --tile-to-nvvm | FileCheck %s --check-prefix=NVVM
 // RUN: tile-opt %s --split-input-file --tile-to-nvvm=chip=sm_80 | FileCheck %s --check-prefix=SM80
-// RUN: tile-opt %s --split-input-file --tile-verify-ownership --convert-tile-to-gpu=hopper-matmul=1 --remarks-filter=convert-tile-to-gpu --remark-format=emitRemark -o /dev/null 2>&1 | FileCheck %s --check-prefix=REMARK
+// RUN: tile-opt %s --split-input-file --tile-verify-ownership --tile-plan-hopper-matmul --convert-tile-to-gpu --remarks-filter="convert-tile-to-gpu|tile-plan-hopper-matmul" --remark-format=emitRemark -o /dev/null 2>&1 | FileCheck %s --check-prefix=REMARK
 
 // A tiled matmul (64 x 128 tiles, K steps of 64): one producer warpgroup
 // issuing TMA loads, one consumer warpgroup issuing wgmma m64n128k16.
@@ -51,7 +51,7 @@
 // SM80-NOT: wgmma
 // SM80-NOT: nvvm.grid_constant
 // SM80: llvm.return
-// REMARK: remark: [Passed] hopper-matmul | Category:convert-tile-to-gpu | Function=matmul | Remark="Hopper TMA + wgmma GEMM: tile 64x128x64, 8 stages
+// REMARK: remark: [Passed] hopper-matmul | Category:tile-plan-hopper-matmul | Function=matmul | Remark="Hopper TMA + wgmma GEMM: tile 64x128x64, 8 stages
 tile.kernel @matmul(%x: !tile.view<in, ?x?xbf16>, %w: !tile.view<in, ?x?xbf16>, %y: !tile.view<out, ?x?xbf16>) {
   %py = tile.partition %y : !tile.partition<out, ?x?xbf16, tile = [64, 128]>
   %m = tile.program_id x
@@ -86,7 +86,7 @@ tile.kernel @matmul(%x: !tile.view<in, ?x?xbf16>, %w: !tile.view<in, ?x?xbf16>, 
 // CHECK-NOT: tile.tensor_map_params
 // CHECK-NOT: wgmma
 // CHECK: gpu.return
-// REMARK: remark: [Missed] hopper-matmul | Category:convert-tile-to-gpu | Function=bk32 | Reason="not a Hopper TMA + wgmma GEMM: the parts of w load
+// REMARK: remark: [Missed] hopper-matmul | Category:tile-plan-hopper-matmul | Function=bk32 | Reason="not a Hopper TMA + wgmma GEMM: the parts of w load
 tile.kernel @bk32(%x: !tile.view<in, ?x?xf16>, %w: !tile.view<in, ?x?xf16>, %y: !tile.view<out, ?x?xf16>) {
   %py = tile.partition %y : !tile.partition<out, ?x?xf16, tile = [64, 64]>
   %m = tile.program_id x
@@ -232,7 +232,7 @@ tile.kernel @swiglu(%x: !tile.view<in, ?x?xf16>, %w: !tile.view<in, ?x?xf16>, %y
 // CHECK-LABEL: gpu.func @offgrain
 // CHECK-NOT: wgmma
 // CHECK: gpu.return
-// REMARK: remark: [Missed] hopper-matmul | Category:convert-tile-to-gpu | Function=rowsum | Reason="not a Hopper TMA + wgmma GEMM: an epilogue tile not [bm, 8n]"
+// REMARK: remark: [Missed] hopper-matmul | Category:tile-plan-hopper-matmul | Function=rowsum | Reason="not a Hopper TMA + wgmma GEMM: an epilogue tile not [bm, 8n]"
 tile.kernel @rowsum(%x: !tile.view<in, ?x?xf16>, %w: !tile.view<in, ?x?xf16>, %y: !tile.view<out, ?x?xf16>) {
   %py = tile.partition %y : !tile.partition<out, ?x?xf16, tile = [64, 1]>
   %m = tile.program_id x
@@ -263,7 +263,7 @@ tile.kernel @rowsum(%x: !tile.view<in, ?x?xf16>, %w: !tile.view<in, ?x?xf16>, %y
   tile.store %r, %blk : tensor<64x1xf16>, !tile.owned<out, 64x1xf16>
   tile.return
 }
-// REMARK: remark: [Missed] hopper-matmul | Category:convert-tile-to-gpu | Function=offgrain | Reason="not a Hopper TMA + wgmma GEMM: an epilogue slice not of whole rows at a multiple of 8 columns"
+// REMARK: remark: [Missed] hopper-matmul | Category:tile-plan-hopper-matmul | Function=offgrain | Reason="not a Hopper TMA + wgmma GEMM: an epilogue slice not of whole rows at a multiple of 8 columns"
 tile.kernel @offgrain(%x: !tile.view<in, ?x?xf16>, %w: !tile.view<in, ?x?xf16>, %y: !tile.view<out, ?x?xf16>) {
   %py = tile.partition %y : !tile.partition<out, ?x?xf16, tile = [64, 56]>
   %m = tile.program_id x

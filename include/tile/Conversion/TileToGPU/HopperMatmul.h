@@ -21,7 +21,9 @@
 
 #include "tile/Support/LLVM.h"
 
+#include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/Value.h"
+#include "mlir/Support/LogicalResult.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringRef.h"
 
@@ -77,6 +79,18 @@ struct HopperMatmulPlan {
 /// (when given) says which condition failed first.
 std::optional<HopperMatmulPlan> planHopperMatmul(KernelOp kernel,
                                                  std::string *whyNot = nullptr);
+
+/// The attribute `tile-plan-hopper-matmul` writes and the lowering reads.
+inline constexpr llvm::StringLiteral kHopperMatmulAttrName = "tile.hopper_matmul";
+
+/// The plan `kernel` carries (its `tile.hopper_matmul`), its structure
+/// matched again and the attribute's stages applied; nothing when it
+/// carries none. A plan the body does not fit is an error at `kernel`.
+mlir::FailureOr<std::optional<HopperMatmulPlan>> pinnedHopperMatmulPlan(KernelOp kernel);
+
+/// The plan's attribute form.
+mlir::DictionaryAttr hopperMatmulPlanAttr(mlir::MLIRContext *context,
+                                          const HopperMatmulPlan &plan);
 
 /// Whether `kernel` is a candidate for planHopperMatmul: a dot inside a
 /// loop (its optimisation remarks report only candidates).

@@ -1,0 +1,74 @@
+// RUN: tile-opt %s --split-input-file --tile-verify-ownership --tile-plan-hopper-matmul | FileCheck %s
+// RUN: tile-opt %s --split-input-file --tile-verify-ownership --tile-plan-hopper-matmul --convert-tile-to-gpu | FileCheck %s --check-prefix=LOWER
+// RUN: tile-opt %s --split-input-file --tile-verify-ownership --tile-plan-hopper-matmul --convert-tile-to-gpu -verify-diagnostics -o /dev/null 2>&1 | FileCheck %s --allow-empty --check-prefix=NONE
+
+// The plan as IR: a tiled matmul gets tile.hopper_matmul, 8 stages of
+// [64 + 128] x 64 bf16 by default.
+// CHECK-LABEL: tile.kernel @matmul
+// CHECK-SAME: tile.hopper_matmul = {bk = 64 : i64, bm = 64 : i64, bn = 128 : i64, consumers = 1 : i64, stages = 8 : i64}
+// LOWER-LABEL: gpu.func @matmul
+// LOWER-SAME: known_block_size = array<i32: 256, 1, 1>
+// NONE-NOT: error
+tile.kernel @matmul(%x: !tile.view<in, ?x?xbf16>, %w: !tile.view<in, ?x?xbf16>, %y: !tile.view<out, ?x?xbf16>) {
+  %py = tile.partition %y : !tile.partition<out, ?x?xbf16, tile = [64, 128]>
+  %m = tile.program_id x
+  %n = tile.program_id y
+  %gm = tile.num_tiles %py, 0 : !tile.partition<out, ?x?xbf16, tile = [64, 128]>
+  %gn = tile.num_tiles %py, 1 : !tile.partition<out, ?x?xbf16, tile = [64, 128]>
+  tile.grid %gm, %gn
+  %px = tile.partition %x : !tile.partition<in, ?x?xbf16, tile = [64, 64]>
+  %pw = tile.partition %w : !tile.partition<in, ?x?xbf16, tile = [128, 64]>
+  %nk = tile.num_tiles %px, 1 : !tile.partition<in, ?x?xbf16, tile = [64, 64]>
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %zero = arith.constant 0.0 : f32
+  %z = tile.splat %zero : tensor<64x128xf32>
+  %acc = scf.for %k = %c0 to %nk step %c1 iter_args(%a = %z) -> tensor<64x128xf32> {
+    %xt = tile.load %px[%m, %k] : !tile.partition<in, ?x?xbf16, tile = [64, 64]> -> tensor<64x64xbf16>
+    %wt = tile.load %pw[%n, %k] : !tile.partition<in, ?x?xbf16, tile = [128, 64]> -> tensor<128x64xbf16>
+    %wT = tile.permute %wt [1, 0] : tensor<128x64xbf16> -> tensor<64x128xbf16>
+    %d = tile.dot %xt, %wT, %a : tensor<64x64xbf16>, tensor<64x128xbf16> -> tensor<64x128xf32>
+    scf.yield %d : tensor<64x128xf32>
+  }
+  %o = tile.convert %acc : tensor<64x128xf32> -> tensor<64x128xbf16>
+  %b = tile.own %py[%m, %n] : !tile.partition<out, ?x?xbf16, tile = [64, 128]>
+  tile.store %o, %b : tensor<64x128xbf16>, !tile.owned<out, 64x128xbf16>
+  tile.return
+}
+
+// -----
+
+// A plan pinned by hand is kept: two stages, so two full and two empty
+// barriers.
+// CHECK-LABEL: tile.kernel @pinned
+// CHECK-SAME: stages = 2 : i64
+// LOWER-LABEL: gpu.func @pinned
+// LOWER-COUNT-4: nvvm.mbarrier.init
+// LOWER-NOT: nvvm.mbarrier.init
+// LOWER: gpu.return
+tile.kernel @pinned(%x: !tile.view<in, ?x?xbf16>, %w: !tile.view<in, ?x?xbf16>, %y: !tile.view<out, ?x?xbf16>) attributes {tile.hopper_matmul = {bk = 64 : i64, bm = 64 : i64, bn = 128 : i64, consumers = 1 : i64, stages = 2 : i64}} {
+  %py = tile.partition %y : !tile.partition<out, ?x?xbf16, tile = [64, 128]>
+  %m = tile.program_id x
+  %n = tile.program_id y
+  %gm = tile.num_tiles %py, 0 : !tile.partition<out, ?x?xbf16, tile = [64, 128]>
+  %gn = tile.num_tiles %py, 1 : !tile.partition<out, ?x?xbf16, tile = [64, 128]>
+  tile.grid %gm, %gn
+  %px = tile.partition %x : !tile.partition<in, ?x?xbf16, tile = [64, 64]>
+  %pw = tile.partition %w : !tile.partition<in, ?x?xbf16, tile = [128, 64]>
+  %nk = tile.num_tiles %px, 1 : !tile.partition<in, ?x?xbf16, tile = [64, 64]>
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %zero = arith.constant 0.0 : f32
+  %z = tile.splat %zero : tensor<64x128xf32>
+  %acc = scf.for %k = %c0 to %nk step %c1 iter_args(%a = %z) -> tensor<64x128xf32> {
+    %xt = tile.load %px[%m, %k] : !tile.partition<in, ?x?xbf16, tile = [64, 64]> -> tensor<64x64xbf16>
+    %wt = tile.load %pw[%n, %k] : !tile.partition<in, ?x?xbf16, tile = [128, 64]> -> tensor<128x64xbf16>
+    %wT = tile.permute %wt [1, 0] : tensor<128x64xbf16> -> tensor<64x128xbf16>
+    %d = tile.dot %xt, %wT, %a : tensor<64x64xbf16>, tensor<64x128xbf16> -> tensor<64x128xf32>
+    scf.yield %d : tensor<64x128xf32>
+  }
+  %o = tile.convert %acc : tensor<64x128xf32> -> tensor<64x128xbf16>
+  %b = tile.own %py[%m, %n] : !tile.partition<out, ?x?xbf16, tile = [64, 128]>
+  tile.store %o, %b : tensor<64x128xbf16>, !tile.owned<out, 64x128xbf16>
+  tile.return
+}
