@@ -38,7 +38,7 @@ Status runChat(Engine &engine, const Tokenizer &tok, const ChatOptions &options,
   auto restart = [&] {
     history.clear();
     if (!options.system.empty())
-      history.push_back({"system", options.system, std::nullopt});
+      history.push_back({"system", options.system, std::nullopt, {}});
   };
   restart();
   std::fprintf(notes, "Chatting on %s, thinking %s. %s", engine.deviceName().c_str(),
@@ -71,7 +71,7 @@ Status runChat(Engine &engine, const Tokenizer &tok, const ChatOptions &options,
       continue;
     }
 
-    history.push_back({"user", text, std::nullopt});
+    history.push_back({"user", text, std::nullopt, {}});
     std::vector<int32_t> ids;
     if (Status st = tok.encode(renderChat(history, true, thinking), ids); !st)
       return st;
@@ -110,7 +110,7 @@ Status runChat(Engine &engine, const Tokenizer &tok, const ChatOptions &options,
     tail += "\n";
     std::fwrite(tail.data(), 1, tail.size(), out);
     std::fflush(out);
-    history.push_back({"assistant", reply, std::nullopt});
+    history.push_back({"assistant", reply, std::nullopt, {}});
   }
   return Status::ok();
 }

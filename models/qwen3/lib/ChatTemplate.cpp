@@ -1,8 +1,9 @@
 //===- ChatTemplate.cpp - Qwen3's ChatML prompt rendering -----------------===//
 //
 // A line-by-line transcription of the template's logic (no Jinja engine):
-// the only inputs are messages and two flags, so a direct rendering is both
-// smaller and easier to test against Hugging Face's output.
+// the only inputs are messages, the tools and two flags, so a direct
+// rendering is both smaller and easier to test against Hugging Face's
+// output.
 //
 //===----------------------------------------------------------------------===//
 
@@ -57,24 +58,53 @@ tile_runtime::Status parseMessages(const std::string &json,
         !m.contains("content") || !m["content"].is_string())
       return Status::error(where + " needs string \"role\" and \"content\"");
     ChatMessage msg{m["role"].get<std::string>(), m["content"].get<std::string>(),
-                    std::nullopt};
+                    std::nullopt, {}};
     if (msg.role != "system" && msg.role != "user" && msg.role != "assistant" &&
         msg.role != "tool")
       return Status::error(where + ": unknown role '" + msg.role +
                            "' (system, user, assistant, tool)");
     if (m.contains("reasoning_content") && m["reasoning_content"].is_string())
       msg.reasoningContent = m["reasoning_content"].get<std::string>();
+    if (m.contains("tool_calls")) {
+      const auto &calls = m["tool_calls"];
+      if (msg.role != "assistant" || !calls.is_array())
+        return Status::error(where + ": \"tool_calls\" is a list, on assistant "
+                                     "messages only");
+      for (const auto &c : calls) {
+        if (!c.is_object() || !c.contains("name") || !c["name"].is_string() ||
+            !c.contains("arguments") || !c["arguments"].is_string())
+          return Status::error(where + ": a tool call needs string \"name\" and "
+                                       "\"arguments\"");
+        msg.toolCalls.push_back(
+            {c["name"].get<std::string>(), c["arguments"].get<std::string>()});
+      }
+    }
     messages.push_back(std::move(msg));
   }
   return Status::ok();
 }
 
 std::string renderChat(const std::vector<ChatMessage> &messages,
-                       bool addGenerationPrompt, bool enableThinking) {
+                       bool addGenerationPrompt, bool enableThinking,
+                       const std::vector<std::string> &tools) {
   std::string out;
   const size_t n = messages.size();
-  if (n && messages[0].role == "system")
+  if (!tools.empty()) {
+    out += "<|im_start|>system\n";
+    if (n && messages[0].role == "system")
+      out += messages[0].content + "\n\n";
+    out += "# Tools\n\nYou may call one or more functions to assist with the user "
+           "query.\n\nYou are provided with function signatures within "
+           "<tools></tools> XML tags:\n<tools>";
+    for (const std::string &t : tools)
+      out += "\n" + t;
+    out += "\n</tools>\n\nFor each function call, return a json object with function "
+           "name and arguments within <tool_call></tool_call> XML tags:\n<tool_call>\n"
+           "{\"name\": <function-name>, \"arguments\": <args-json-object>}\n"
+           "</tool_call><|im_end|>\n";
+  } else if (n && messages[0].role == "system") {
     out += "<|im_start|>system\n" + messages[0].content + "<|im_end|>\n";
+  }
 
   // The last user message that is not a wrapped tool response.
   size_t lastQuery = n ? n - 1 : 0;
@@ -106,6 +136,12 @@ std::string renderChat(const std::vector<ChatMessage> &messages,
                "\n</think>\n\n" + lstripNl(content);
       else
         out += "<|im_start|>assistant\n" + content;
+      for (size_t c = 0; c < m.toolCalls.size(); ++c) {
+        if (c > 0 || !content.empty())
+          out += "\n";
+        out += "<tool_call>\n{\"name\": \"" + m.toolCalls[c].name +
+               "\", \"arguments\": " + m.toolCalls[c].arguments + "}\n</tool_call>";
+      }
       out += "<|im_end|>\n";
     } else if (m.role == "tool") {
       if (i == 0 || messages[i - 1].role != "tool")

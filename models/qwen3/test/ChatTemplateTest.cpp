@@ -2,6 +2,7 @@
 
 #include "Qwen3TestUtils.h"
 #include "qwen3/ChatTemplate.h"
+#include "qwen3/serve/ToolCalls.h"
 
 #include <gtest/gtest.h>
 
@@ -35,15 +36,30 @@ TEST(ChatTemplate, MatchesHuggingFaceCases) {
 
 // Multi-turn histories, reasoning, tools, system messages: rendered by the
 // template itself with Jinja2 (tools/make_chat_cases.py, committed).
+// With tools, the signatures are as the template's tojson wrote them
+// ("tools_json"), and serve::pythonJson must write the same text from the
+// tool in its key order.
 TEST(ChatTemplate, MatchesJinjaRenderings) {
   auto cases = test::readJsonl(test::fixturesDir() + "/chat_cases.jsonl");
-  ASSERT_EQ(cases.size(), 60u);
-  for (const auto &c : cases)
+  ASSERT_EQ(cases.size(), 72u);
+  int withTools = 0;
+  for (const auto &c : cases) {
+    std::vector<std::string> tools;
+    if (c.contains("tools_json")) {
+      ++withTools;
+      for (const auto &t : c["tools_json"]) {
+        tools.push_back(t.get<std::string>());
+        EXPECT_EQ(serve::pythonJson(nlohmann::ordered_json::parse(tools.back())),
+                  tools.back());
+      }
+    }
     EXPECT_EQ(renderChat(messagesOf(c["messages"]),
                          c["add_generation_prompt"].get<bool>(),
-                         c["enable_thinking"].get<bool>()),
+                         c["enable_thinking"].get<bool>(), tools),
               c["rendered"].get<std::string>())
         << c["messages"].dump();
+  }
+  EXPECT_EQ(withTools, 12);
 }
 
 TEST(ChatTemplate, RejectsBadMessages) {

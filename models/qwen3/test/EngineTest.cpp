@@ -81,7 +81,7 @@ TEST(Qwen3Engine, TinyTokenizerMatchesTransformers) {
   nlohmann::json g = golden();
   std::vector<int32_t> ids;
   std::string rendered =
-      renderChat({{"user", g["prompt"].get<std::string>(), std::nullopt}}, true, false);
+      renderChat({{"user", g["prompt"].get<std::string>(), std::nullopt, {}}}, true, false);
   EXPECT_EQ(rendered, g["rendered"].get<std::string>());
   ASSERT_TRUE(tok.encode(rendered, ids).isOk());
   EXPECT_EQ(ids, g["prompt_ids"].get<std::vector<int32_t>>());

@@ -44,3 +44,33 @@ for msgs in conversations:
             print(json.dumps({"messages": msgs, "add_generation_prompt": gen,
                               "enable_thinking": think, "rendered": rendered},
                              ensure_ascii=False))
+
+# Tools: their signatures in the system turn (keys in the order given, as
+# `tojson` writes them: "tools_json"), the assistant's calls, the responses.
+TOOLS = [
+    {"type": "function", "function": {
+        "name": "get_weather", "description": "Current weather in a city (°C).",
+        "parameters": {"type": "object", "required": ["city"],
+                       "properties": {"city": {"type": "string"},
+                                      "unit": {"type": "string", "enum": ["c", "f"]}}}}},
+    {"type": "function", "function": {"name": "now", "parameters": {}}},
+]
+CALL = {"name": "get_weather", "arguments": json.dumps({"city": "Zürich", "unit": "c"},
+                                                       ensure_ascii=False)}
+CALL2 = {"name": "now", "arguments": "{}"}
+AC = {"role": "assistant", "content": "", "tool_calls": [CALL]}
+ACC = {"role": "assistant", "content": "Let me check.", "tool_calls": [CALL, CALL2]}
+ACT = {"role": "assistant", "content": "<think>\nNeed the weather.\n</think>\n\n",
+       "tool_calls": [CALL]}
+tool_conversations = [
+    [U1], [S, U1], [U1, AC, T1], [S, U1, ACC, T1, T2], [U1, ACT, T1],
+    [U1, AC, T1, {"role": "assistant", "content": "21 degrees."}, U2],
+]
+for msgs in tool_conversations:
+    for think in (False, True):
+        rendered = template.render(messages=msgs, tools=TOOLS, add_generation_prompt=True,
+                                   enable_thinking=think)
+        print(json.dumps({"messages": msgs, "add_generation_prompt": True,
+                          "enable_thinking": think,
+                          "tools_json": [json.dumps(t, ensure_ascii=False) for t in TOOLS],
+                          "rendered": rendered}, ensure_ascii=False))

@@ -295,8 +295,8 @@ int main(int argc, char **argv) {
       } else {
         std::vector<ChatMessage> msgs;
         if (!o.system.empty())
-          msgs.push_back({"system", o.system, std::nullopt});
-        msgs.push_back({"user", text, std::nullopt});
+          msgs.push_back({"system", o.system, std::nullopt, {}});
+        msgs.push_back({"user", text, std::nullopt, {}});
         rendered = renderChat(msgs, true, o.think);
       }
     }

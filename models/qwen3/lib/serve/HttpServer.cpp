@@ -26,6 +26,11 @@ bool constantTimeEqual(const std::string &a, const std::string &b) {
 /// model name from the command line) get U+FFFD instead of an exception.
 std::string text(const json &j) { return j.dump(-1, ' ', false, json::error_handler_t::replace); }
 
+std::string_view trimmedText(std::string_view s) {
+  size_t b = s.find_first_not_of(" \t\r\n"), e = s.find_last_not_of(" \t\r\n");
+  return b == std::string_view::npos ? std::string_view() : s.substr(b, e - b + 1);
+}
+
 void sendError(httplib::Response &res, const ApiError &e) {
   res.status = e.status;
   res.set_content(text(e.body()), "application/json");
@@ -208,10 +213,20 @@ void HttpServer::routes() {
               *reasoning += ev.delta.reasoning;
               if (!ev.finished)
                 return true;
+              std::vector<ToolCall> calls;
+              if (job->request.parseToolCalls) {
+                ToolCallStream tools;
+                std::string before = tools.feed(*content);
+                ToolCallStream::Result r = tools.finish();
+                calls = std::move(r.calls);
+                *content = before + r.content;
+                if (!calls.empty()) // the whitespace around the calls
+                  *content = std::string(trimmedText(*content));
+              }
               const std::string body =
                   ev.error.empty()
                       ? text(completionResponse(endpoint, id, modelId, created, *content,
-                                                *reasoning, ev.finishReason, ev.usage))
+                                                *reasoning, ev.finishReason, ev.usage, calls))
                       : text(error(500, "generation failed: " + ev.error, "server_error").body());
               if (!sink.write(body.data(), body.size()))
                 return false;
@@ -230,11 +245,22 @@ void HttpServer::routes() {
       res.set_header("Cache-Control", "no-cache");
       res.set_chunked_content_provider(
           "text/event-stream",
-          [job, endpoint, id, created, modelId, first = true](size_t,
-                                                              httplib::DataSink &sink) mutable {
+          [job, endpoint, id, created, modelId, first = true,
+           tools = std::make_shared<ToolCallStream>()](size_t,
+                                                       httplib::DataSink &sink) mutable {
             Job::Event ev;
             if (!nextEvent(*job, sink, ev))
               return false;
+            // With tools, content that may be a call is held until the end.
+            std::vector<ToolCall> calls;
+            if (job->request.parseToolCalls) {
+              ev.delta.content = tools->feed(ev.delta.content);
+              if (ev.finished) {
+                ToolCallStream::Result r = tools->finish();
+                calls = std::move(r.calls);
+                ev.delta.content += r.content;
+              }
+            }
             bool ok = true;
             if (first && endpoint == Endpoint::Chat) {
               const std::string empty;
@@ -254,8 +280,13 @@ void HttpServer::routes() {
                 ok = sendEvent(sink, error(500, "generation failed: " + ev.error, "server_error")
                                          .body());
               } else {
-                ok = sendEvent(sink, streamChunk(endpoint, id, modelId, created, nullptr, nullptr,
-                                                 false, &ev.finishReason));
+                if (!calls.empty())
+                  ok = sendEvent(sink, streamChunk(endpoint, id, modelId, created, nullptr,
+                                                   nullptr, false, nullptr, &calls));
+                const std::string reason = calls.empty() ? ev.finishReason : "tool_calls";
+                if (ok)
+                  ok = sendEvent(sink, streamChunk(endpoint, id, modelId, created, nullptr,
+                                                   nullptr, false, &reason));
                 if (ok && job->request.includeUsage)
                   ok = sendEvent(sink, usageChunk(endpoint, id, modelId, created, ev.usage));
               }

@@ -3,6 +3,7 @@
 #include "qwen3/serve/Protocol.h"
 
 #include "qwen3/ChatTemplate.h"
+#include "qwen3/serve/ToolCalls.h"
 
 #include <cmath>
 
@@ -65,8 +66,47 @@ bool contentText(const json &c, std::string &text) {
   return true;
 }
 
+/// The request's tools, each as the chat template's `tojson` writes it
+/// (keys in the request's order), and whether the output is parsed for
+/// calls (tool_choice "auto", the default; "none" renders no tools).
+bool parseToolsField(const std::string &body, const json &j, std::vector<std::string> &tools,
+                     bool &parseCalls, ApiError &e) {
+  parseCalls = false;
+  std::string choice = "auto";
+  if (j.contains("tool_choice") && !j["tool_choice"].is_null()) {
+    if (!j["tool_choice"].is_string() ||
+        (j["tool_choice"] != "auto" && j["tool_choice"] != "none"))
+      return fail(e, "tool_choice",
+                  "'tool_choice' must be \"auto\" or \"none\" (required and named "
+                  "functions are not supported by this server)");
+    choice = j["tool_choice"].get<std::string>();
+  }
+  if (!j.contains("tools") || j["tools"].is_null())
+    return true;
+  if (!j["tools"].is_array())
+    return fail(e, "tools", "'tools' must be a list");
+  // The order of each tool's keys is part of the prompt.
+  nlohmann::ordered_json ordered = nlohmann::ordered_json::parse(body, nullptr, false);
+  const auto &list = ordered["tools"];
+  for (size_t i = 0; i < list.size(); ++i) {
+    const auto &t = list[i];
+    const std::string at = "tools[" + std::to_string(i) + "]";
+    if (!t.is_object() || !t.contains("type") || t["type"] != "function" ||
+        !t.contains("function") || !t["function"].is_object() ||
+        !t["function"].contains("name") || !t["function"]["name"].is_string() ||
+        t["function"]["name"].get<std::string>().empty())
+      return fail(e, at, at + " must be {\"type\": \"function\", \"function\": {\"name\": "
+                             "..., ...}}");
+    if (choice == "auto")
+      tools.push_back(pythonJson(t));
+  }
+  parseCalls = !tools.empty();
+  return true;
+}
+
 bool parseMessagesField(const json &j, const ModelInfo &model, bool thinking,
-                        std::vector<int32_t> &ids, ApiError &e) {
+                        const std::vector<std::string> &tools, std::vector<int32_t> &ids,
+                        ApiError &e) {
   if (!j.contains("messages"))
     return fail(e, "messages", "'messages' is required");
   const json &ms = j["messages"];
@@ -86,15 +126,30 @@ bool parseMessagesField(const json &j, const ModelInfo &model, bool thinking,
     json n = {{"role", m["role"]}, {"content", text}};
     if (m.contains("reasoning_content") && m["reasoning_content"].is_string())
       n["reasoning_content"] = m["reasoning_content"];
-    if (m.contains("tool_calls") && !m["tool_calls"].is_null() &&
-        !(m["tool_calls"].is_array() && m["tool_calls"].empty()))
-      return fail(e, at + ".tool_calls", "tool calls are not supported by this server");
+    if (m.contains("tool_calls") && !m["tool_calls"].is_null()) {
+      const json &calls = m["tool_calls"];
+      if (m["role"] != "assistant" || !calls.is_array())
+        return fail(e, at + ".tool_calls", at + ".tool_calls is a list, on assistant messages");
+      json normCalls = json::array();
+      for (size_t c = 0; c < calls.size(); ++c) {
+        const std::string cat = at + ".tool_calls[" + std::to_string(c) + "]";
+        const json &call = calls[c];
+        const json *fn = call.is_object() && call.contains("function") ? &call["function"]
+                                                                       : nullptr;
+        if (!fn || !fn->is_object() || !fn->contains("name") || !(*fn)["name"].is_string() ||
+            !fn->contains("arguments") || !(*fn)["arguments"].is_string())
+          return fail(e, cat, cat + " must be {\"type\": \"function\", \"function\": "
+                                    "{\"name\": ..., \"arguments\": \"<JSON text>\"}}");
+        normCalls.push_back({{"name", (*fn)["name"]}, {"arguments", (*fn)["arguments"]}});
+      }
+      n["tool_calls"] = std::move(normCalls);
+    }
     norm.push_back(std::move(n));
   }
   std::vector<ChatMessage> messages;
   if (tile_runtime::Status st = parseMessages(norm.dump(), "messages", messages); !st)
     return fail(e, "messages", st.message());
-  std::string prompt = renderChat(messages, /*addGenerationPrompt=*/true, thinking);
+  std::string prompt = renderChat(messages, /*addGenerationPrompt=*/true, thinking, tools);
   if (tile_runtime::Status st = model.tokenizer->encode(prompt, ids); !st)
     return fail(e, "messages", st.message());
   return true;
@@ -171,8 +226,10 @@ bool parseRequest(Endpoint endpoint, const std::string &body, const ModelInfo &m
   for (const char *k : {"logprobs", "top_logprobs"})
     if (has(k) && !(j[k].is_boolean() && !j[k].get<bool>()))
       return fail(e, k, std::string("'") + k + "' is not supported by this server");
-  if (has("tools") && !(j["tools"].is_array() && j["tools"].empty()))
-    return fail(e, "tools", "tools are not supported by this server");
+  if (endpoint == Endpoint::Completion)
+    for (const char *k : {"tools", "tool_choice"})
+      if (has(k))
+        return fail(e, k, std::string("'") + k + "' goes with /v1/chat/completions");
   if (endpoint == Endpoint::Completion)
     for (const char *k : {"echo", "suffix"})
       if (has(k) && !(j[k].is_boolean() && !j[k].get<bool>()) &&
@@ -249,7 +306,10 @@ bool parseRequest(Endpoint endpoint, const std::string &body, const ModelInfo &m
         return fail(e, "enable_thinking", "'enable_thinking' must be a boolean");
       r.thinking = flag->get<bool>();
     }
-    if (!parseMessagesField(j, model, r.thinking, r.promptIds, e))
+    std::vector<std::string> tools;
+    if (!parseToolsField(body, j, tools, r.parseToolCalls, e))
+      return false;
+    if (!parseMessagesField(j, model, r.thinking, tools, r.promptIds, e))
       return false;
   } else {
     r.thinking = false;
@@ -293,15 +353,35 @@ const char *objectName(Endpoint e, bool chunk) {
 }
 } // namespace
 
+static json toolCallsJson(const std::string &id, const std::vector<ToolCall> &calls, bool indexed) {
+  json list = json::array();
+  for (size_t i = 0; i < calls.size(); ++i) {
+    json c = {{"id", "call_" + id + "_" + std::to_string(i)},
+              {"type", "function"},
+              {"function", {{"name", calls[i].name}, {"arguments", calls[i].arguments}}}};
+    if (indexed)
+      c["index"] = i;
+    list.push_back(std::move(c));
+  }
+  return list;
+}
+
 json completionResponse(Endpoint endpoint, const std::string &id, const std::string &model,
                         int64_t created, const std::string &content,
                         const std::string &reasoning, const std::string &finishReason,
-                        const Usage &usage) {
-  json choice = {{"index", 0}, {"finish_reason", finishReason}, {"logprobs", nullptr}};
+                        const Usage &usage, const std::vector<ToolCall> &toolCalls) {
+  json choice = {{"index", 0},
+                 {"finish_reason", toolCalls.empty() ? finishReason : "tool_calls"},
+                 {"logprobs", nullptr}};
   if (endpoint == Endpoint::Chat) {
     json message = {{"role", "assistant"}, {"content", content}};
     if (!reasoning.empty())
       message["reasoning_content"] = reasoning;
+    if (!toolCalls.empty()) {
+      if (content.empty())
+        message["content"] = nullptr;
+      message["tool_calls"] = toolCallsJson(id, toolCalls, /*indexed=*/false);
+    }
     choice["message"] = std::move(message);
   } else {
     choice["text"] = content;
@@ -316,7 +396,8 @@ json completionResponse(Endpoint endpoint, const std::string &id, const std::str
 
 json streamChunk(Endpoint endpoint, const std::string &id, const std::string &model,
                  int64_t created, const std::string *content, const std::string *reasoning,
-                 bool roleChunk, const std::string *finishReason) {
+                 bool roleChunk, const std::string *finishReason,
+                 const std::vector<ToolCall> *toolCalls) {
   json choice = {{"index", 0},
                  {"finish_reason", finishReason ? json(*finishReason) : json(nullptr)},
                  {"logprobs", nullptr}};
@@ -328,6 +409,8 @@ json streamChunk(Endpoint endpoint, const std::string &id, const std::string &mo
       delta["content"] = *content;
     if (reasoning)
       delta["reasoning_content"] = *reasoning;
+    if (toolCalls && !toolCalls->empty())
+      delta["tool_calls"] = toolCallsJson(id, *toolCalls, /*indexed=*/true);
     choice["delta"] = std::move(delta);
   } else {
     choice["text"] = content ? *content : std::string();

@@ -1,6 +1,7 @@
 //===- ProtocolTest.cpp - OpenAI request checks and response shapes -------===//
 
 #include "../Qwen3TestUtils.h"
+#include "qwen3/ChatTemplate.h"
 #include "qwen3/serve/Protocol.h"
 
 #include <gtest/gtest.h>
@@ -8,6 +9,8 @@
 using namespace qwen3;
 using namespace qwen3::serve;
 using nlohmann::json;
+using qwen3::ChatMessage;
+using qwen3::renderChat;
 
 namespace {
 
@@ -161,6 +164,72 @@ TEST_F(ProtocolTest, ResponseShapes) {
   json us = usageChunk(Endpoint::Chat, "chatcmpl-1", "tiny", 5, u);
   EXPECT_TRUE(us["choices"].empty());
   EXPECT_EQ(us["usage"]["completion_tokens"], 2);
+}
+
+} // namespace
+
+namespace {
+
+// Tools render into the system turn (keys in the request's order, as the
+// template's tojson writes them); the assistant's calls and the tool
+// responses of a history render as the template does; output calls go back
+// as tool_calls with finish_reason "tool_calls".
+TEST_F(ProtocolTest, ToolsRenderIntoThePromptAndCallsComeBackAsToolCalls) {
+  info.contextLength = 4096;
+  info.maxTokens = 16;
+  const std::string tool =
+      R"({"type": "function", "function": {"name": "get_weather", "parameters": {"type": "object", "properties": {"city": {"type": "string"}}}}})";
+  const std::string history =
+      R"([{"role": "user", "content": "Weather in Oslo?"},
+          {"role": "assistant", "content": null, "tool_calls": [{"id": "c0", "type": "function",
+            "function": {"name": "get_weather", "arguments": "{\"city\": \"Oslo\"}"}}]},
+          {"role": "tool", "tool_call_id": "c0", "content": "{\"temp\": 3}"}])";
+  GenerationRequest r = parse(Endpoint::Chat, R"({"messages": )" + history +
+                                                  R"(, "tools": [)" + tool + "]}");
+  EXPECT_TRUE(r.parseToolCalls);
+  std::vector<ChatMessage> msgs = {
+      {"user", "Weather in Oslo?", std::nullopt, {}},
+      {"assistant", "", std::nullopt, {{"get_weather", "{\"city\": \"Oslo\"}"}}},
+      {"tool", "{\"temp\": 3}", std::nullopt, {}}};
+  std::vector<int32_t> expected;
+  ASSERT_TRUE(tokenizer.encode(renderChat(msgs, true, true, {tool}), expected).isOk());
+  EXPECT_EQ(r.promptIds, expected);
+
+  // tool_choice "none": no tools in the prompt, no parsing.
+  GenerationRequest none = parse(Endpoint::Chat, R"({"messages": )" + history +
+                                                     R"(, "tools": [)" + tool +
+                                                     R"(], "tool_choice": "none"})");
+  EXPECT_FALSE(none.parseToolCalls);
+  std::vector<int32_t> plain;
+  ASSERT_TRUE(tokenizer.encode(renderChat(msgs, true, true), plain).isOk());
+  EXPECT_EQ(none.promptIds, plain);
+
+  const std::string user = R"({"messages": [{"role": "user", "content": "x"}], )";
+  expectError(Endpoint::Chat, user + R"("tools": [)" + tool + R"(], "tool_choice": "required"})",
+              400, "tool_choice", "\"auto\" or \"none\"");
+  expectError(Endpoint::Chat, user + R"("tools": {"type": "function"}})", 400, "tools",
+              "must be a list");
+  expectError(Endpoint::Chat, user + R"("tools": [{"type": "function", "function": {}}]})", 400,
+              "tools[0]", "\"function\"");
+  expectError(Endpoint::Completion, R"({"prompt": "x", "tools": [)" + tool + "]}", 400, "tools",
+              "/v1/chat/completions");
+  expectError(Endpoint::Chat,
+              R"({"messages": [{"role": "assistant", "content": "", "tool_calls": [{"function": {"name": "f", "arguments": {}}}]}]})",
+              400, "messages[0].tool_calls[0]", "arguments");
+
+  json resp = completionResponse(Endpoint::Chat, "x1", "tiny", 0, "", "", "stop", Usage(),
+                                 {{"get_weather", "{\"city\": \"Oslo\"}"}});
+  const json &choice = resp["choices"][0];
+  EXPECT_EQ(choice["finish_reason"], "tool_calls");
+  EXPECT_TRUE(choice["message"]["content"].is_null());
+  EXPECT_EQ(choice["message"]["tool_calls"][0]["type"], "function");
+  EXPECT_EQ(choice["message"]["tool_calls"][0]["function"]["name"], "get_weather");
+  EXPECT_EQ(choice["message"]["tool_calls"][0]["function"]["arguments"], "{\"city\": \"Oslo\"}");
+  std::vector<ToolCall> calls = {{"now", "{}"}};
+  json chunk = streamChunk(Endpoint::Chat, "x1", "tiny", 0, nullptr, nullptr, false, nullptr,
+                           &calls);
+  EXPECT_EQ(chunk["choices"][0]["delta"]["tool_calls"][0]["index"], 0);
+  EXPECT_EQ(chunk["choices"][0]["delta"]["tool_calls"][0]["function"]["name"], "now");
 }
 
 } // namespace

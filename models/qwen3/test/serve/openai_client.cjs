@@ -4,6 +4,10 @@
 //     node openai_client.cjs BASE_URL     (the openai package on NODE_PATH)
 const OpenAI = require("openai");
 
+async function status(fn) {
+  try { await fn(); return 200; } catch (e) { return e.status; }
+}
+
 async function main() {
 const client = new OpenAI({ baseURL: process.argv[2], apiKey: "unused" });
 let failed = 0;
@@ -68,6 +72,26 @@ for (const enable_thinking of [false, true]) {
   check(r.choices[0].message.role === "assistant", `enable_thinking ${enable_thinking}: served`);
 }
 
+// Tools, with a history of a call and its response, as the client sends
+// them: served (the tiny model's noise calls nothing: no tool_calls), and a
+// tool_choice the server does not support is a 400.
+const tools = [{ type: "function", function: {
+  name: "get_weather", description: "Weather in a city",
+  parameters: { type: "object", properties: { city: { type: "string" } } } } }];
+const withCall = [
+  { role: "user", content: "Weather in Oslo?" },
+  { role: "assistant", content: null, tool_calls: [{ id: "c0", type: "function",
+    function: { name: "get_weather", arguments: JSON.stringify({ city: "Oslo" }) } }] },
+  { role: "tool", tool_call_id: "c0", content: JSON.stringify({ temp: 3 }) },
+];
+const toolReply = await client.chat.completions.create({
+  model: "tiny", messages: withCall, tools, max_tokens: 4, temperature: 0 });
+check(["stop", "length", "tool_calls"].includes(toolReply.choices[0].finish_reason) &&
+      toolReply.usage.prompt_tokens > 100, "tools: served, the signatures in the prompt");
+check(await status(() => client.chat.completions.create({
+  model: "tiny", messages, tools, tool_choice: "required" })) === 400,
+  "tool_choice required: BadRequestError (400)");
+
 // Seeded sampling repeats.
 const draw = () => client.completions.create({
   model: "tiny", prompt: "Once", max_tokens: 8, temperature: 0.8, top_p: 0.9, seed: 5,
@@ -75,9 +99,6 @@ const draw = () => client.completions.create({
 check((await draw()).choices[0].text === (await draw()).choices[0].text,
       "the same seed, the same sample");
 
-async function status(fn) {
-  try { await fn(); return 200; } catch (e) { return e.status; }
-}
 check(await status(() => client.chat.completions.create({ model: "nope", messages })) === 404,
       "unknown model: NotFoundError (404)");
 check(await status(() => client.chat.completions.create({

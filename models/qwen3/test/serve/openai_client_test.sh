@@ -10,7 +10,7 @@ if ! command -v node >/dev/null || [[ ! -d $npm/node_modules/openai ]]; then
   exit 77
 fi
 log=$(mktemp)
-"$serve" --model "$model" --device cpu --kernels "$kernels" --port 0 --max-seq-len 256 \
+"$serve" --model "$model" --device cpu --kernels "$kernels" --port 0 --max-seq-len 512 \
   --served-model-name tiny 2>"$log" &
 pid=$!
 trap 'kill $pid 2>/dev/null; rm -f "$log"' EXIT

@@ -14,6 +14,7 @@
 #include "qwen3/Config.h"
 #include "qwen3/Engine.h"
 #include "qwen3/Tokenizer.h"
+#include "qwen3/serve/ToolCalls.h"
 
 #include <nlohmann/json.hpp>
 
@@ -56,6 +57,9 @@ struct GenerationRequest {
   /// Chat: the prompt leaves thinking on, and the output's <think> block
   /// is returned as reasoning_content.
   bool thinking = true;
+  /// Chat with tools (tool_choice "auto"): the output's <tool_call> blocks
+  /// become tool_calls.
+  bool parseToolCalls = false;
 };
 
 /// Parses and checks `body` for `endpoint`; false with `error` set.
@@ -73,14 +77,18 @@ struct Usage {
 
 /// The response builders: a whole response, and the stream's chunks (each
 /// sent as `data: <json>\n\n`, then `data: [DONE]\n\n`).
+/// With tool calls, finish_reason is "tool_calls" and an empty content is
+/// null.
 nlohmann::json completionResponse(Endpoint endpoint, const std::string &id,
                                   const std::string &model, int64_t created,
                                   const std::string &content, const std::string &reasoning,
-                                  const std::string &finishReason, const Usage &usage);
+                                  const std::string &finishReason, const Usage &usage,
+                                  const std::vector<ToolCall> &toolCalls = {});
 nlohmann::json streamChunk(Endpoint endpoint, const std::string &id, const std::string &model,
                            int64_t created, const std::string *content,
                            const std::string *reasoning, bool roleChunk,
-                           const std::string *finishReason);
+                           const std::string *finishReason,
+                           const std::vector<ToolCall> *toolCalls = nullptr);
 nlohmann::json usageChunk(Endpoint endpoint, const std::string &id, const std::string &model,
                           int64_t created, const Usage &usage);
 
