@@ -354,9 +354,11 @@ int main(int argc, char **argv) {
   if ((remarks || explaining) && !options.isGpu())
     return fail(std::string(explaining ? "--explain" : "--remarks") +
                 " needs a GPU --target");
-  // The in-bounds proof runs here; its remarks quote the .tile line. The
-  // lowering's come from each kernel's compile.
-  if (remarks)
+  // A CUBIN: the in-bounds proof's remarks from the run here (they quote
+  // the .tile line), the lowering's from each kernel's compile. Other
+  // outputs compile here: every remark from that pipeline (which runs the
+  // in-bounds proof again), enabled below.
+  if (remarks && emit == "cubin")
     if (llvm::Error e = enableTileRemarks(context, kInBoundsRemarks,
                                           /*passed=*/false))
       return fail(llvm::toString(std::move(e)));
@@ -585,6 +587,11 @@ int main(int argc, char **argv) {
     artifact = std::move(*linked);
     timer.mark("link (nvlink)");
   } else {
+    if (remarks)
+      if (llvm::Error e = enableTileRemarks(
+              context, std::string(kInBoundsRemarks) + "|" + kLoweringRemarks,
+              /*passed=*/false))
+        return fail(llvm::toString(std::move(e)));
     std::string warnings;
     auto r = compileModule(*module, options, cachePtr, &warnings);
     if (!warnings.empty())
