@@ -202,15 +202,18 @@ void HttpServer::routes() {
         // cancelled, the engine freed for the others).
         ++active_;
         auto content = std::make_shared<std::string>(), reasoning = std::make_shared<std::string>();
+        auto lps = std::make_shared<std::vector<TokenLogprob>>();
+        const Tokenizer *tokenizer = model_.tokenizer;
         res.set_chunked_content_provider(
             "application/json",
-            [job, endpoint, id, created, modelId, content, reasoning](size_t,
-                                                                      httplib::DataSink &sink) {
+            [job, endpoint, id, created, modelId, content, reasoning, lps,
+             tokenizer](size_t, httplib::DataSink &sink) {
               Job::Event ev;
               if (!nextEvent(*job, sink, ev))
                 return false;
               *content += ev.delta.content;
               *reasoning += ev.delta.reasoning;
+              lps->insert(lps->end(), ev.logprobs.begin(), ev.logprobs.end());
               if (!ev.finished)
                 return true;
               std::vector<ToolCall> calls;
@@ -223,10 +226,16 @@ void HttpServer::routes() {
                 if (!calls.empty()) // the whitespace around the calls
                   *content = std::string(trimmedText(*content));
               }
+              json logprobs = nullptr;
+              if (job->request.topLogprobs >= 0)
+                logprobs = endpoint == Endpoint::Chat
+                               ? chatLogprobs(*lps, *tokenizer)
+                               : completionLogprobs(*lps, *tokenizer, 0);
               const std::string body =
                   ev.error.empty()
                       ? text(completionResponse(endpoint, id, modelId, created, *content,
-                                                *reasoning, ev.finishReason, ev.usage, calls))
+                                                *reasoning, ev.finishReason, ev.usage, calls,
+                                                logprobs))
                       : text(error(500, "generation failed: " + ev.error, "server_error").body());
               if (!sink.write(body.data(), body.size()))
                 return false;
@@ -246,11 +255,21 @@ void HttpServer::routes() {
       res.set_chunked_content_provider(
           "text/event-stream",
           [job, endpoint, id, created, modelId, first = true,
-           tools = std::make_shared<ToolCallStream>()](size_t,
-                                                       httplib::DataSink &sink) mutable {
+           tools = std::make_shared<ToolCallStream>(), tokenizer = model_.tokenizer,
+           offset = int64_t(0)](size_t, httplib::DataSink &sink) mutable {
             Job::Event ev;
             if (!nextEvent(*job, sink, ev))
               return false;
+            // The logprobs of the tokens since the last event ride on this
+            // event's delta, or on the finish.
+            json logprobs = nullptr;
+            if (job->request.topLogprobs >= 0 && !ev.logprobs.empty()) {
+              logprobs = endpoint == Endpoint::Chat
+                             ? chatLogprobs(ev.logprobs, *tokenizer)
+                             : completionLogprobs(ev.logprobs, *tokenizer, offset);
+              for (const TokenLogprob &lp : ev.logprobs)
+                offset += static_cast<int64_t>(tokenizer->tokenBytes(lp.token).size());
+            }
             // With tools, content that may be a call is held until the end.
             std::vector<ToolCall> calls;
             if (job->request.parseToolCalls) {
@@ -268,13 +287,15 @@ void HttpServer::routes() {
                                                true, nullptr));
             }
             first = false;
-            if (ok && !ev.delta.empty())
+            if (ok && !ev.delta.empty()) {
               ok = sendEvent(sink, streamChunk(endpoint, id, modelId, created,
                                                ev.delta.content.empty() ? nullptr
                                                                         : &ev.delta.content,
                                                ev.delta.reasoning.empty() ? nullptr
                                                                           : &ev.delta.reasoning,
-                                               false, nullptr));
+                                               false, nullptr, nullptr, logprobs));
+              logprobs = nullptr;
+            }
             if (ok && ev.finished) {
               if (!ev.error.empty()) {
                 ok = sendEvent(sink, error(500, "generation failed: " + ev.error, "server_error")
@@ -286,7 +307,7 @@ void HttpServer::routes() {
                 const std::string reason = calls.empty() ? ev.finishReason : "tool_calls";
                 if (ok)
                   ok = sendEvent(sink, streamChunk(endpoint, id, modelId, created, nullptr,
-                                                   nullptr, false, &reason));
+                                                   nullptr, false, &reason, nullptr, logprobs));
                 if (ok && job->request.includeUsage)
                   ok = sendEvent(sink, usageChunk(endpoint, id, modelId, created, ev.usage));
               }

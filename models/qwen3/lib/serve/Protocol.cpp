@@ -223,9 +223,33 @@ bool parseRequest(Endpoint endpoint, const std::string &body, const ModelInfo &m
       r.includeUsage = so["include_usage"].get<bool>();
     }
   }
-  for (const char *k : {"logprobs", "top_logprobs"})
-    if (has(k) && !(j[k].is_boolean() && !j[k].get<bool>()))
-      return fail(e, k, std::string("'") + k + "' is not supported by this server");
+  if (endpoint == Endpoint::Chat) {
+    if (has("logprobs")) {
+      if (!j["logprobs"].is_boolean())
+        return fail(e, "logprobs", "'logprobs' must be a boolean");
+      if (j["logprobs"].get<bool>())
+        r.topLogprobs = 0;
+    }
+    if (has("top_logprobs")) {
+      const json &t = j["top_logprobs"];
+      if (!t.is_number_integer() || t.get<int64_t>() < 0 || t.get<int64_t>() > 20)
+        return fail(e, "top_logprobs", "'top_logprobs' must be an integer in [0, 20]");
+      if (r.topLogprobs < 0 && t.get<int64_t>() > 0)
+        return fail(e, "top_logprobs", "'top_logprobs' needs 'logprobs': true");
+      if (r.topLogprobs >= 0)
+        r.topLogprobs = static_cast<int>(t.get<int64_t>());
+    }
+  } else {
+    if (has("top_logprobs"))
+      return fail(e, "top_logprobs", "'top_logprobs' goes with /v1/chat/completions "
+                                     "(completions take 'logprobs': N)");
+    if (has("logprobs")) {
+      const json &t = j["logprobs"];
+      if (!t.is_number_integer() || t.get<int64_t>() < 0 || t.get<int64_t>() > 5)
+        return fail(e, "logprobs", "'logprobs' must be an integer in [0, 5]");
+      r.topLogprobs = static_cast<int>(t.get<int64_t>());
+    }
+  }
   if (endpoint == Endpoint::Completion)
     for (const char *k : {"tools", "tool_choice"})
       if (has(k))
@@ -369,10 +393,11 @@ static json toolCallsJson(const std::string &id, const std::vector<ToolCall> &ca
 json completionResponse(Endpoint endpoint, const std::string &id, const std::string &model,
                         int64_t created, const std::string &content,
                         const std::string &reasoning, const std::string &finishReason,
-                        const Usage &usage, const std::vector<ToolCall> &toolCalls) {
+                        const Usage &usage, const std::vector<ToolCall> &toolCalls,
+                        const json &logprobs) {
   json choice = {{"index", 0},
                  {"finish_reason", toolCalls.empty() ? finishReason : "tool_calls"},
-                 {"logprobs", nullptr}};
+                 {"logprobs", logprobs}};
   if (endpoint == Endpoint::Chat) {
     json message = {{"role", "assistant"}, {"content", content}};
     if (!reasoning.empty())
@@ -397,10 +422,10 @@ json completionResponse(Endpoint endpoint, const std::string &id, const std::str
 json streamChunk(Endpoint endpoint, const std::string &id, const std::string &model,
                  int64_t created, const std::string *content, const std::string *reasoning,
                  bool roleChunk, const std::string *finishReason,
-                 const std::vector<ToolCall> *toolCalls) {
+                 const std::vector<ToolCall> *toolCalls, const json &logprobs) {
   json choice = {{"index", 0},
                  {"finish_reason", finishReason ? json(*finishReason) : json(nullptr)},
-                 {"logprobs", nullptr}};
+                 {"logprobs", logprobs}};
   if (endpoint == Endpoint::Chat) {
     json delta = json::object();
     if (roleChunk)

@@ -113,16 +113,27 @@ void Scheduler::run(Job &job) {
   metrics_.timeToFirstToken(std::chrono::duration<double>(last - job.arrived).count());
   int64_t generated = 0;
   auto isEos = [&](int32_t t) { return !r.ignoreEos && config_.isEndOfSequence(t); };
+  std::vector<TokenLogprob> logprobs; // not yet sent
+  std::vector<float> logits;
   for (;;) {
     ++generated;
     if (isEos(token)) {
       finish.finishReason = "stop";
       break;
     }
+    if (r.topLogprobs >= 0) {
+      // The logits that picked `token`.
+      if (tile_runtime::Status st = engine_.lastLogits(logits); !st)
+        return fail(st);
+      logprobs.push_back(tokenLogprob(logits, token, r.topLogprobs));
+    }
     Job::Event ev;
     ev.delta = text.feed(tokenizer_.tokenBytes(token));
-    if (!ev.delta.empty())
+    if (!ev.delta.empty()) {
+      ev.logprobs = std::move(logprobs);
+      logprobs.clear();
       job.push(std::move(ev));
+    }
     if (text.stopped()) {
       finish.finishReason = "stop";
       break;
@@ -145,6 +156,7 @@ void Scheduler::run(Job &job) {
   finish.usage.completionTokens = generated;
   if (!text.stopped())
     finish.delta = text.finish();
+  finish.logprobs = std::move(logprobs);
   if (job.cancelled() && finish.finishReason.empty())
     finish.error = "cancelled";
   job.push(std::move(finish));

@@ -2,9 +2,12 @@
 
 #include "../Qwen3TestUtils.h"
 #include "qwen3/ChatTemplate.h"
+#include "qwen3/serve/Logprobs.h"
 #include "qwen3/serve/Protocol.h"
 
 #include <gtest/gtest.h>
+
+#include <cmath>
 
 using namespace qwen3;
 using namespace qwen3::serve;
@@ -125,8 +128,18 @@ TEST_F(ProtocolTest, BadRequestsNameTheirField) {
               R"({"messages": [{"role": "user", "content": "x"}], "max_tokens": 33})", 400,
               "max_tokens", "limit of 32");
   expectError(Endpoint::Chat,
-              R"({"messages": [{"role": "user", "content": "x"}], "logprobs": true})", 400,
-              "logprobs", "not supported");
+              R"({"messages": [{"role": "user", "content": "x"}], "logprobs": 3})", 400,
+              "logprobs", "boolean");
+  expectError(Endpoint::Chat,
+              R"({"messages": [{"role": "user", "content": "x"}], "logprobs": true, "top_logprobs": 21})",
+              400, "top_logprobs", "[0, 20]");
+  expectError(Endpoint::Chat,
+              R"({"messages": [{"role": "user", "content": "x"}], "top_logprobs": 2})", 400,
+              "top_logprobs", "needs 'logprobs': true");
+  expectError(Endpoint::Completion, R"({"prompt": "x", "logprobs": 6})", 400, "logprobs",
+              "[0, 5]");
+  expectError(Endpoint::Completion, R"({"prompt": "x", "top_logprobs": 2})", 400,
+              "top_logprobs", "/v1/chat/completions");
   expectError(Endpoint::Chat,
               R"({"messages": [{"role": "user", "content": "x"}], "stream_options": {}})", 400,
               "stream_options", "stream = true");
@@ -230,6 +243,43 @@ TEST_F(ProtocolTest, ToolsRenderIntoThePromptAndCallsComeBackAsToolCalls) {
                            &calls);
   EXPECT_EQ(chunk["choices"][0]["delta"]["tool_calls"][0]["index"], 0);
   EXPECT_EQ(chunk["choices"][0]["delta"]["tool_calls"][0]["function"]["name"], "now");
+}
+
+} // namespace
+
+namespace {
+
+TEST_F(ProtocolTest, LogprobsRequests) {
+  EXPECT_EQ(parse(Endpoint::Chat, kChat).topLogprobs, -1);
+  EXPECT_EQ(parse(Endpoint::Chat, R"({"messages": [{"role": "user", "content": "x"}], "logprobs": true})")
+                .topLogprobs,
+            0);
+  EXPECT_EQ(parse(Endpoint::Chat,
+                  R"({"messages": [{"role": "user", "content": "x"}], "logprobs": true, "top_logprobs": 5})")
+                .topLogprobs,
+            5);
+  EXPECT_EQ(parse(Endpoint::Chat,
+                  R"({"messages": [{"role": "user", "content": "x"}], "logprobs": false, "top_logprobs": 0})")
+                .topLogprobs,
+            -1);
+  EXPECT_EQ(parse(Endpoint::Completion, R"({"prompt": "x", "logprobs": 2})").topLogprobs, 2);
+}
+
+// log_softmax of the logits: the chosen token's and the top ones', most
+// likely first, ties to the smaller id (the engine's argmax).
+TEST(Logprobs, LogSoftmaxAndTopTokens) {
+  std::vector<float> logits = {1.0f, 3.0f, 3.0f, -2.0f, 0.5f};
+  double z = 0;
+  for (float v : logits)
+    z += std::exp(double(v));
+  TokenLogprob lp = tokenLogprob(logits, 4, 3);
+  EXPECT_NEAR(lp.logprob, 0.5 - std::log(z), 1e-6);
+  ASSERT_EQ(lp.top.size(), 3u);
+  EXPECT_EQ(lp.top[0].first, 1);
+  EXPECT_EQ(lp.top[1].first, 2);
+  EXPECT_EQ(lp.top[2].first, 0);
+  EXPECT_NEAR(lp.top[0].second, 3.0 - std::log(z), 1e-6);
+  EXPECT_TRUE(tokenLogprob(logits, 0, 0).top.empty());
 }
 
 } // namespace

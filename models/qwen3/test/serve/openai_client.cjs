@@ -92,6 +92,31 @@ check(await status(() => client.chat.completions.create({
   model: "tiny", messages, tools, tool_choice: "required" })) === 400,
   "tool_choice required: BadRequestError (400)");
 
+// Logprobs: greedy, so each token is the most likely of its top list;
+// one entry per generated token, streamed or whole.
+const lpReq = { model: "tiny", messages, max_tokens: 6, temperature: 0, logprobs: true,
+                top_logprobs: 3, ignore_eos: true };
+const lpWhole = await client.chat.completions.create(lpReq);
+const lpc = lpWhole.choices[0].logprobs?.content ?? [];
+check(lpc.length === lpWhole.usage.completion_tokens &&
+      lpc.every((e) => e.top_logprobs.length === 3 && e.logprob <= 0 &&
+                       Math.abs(e.logprob - e.top_logprobs[0].logprob) < 1e-6 &&
+                       e.top_logprobs[0].logprob >= e.top_logprobs[1].logprob &&
+                       e.top_logprobs[1].logprob >= e.top_logprobs[2].logprob &&
+                       Array.isArray(e.bytes)),
+      "chat logprobs: one per token, greedy picks the top one, sorted");
+let streamedLp = 0;
+for await (const chunk of await client.chat.completions.create({ ...lpReq, stream: true }))
+  streamedLp += chunk.choices[0]?.logprobs?.content?.length ?? 0;
+check(streamedLp === lpc.length, "chat logprobs streamed: the same count");
+const clp = await client.completions.create({ model: "tiny", prompt: "Once", max_tokens: 5,
+                                              temperature: 0, logprobs: 2, ignore_eos: true });
+const cl = clp.choices[0].logprobs;
+check(cl.tokens.length === clp.usage.completion_tokens &&
+      cl.token_logprobs.length === cl.tokens.length && cl.top_logprobs.length === cl.tokens.length &&
+      cl.text_offset[0] === 0 && cl.tokens.join("") === clp.choices[0].text,
+      "completions logprobs: tokens, values, tops and offsets");
+
 // Seeded sampling repeats.
 const draw = () => client.completions.create({
   model: "tiny", prompt: "Once", max_tokens: 8, temperature: 0.8, top_p: 0.9, seed: 5,

@@ -60,6 +60,10 @@ struct GenerationRequest {
   /// Chat with tools (tool_choice "auto"): the output's <tool_call> blocks
   /// become tool_calls.
   bool parseToolCalls = false;
+  /// logprobs: -1 none, else the log-probability of each generated token
+  /// with this many alternatives (chat: top_logprobs 0..20; completions:
+  /// logprobs 0..5).
+  int topLogprobs = -1;
 };
 
 /// Parses and checks `body` for `endpoint`; false with `error` set.
@@ -83,12 +87,14 @@ nlohmann::json completionResponse(Endpoint endpoint, const std::string &id,
                                   const std::string &model, int64_t created,
                                   const std::string &content, const std::string &reasoning,
                                   const std::string &finishReason, const Usage &usage,
-                                  const std::vector<ToolCall> &toolCalls = {});
+                                  const std::vector<ToolCall> &toolCalls = {},
+                                  const nlohmann::json &logprobs = nullptr);
 nlohmann::json streamChunk(Endpoint endpoint, const std::string &id, const std::string &model,
                            int64_t created, const std::string *content,
                            const std::string *reasoning, bool roleChunk,
                            const std::string *finishReason,
-                           const std::vector<ToolCall> *toolCalls = nullptr);
+                           const std::vector<ToolCall> *toolCalls = nullptr,
+                           const nlohmann::json &logprobs = nullptr);
 nlohmann::json usageChunk(Endpoint endpoint, const std::string &id, const std::string &model,
                           int64_t created, const Usage &usage);
 

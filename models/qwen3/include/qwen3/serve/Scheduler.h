@@ -15,6 +15,7 @@
 #include "qwen3/Engine.h"
 #include "qwen3/Tokenizer.h"
 #include "qwen3/serve/Metrics.h"
+#include "qwen3/serve/Logprobs.h"
 #include "qwen3/serve/OutputText.h"
 #include "qwen3/serve/Protocol.h"
 
@@ -39,6 +40,9 @@ public:
     std::string finishReason; ///< "stop" or "length" when finished
     Usage usage;
     std::string error; ///< the engine failed (finished with no reason)
+    /// With logprobs: the tokens generated since the last event (their
+    /// text may still be held: it comes with a later delta).
+    std::vector<TokenLogprob> logprobs;
   };
   /// The next event, waiting up to `timeout`; false on timeout.
   bool next(Event &event, std::chrono::milliseconds timeout);
