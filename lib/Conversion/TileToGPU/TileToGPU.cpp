@@ -8,6 +8,8 @@
 #include "GPUKernelLowering.h"
 #include "Remarks.h"
 
+#include <map>
+
 #include "tile/Conversion/Passes.h"
 #include "tile/Dialect/Tile/Transforms/Passes.h"
 
@@ -705,6 +707,8 @@ struct ConvertTileToGPUPass
                                              gpu::Dimension::x);
       if (!plan && mmaFragments)
         lowering.fragments = planFragmentLayouts(kernel, threads);
+      if (!plan && remarksEnabled(&getContext()))
+        remarkLayouts(kernel, threads, lowering.fragments);
       if (!lowering.fragments.dots.empty()) {
         Location loc = kernel.getLoc();
         Value lane = arith::RemUIOp::create(b, loc, lowering.tid,
@@ -725,6 +729,41 @@ struct ConvertTileToGPUPass
       gpu::ReturnOp::create(b, kernel.getLoc());
       kernel.erase();
     }
+  }
+
+  /// The layouts the kernel's tiles get, as a passed remark (tilec
+  /// --explain): the block, the flat tiles by vector width, the tiles in
+  /// mma fragment layouts by kind.
+  static void remarkLayouts(KernelOp kernel, int64_t threads,
+                            const FragmentPlan &fragments) {
+    std::map<int64_t, int64_t> byVec;
+    int64_t acc = 0, rows = 0, cols = 0;
+    kernel.walk([&](Operation *op) {
+      for (Value v : op->getResults()) {
+        auto type = dyn_cast<RankedTensorType>(v.getType());
+        if (!type)
+          continue;
+        auto f = fragments.layouts.find(v);
+        if (f == fragments.layouts.end()) {
+          ++byVec[Layout::get(type, threads).vec];
+          continue;
+        }
+        switch (f->second.kind) {
+        case FragmentLayout::Kind::Acc: ++acc; break;
+        case FragmentLayout::Kind::Rows: ++rows; break;
+        case FragmentLayout::Kind::Cols: ++cols; break;
+        }
+      }
+    });
+    std::string flat;
+    for (auto it = byVec.rbegin(); it != byVec.rend(); ++it)
+      flat += (flat.empty() ? "" : ", ") + std::to_string(it->second) +
+              " of vectors of " + std::to_string(it->first);
+    passedFastPath(kernel.getLoc(), kernel.getSymName(), "layouts")
+        << remark::add("{0} threads; flat tiles: {1}; mma fragment tiles: {2} "
+                       "accumulator, {3} row, {4} column ({5} fragment dots)",
+                       threads, flat.empty() ? std::string("none") : flat, acc,
+                       rows, cols, fragments.dots.size());
   }
 
   static MemRefType lowerViewType(ViewType view) {
