@@ -103,25 +103,9 @@ int main(int argc, char **argv) {
   CHECK(dev->loadModule(argv[1], module));
   Stream &s = dev->defaultStream();
 
-  {
-    const int64_t n = int64_t{1} << 29;
-    Buffer a, b;
-    CHECK(dev->allocate(DType::F16, n, a));
-    CHECK(dev->allocate(DType::F16, n, b));
-    Event e0, e1;
-    std::vector<double> ms;
-    for (int r = 0; r < 7; ++r) {
-      CHECK(s.record(e0));
-      CHECK(s.copy(b, a, n * 2));
-      CHECK(s.record(e1));
-      CHECK(e1.wait());
-      float t;
-      CHECK(e1.elapsedMs(e0, t));
-      ms.push_back(t);
-    }
-    std::printf("{\"kind\": \"d2d_copy\", \"TBps\": %.3f}\n",
-                2.0 * n * 2 / (quantile(ms, 0.5) * 1e-3) / 1e12);
-  }
+  // The copy bandwidth of this run.
+  std::printf("{\"kind\": \"d2d_copy\", \"TBps\": %.3f}\n",
+              tile_bench::copyTBps(*dev, s));
 
   bool allCorrect = true;
   for (const std::string &model : models) {

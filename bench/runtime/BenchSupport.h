@@ -55,6 +55,27 @@ inline std::vector<double> timeReplays(tile_runtime::Graph &g,
   return us;
 }
 
+/// The device-to-device copy bandwidth (read + write, TB/s): the median of
+/// 7 copies of 1 GiB on `s`.
+inline double copyTBps(tile_runtime::Device &dev, tile_runtime::Stream &s) {
+  const int64_t n = int64_t{1} << 29;
+  tile_runtime::Buffer a, b;
+  check(dev.allocate(tile_runtime::DType::F16, n, a), "allocate");
+  check(dev.allocate(tile_runtime::DType::F16, n, b), "allocate");
+  std::vector<double> ms;
+  for (int r = 0; r < 7; ++r) {
+    tile_runtime::Event e0, e1;
+    check(s.record(e0), "record");
+    check(s.copy(b, a, n * 2), "copy");
+    check(s.record(e1), "record");
+    check(e1.wait(), "event wait");
+    float t = 0;
+    check(e1.elapsedMs(e0, t), "elapsed time");
+    ms.push_back(t);
+  }
+  return 2.0 * n * 2 / (quantile(ms, 0.5) * 1e-3) / 1e12;
+}
+
 } // namespace tile_bench
 
 #define CHECK(expr) ::tile_bench::check((expr), #expr)

@@ -116,12 +116,15 @@ bool CompileOptions::marksInBoundsLoads() const {
   });
 }
 
+llvm::ErrorOr<std::string> tile::findPtxas() {
+  return llvm::sys::findProgramByName("ptxas", {"/usr/local/cuda/bin"});
+}
+
 const std::string &tile::ptxasFingerprint() {
   static std::once_flag once;
   static std::string fingerprint;
   std::call_once(once, [] {
-    llvm::ErrorOr<std::string> ptxas =
-        llvm::sys::findProgramByName("ptxas", {"/usr/local/cuda/bin"});
+    llvm::ErrorOr<std::string> ptxas = findPtxas();
     if (!ptxas) {
       fingerprint = "no ptxas";
       return;

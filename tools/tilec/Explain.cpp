@@ -43,8 +43,7 @@ std::string tile::formatRemark(Diagnostic &d) {
 /// `ptxas -v` on `ptx`: its report, one line per resource fact.
 static llvm::Expected<std::string> ptxasReport(llvm::StringRef ptx,
                                                llvm::StringRef chip) {
-  llvm::ErrorOr<std::string> ptxas =
-      llvm::sys::findProgramByName("ptxas", {"/usr/local/cuda/bin"});
+  llvm::ErrorOr<std::string> ptxas = tile::findPtxas();
   if (!ptxas)
     return llvm::createStringError("--explain: ptxas not found (PATH, "
                                    "/usr/local/cuda/bin)");

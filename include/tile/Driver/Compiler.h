@@ -13,6 +13,7 @@
 #include "tile/Support/KernelCache.h"
 
 #include "llvm/Support/Error.h"
+#include "llvm/Support/ErrorOr.h"
 
 #include <string>
 
@@ -71,6 +72,9 @@ llvm::Expected<CompileResult> compileModule(mlir::ModuleOp module,
                                             const CompileOptions &options,
                                             const KernelCache *cache,
                                             std::string *warnings = nullptr);
+
+/// The ptxas the GPU pipelines run (PATH, then /usr/local/cuda/bin).
+llvm::ErrorOr<std::string> findPtxas();
 
 /// `ptxas --version` (the toolchain part of GPU cache keys), or "no ptxas".
 const std::string &ptxasFingerprint();

@@ -32,8 +32,6 @@ using namespace tile;
 using namespace tile::gpu_lowering;
 
 namespace {
-/// The largest dynamic shared memory a block may use on sm_90 (227 KB).
-constexpr int64_t kMaxSharedBytes = 232448;
 /// wgmma reads K in steps of 16; a stage row is 64 elements (128 bytes, the
 /// width of the 128-byte swizzle TMA writes and wgmma reads).
 constexpr int64_t kBK = 64;
@@ -266,8 +264,7 @@ std::optional<HopperMatmulPlan> tile::planHopperMatmul(KernelOp kernel,
   plan.element = element;
   plan.m = m, plan.yn = own.getIndices()[1], plan.wRows = wRows;
   plan.loop = loop, plan.epilogue = epilogue, plan.store = store;
-  plan.stages = std::min<int64_t>(
-      8, (kMaxSharedBytes - 1024) / (plan.stageBytes() + 16));
+  plan.stages = std::min<int64_t>(8, plan.maxStages());
   if (plan.stages < 2)
     return no("fewer than 2 pipeline stages fit in shared memory");
   return plan;

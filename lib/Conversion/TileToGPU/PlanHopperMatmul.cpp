@@ -24,9 +24,6 @@ using namespace mlir;
 using namespace tile;
 using namespace tile::gpu_lowering;
 
-/// The largest dynamic shared memory a block may use on sm_90 (227 KB).
-static constexpr int64_t kMaxSharedBytes = 232448;
-
 DictionaryAttr tile::hopperMatmulPlanAttr(MLIRContext *context,
                                           const HopperMatmulPlan &plan) {
   Builder b(context);
@@ -63,7 +60,7 @@ tile::pinnedHopperMatmulPlan(KernelOp kernel) {
       return kernel.emitError("tile.hopper_matmul: '")
              << name << "' must be " << value << " (the body's)";
   std::optional<int64_t> stages = field("stages");
-  int64_t most = (kMaxSharedBytes - 1024) / (plan->stageBytes() + 16);
+  int64_t most = plan->maxStages();
   if (!stages || *stages < 2 || *stages > most)
     return kernel.emitError("tile.hopper_matmul: 'stages' must be 2 to ")
            << most << " (what fits the shared memory)";

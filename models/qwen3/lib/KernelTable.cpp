@@ -199,12 +199,6 @@ KernelInstance gemvFp8(Fp8Gemv family, int64_t unroll) {
   return inst(name, {{"U", unroll}});
 }
 
-int64_t fp8GemvUnroll(Fp8Gemv family, int64_t k) {
-  if (k % 1024 == 0 && family != Fp8Gemv::Swiglu)
-    return 8;
-  return k % 512 == 0 ? 4 : 1;
-}
-
 KernelInstance gemm() { return inst("gemm"); }
 KernelInstance gemmNarrow() { return inst("gemm", {{"BN", 128}}); }
 KernelInstance gemmSwiglu() { return inst("gemm_swiglu"); }

@@ -63,6 +63,9 @@ struct HopperMatmulPlan {
 
   int64_t numWarps() const { return 4 * (1 + consumers); }
   int64_t stageBytes() const { return (bm + bn) * bk * 2; }
+  /// The most stages the 227 KB of dynamic shared memory a block may use on
+  /// sm_90 holds (1 KB kept for the alignment of the ring).
+  int64_t maxStages() const { return (232448 - 1024) / (stageBytes() + 16); }
   /// Dynamic shared memory: the stages, then a full and an empty mbarrier
   /// per stage.
   int64_t sharedBytes() const { return stages * stageBytes() + 16 * stages; }

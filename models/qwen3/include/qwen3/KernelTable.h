@@ -107,8 +107,6 @@ GemvInstances gemv(Gemv family, int64_t headDim, KernelDType dt);
 enum class Fp8Gemv { Plain, Rms, Swiglu, Residual };
 inline constexpr int64_t kFp8GemvUnrolls[] = {1, 4, 8};
 KernelInstance gemvFp8(Fp8Gemv family, int64_t unroll);
-/// The U gemvFp8 takes for `family` at a K (a multiple of 128).
-int64_t fp8GemvUnroll(Fp8Gemv family, int64_t k);
 
 /// The prompt GEMMs (128 x 256 and 128 x 128 tiles), the gate/up GEMM with
 /// SwiGLU in its epilogue, and the kernels with no shape parameter.

@@ -26,11 +26,6 @@ bool constantTimeEqual(const std::string &a, const std::string &b) {
 /// model name from the command line) get U+FFFD instead of an exception.
 std::string text(const json &j) { return j.dump(-1, ' ', false, json::error_handler_t::replace); }
 
-std::string_view trimmedText(std::string_view s) {
-  size_t b = s.find_first_not_of(" \t\r\n"), e = s.find_last_not_of(" \t\r\n");
-  return b == std::string_view::npos ? std::string_view() : s.substr(b, e - b + 1);
-}
-
 void sendError(httplib::Response &res, const ApiError &e) {
   res.status = e.status;
   res.set_content(text(e.body()), "application/json");
@@ -218,13 +213,9 @@ void HttpServer::routes() {
                 return true;
               std::vector<ToolCall> calls;
               if (job->request.parseToolCalls) {
-                ToolCallStream tools;
-                std::string before = tools.feed(*content);
-                ToolCallStream::Result r = tools.finish();
+                ToolCallStream::Result r = ToolCallStream::split(*content);
                 calls = std::move(r.calls);
-                *content = before + r.content;
-                if (!calls.empty()) // the whitespace around the calls
-                  *content = std::string(trimmedText(*content));
+                *content = std::move(r.content);
               }
               json logprobs = nullptr;
               if (job->request.topLogprobs >= 0)

@@ -2,36 +2,11 @@
 
 #include "qwen3/serve/ToolCalls.h"
 
-#include <cstdio>
 
 namespace qwen3::serve {
 
 namespace {
 constexpr std::string_view kOpen = "<tool_call>", kClose = "</tool_call>";
-
-void pythonString(const std::string &s, std::string &out) {
-  out += '"';
-  for (unsigned char c : s) {
-    switch (c) {
-    case '"': out += "\\\""; break;
-    case '\\': out += "\\\\"; break;
-    case '\n': out += "\\n"; break;
-    case '\r': out += "\\r"; break;
-    case '\t': out += "\\t"; break;
-    case '\b': out += "\\b"; break;
-    case '\f': out += "\\f"; break;
-    default:
-      if (c < 0x20) {
-        char buf[8];
-        std::snprintf(buf, sizeof buf, "\\u%04x", c);
-        out += buf;
-      } else {
-        out += static_cast<char>(c); // UTF-8 as is (ensure_ascii=False)
-      }
-    }
-  }
-  out += '"';
-}
 
 void writePython(const nlohmann::ordered_json &v, std::string &out) {
   switch (v.type()) {
@@ -42,7 +17,7 @@ void writePython(const nlohmann::ordered_json &v, std::string &out) {
       if (!first)
         out += ", ";
       first = false;
-      pythonString(it.key(), out);
+      out += nlohmann::ordered_json(it.key()).dump();
       out += ": ";
       writePython(it.value(), out);
     }
@@ -59,11 +34,11 @@ void writePython(const nlohmann::ordered_json &v, std::string &out) {
     out += ']';
     return;
   }
-  case nlohmann::ordered_json::value_t::string:
-    pythonString(v.get<std::string>(), out);
-    return;
   default:
-    out += v.dump(); // numbers, true, false, null: the same text
+    // Strings (json.dumps escapes the same characters, \u00xx for the
+    // other control ones, and leaves the rest of UTF-8 as is), numbers,
+    // true, false, null: the same text.
+    out += v.dump();
   }
 }
 
@@ -102,6 +77,16 @@ std::string ToolCallStream::feed(std::string_view content) {
   std::string out = held_.substr(0, held_.size() - keep);
   held_.erase(0, held_.size() - keep);
   return out;
+}
+
+ToolCallStream::Result ToolCallStream::split(std::string_view content) {
+  ToolCallStream s;
+  std::string before = s.feed(content);
+  Result r = s.finish();
+  r.content = before + r.content;
+  if (!r.calls.empty()) // the whitespace around the calls
+    r.content = std::string(trimmed(r.content));
+  return r;
 }
 
 ToolCallStream::Result ToolCallStream::finish() {

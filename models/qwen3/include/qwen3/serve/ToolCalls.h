@@ -42,6 +42,8 @@ public:
   };
   /// The calls, and the held text that is not one.
   Result finish();
+  /// A whole generation's content: its calls, and the text around them.
+  static Result split(std::string_view content);
 
 private:
   std::string held_;
