@@ -22,6 +22,22 @@ Status EngineShard::linear(int64_t T, const Buffer &x, int64_t k, const Buffer &
                                  Arg::out(y, {T, n}, {}, yOffset)});
 }
 
+// An FP8 projection's prompt GEMM reads its 16-bit dequantization, made
+// just before into the one scratch every FP8 projection shares (each GEMM
+// is done with it before the next dequantization, in stream order), with
+// the norm weight before it folded in as the 16-bit weights have theirs.
+Status EngineShard::promptWeight(Acts &a, const Projection &p, int64_t n, int64_t k,
+                                 const Buffer *norm, const Buffer *&w) {
+  w = &p.w;
+  if (!p.fp8)
+    return Status::ok();
+  w = &a.weight16;
+  return launch(kDequantFp8, {Arg::in(p.w, {n, k}), Arg::in(p.scale, {n / 128, k / 128}),
+                              Arg::in(norm ? *norm : unitNorm, {1, k}),
+                              Arg::out(a.weight16, {n, k})},
+                n * k * 3.0 + n * k / 4096.0);
+}
+
 // Tensor parallelism (docs/parallel.md). The row-parallel projections (o,
 // down) leave each rank a partial sum of the rows they write; the
 // all-reduce completes them. Decode adds those partials into the residual
@@ -80,12 +96,23 @@ Status EngineShard::decodeLayers(Acts &a, const Buffer &ids) {
   // l's input norm, 2l + 1: its post-attention norm), to add into or read.
   auto sumsTo = [&](int64_t i) { return Arg::add(normSums, {1}, {}, normSlot(i)); };
   auto sumsOf = [&](int64_t i) { return Arg::in(normSums, {1}, {}, normSlot(i)); };
+  // The bytes of an [n, k] weight: 16-bit, or FP8 with a 4-byte scale per
+  // 128 x 128 block.
+  auto weightBytes = [](const Projection &p, int64_t n, int64_t k) {
+    return p.fp8 ? n * k * (1.0 + 4.0 / (128 * 128)) : 2.0 * n * k;
+  };
   // x W^T added to the residual stream, its squares to the sum of norm i.
-  auto gemvAdd = [&](const Buffer &x, int64_t k, const Buffer &w, int64_t i) {
+  auto gemvAdd = [&](const Buffer &x, int64_t k, const Projection &w, int64_t i) {
+    const double bytes = weightBytes(w, H, k) + 2.0 * (k + 2 * H);
+    if (w.fp8)
+      return launch(gemvResidualFp8.pick(k),
+                    {Arg::in(x, {1, k}), Arg::in(w.w, {H, k}), Arg::in(w.scale, {H / 128, k / 128}),
+                     Arg::inout(a.res, {1, H}), sumsTo(i)},
+                    bytes);
     return launch(gemvResidual.pick(k, H),
-                  {Arg::in(x, {1, k}), Arg::in(w, {H, k}), Arg::inout(a.res, {1, H}),
+                  {Arg::in(x, {1, k}), Arg::in(w.w, {H, k}), Arg::inout(a.res, {1, H}),
                    sumsTo(i)},
-                  2.0 * (H * k + k + 2 * H));
+                  bytes);
   };
   // Tensor parallelism: before a row-parallel projection adds its partial
   // into the stream, the ranks but the first clear theirs; after it, the
@@ -118,10 +145,19 @@ Status EngineShard::decodeLayers(Acts &a, const Buffer &ids) {
              2.0 * H * 2));
   for (int64_t l = 0; l < c.layers; ++l) {
     const Layer &L = layers[l];
-    TRY(launch(gemvRms.pick(H, nqkv), {Arg::in(a.res, {1, H}), Arg::in(L.qkv, {nqkv, H}),
-                                       Arg::out(a.qkv, {1, nqkv}), sumsOf(2 * l),
-                                       Arg::real(eps)},
-               2.0 * (nqkv * H + H + nqkv)));
+    const double qkvBytes = weightBytes(L.qkv, nqkv, H) + 2.0 * (H + nqkv);
+    if (L.qkv.fp8) {
+      TRY(launch(gemvRmsFp8.pick(H),
+                 {Arg::in(a.res, {1, H}), Arg::in(L.inNorm, {1, H}), Arg::in(L.qkv.w, {nqkv, H}),
+                  Arg::in(L.qkv.scale, {nqkv / 128, H / 128}), Arg::out(a.qkv, {1, nqkv}),
+                  sumsOf(2 * l), Arg::real(eps)},
+                 qkvBytes + 2.0 * H));
+    } else {
+      TRY(launch(gemvRms.pick(H, nqkv), {Arg::in(a.res, {1, H}), Arg::in(L.qkv.w, {nqkv, H}),
+                                         Arg::out(a.qkv, {1, nqkv}), sumsOf(2 * l),
+                                         Arg::real(eps)},
+                 qkvBytes));
+    }
     auto kin = Arg::in(kcache, {cacheRows, c.kvHeads, HD}, {}, l * cacheLayer);
     auto vin = Arg::in(vcache, {cacheRows, c.kvHeads, HD}, {}, l * cacheLayer);
     auto kc = Arg::inout(kcache, {cacheRows, c.kvHeads, HD}, {}, l * cacheLayer);
@@ -154,17 +190,32 @@ Status EngineShard::decodeLayers(Acts &a, const Buffer &ids) {
                           Arg::ticket(tickets, {c.heads}), Arg::real(scale),
                           Arg::real(eps)},
                  attnBytes + 2 * partBytes + 2.0 * nq));
-      TRY(launch(gemvResidualKv.pick(nq, H),
-                 {Arg::in(a.attn, {1, nq}), Arg::in(L.o, {H, nq}), Arg::inout(a.res, {1, H}),
-                  sumsTo(2 * l + 1), Arg::in(a.qkv, {1, nqkv}), Arg::in(L.kNorm, {HD}),
-                  Arg::in(invFreq, {HD / 2}), Arg::in(pos, {1}), kc, vc, Arg::real(eps)},
-                 2.0 * (H * nq + nq + 2 * H) + 2.0 * 4 * kvw));
+      const double oBytes = weightBytes(L.o, H, nq) + 2.0 * (nq + 2 * H) + 2.0 * 4 * kvw;
+      auto kvWrite = {Arg::in(a.qkv, {1, nqkv}), Arg::in(L.kNorm, {HD}),
+                      Arg::in(invFreq, {HD / 2}), Arg::in(pos, {1}), kc, vc, Arg::real(eps)};
+      std::vector<Arg> args = {Arg::in(a.attn, {1, nq}), Arg::in(L.o.w, {H, nq})};
+      if (L.o.fp8)
+        args.push_back(Arg::in(L.o.scale, {H / 128, nq / 128}));
+      args.push_back(Arg::inout(a.res, {1, H}));
+      args.push_back(sumsTo(2 * l + 1));
+      args.insert(args.end(), kvWrite.begin(), kvWrite.end());
+      TRY(launch(L.o.fp8 ? gemvResidualKvFp8.pick(nq) : gemvResidualKv.pick(nq, H),
+                 args.data(), args.size(), oBytes));
     }
     TRY(completeRow(2 * l + 1));
-    TRY(launch(gemvSwiglu.pick(H, I),
-               {Arg::in(a.res, {1, 1, H}), Arg::in(L.gateUp, {2, I, H}), Arg::out(a.act, {1, I}),
-                sumsOf(2 * l + 1), Arg::real(eps)},
-               2.0 * (2 * I * H + H + I)));
+    const double gateUpBytes = weightBytes(L.gateUp, 2 * I, H) + 2.0 * (H + I);
+    if (L.gateUp.fp8) {
+      TRY(launch(gemvSwigluFp8.pick(H),
+                 {Arg::in(a.res, {1, 1, H}), Arg::in(L.postNorm, {1, 1, H}),
+                  Arg::in(L.gateUp.w, {2, I, H}), Arg::in(L.gateUp.scale, {2, I / 128, H / 128}),
+                  Arg::out(a.act, {1, I}), sumsOf(2 * l + 1), Arg::real(eps)},
+                 gateUpBytes + 2.0 * H));
+    } else {
+      TRY(launch(gemvSwiglu.pick(H, I),
+                 {Arg::in(a.res, {1, 1, H}), Arg::in(L.gateUp.w, {2, I, H}),
+                  Arg::out(a.act, {1, I}), sumsOf(2 * l + 1), Arg::real(eps)},
+                 gateUpBytes));
+    }
     TRY(clearPartial());
     TRY(gemvAdd(a.act, I, L.down, 2 * l + 2));
     TRY(completeRow(2 * l + 2));
@@ -203,7 +254,9 @@ Status EngineShard::prefillLayers(Acts &a, int64_t T) {
                           Arg::out(a.ropeCos, {T, HD}), Arg::out(a.ropeSin, {T, HD})}));
   for (int64_t l = 0; l < c.layers; ++l) {
     const Layer &L = layers[l];
-    TRY(linear(T, a.h, H, L.qkv, nqkv, a.qkv));
+    const Buffer *w = nullptr;
+    TRY(promptWeight(a, L.qkv, nqkv, H, &L.inNorm, w));
+    TRY(linear(T, a.h, H, *w, nqkv, a.qkv));
     auto cosRows = Arg::in(a.ropeCos, {T, HD}), sinRows = Arg::in(a.ropeSin, {T, HD});
     TRY(launch(kQRopeTable, {Arg::in(a.qkv, {T, nqkv}), Arg::in(L.qNorm, {HD}), cosRows,
                              sinRows, Arg::out(a.q, {T, nq}), Arg::real(eps)}));
@@ -219,7 +272,8 @@ Status EngineShard::prefillLayers(Acts &a, int64_t T) {
     auto vin = Arg::in(vcache, {cacheRows, c.kvHeads, HD}, {}, l * cacheLayer);
     TRY(launch(kPreAttn, {Arg::in(a.q, {T, nq}), kin, vin, Arg::in(pos, {1}),
                           Arg::out(a.attn, {T, nq}), Arg::real(scale)}));
-    TRY(linear(T, a.attn, nq, L.o, H, a.ao));
+    TRY(promptWeight(a, L.o, H, nq, nullptr, w));
+    TRY(linear(T, a.attn, nq, *w, H, a.ao));
     if (place.ranks > 1)
       TRY(allReduce(a.ao, T * H));
     // The post-attention norm's weight is in the gate/up projection.
@@ -230,9 +284,11 @@ Status EngineShard::prefillLayers(Acts &a, int64_t T) {
     // activations from 128 gate and the 128 up rows that pair with them,
     // so the [T, 2I] projection is never written nor read back (every
     // supported intermediate size, per rank too, is whole 128-row tiles).
-    TRY(launch(kGemmSwiglu, {Arg::in(a.h, {T, H}), Arg::in(L.gateUp, {2 * I, H}),
+    TRY(promptWeight(a, L.gateUp, 2 * I, H, &L.postNorm, w));
+    TRY(launch(kGemmSwiglu, {Arg::in(a.h, {T, H}), Arg::in(*w, {2 * I, H}),
                              Arg::out(a.act, {T, I})}));
-    TRY(linear(T, a.act, I, L.down, H, a.mo));
+    TRY(promptWeight(a, L.down, H, I, nullptr, w));
+    TRY(linear(T, a.act, I, *w, H, a.mo));
     if (place.ranks > 1)
       TRY(allReduce(a.mo, T * H));
     // The next layer's input norm weight is in its QKV projection.

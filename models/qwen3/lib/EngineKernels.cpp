@@ -24,7 +24,7 @@ bool EngineKernels::hasSplits(int64_t splits) const {
 }
 
 Status EngineKernels::load(const Module &module, const std::string &manifest,
-                           const ModelConfig &c, KernelDType dt) {
+                           const ModelConfig &c, KernelDType dt, bool fp8) {
   namespace K = kernels;
   const int64_t group = c.heads / c.kvHeads, hd = c.headDim;
   const std::pair<KernelInstance, Kernel *> fixed[] = {
@@ -81,7 +81,18 @@ Status EngineKernels::load(const Module &module, const std::string &manifest,
       if (Status st = find(module, manifest, inst.name(), family->whole[u]); !st)
         return st;
   }
-  return Status::ok();
+  if (!fp8)
+    return Status::ok();
+  for (Fp8GemvFamily *family :
+       {&gemvRmsFp8, &gemvSwigluFp8, &gemvResidualFp8, &gemvResidualKvFp8}) {
+    family->byUnroll.clear();
+    for (int64_t u : K::fp8GemvUnrolls(family->family))
+      if (Status st = find(module, manifest, K::gemvFp8(family->family, u, hd).name(),
+                           family->byUnroll[u]);
+          !st)
+        return st;
+  }
+  return find(module, manifest, K::dequantizeFp8().name(), kDequantFp8);
 }
 
 } // namespace qwen3

@@ -70,6 +70,24 @@ struct EngineKernels {
       return gemvFour.pick(k, n);
     return gemv.pick(k, n);
   }
+  /// An FP8 decode GEMV family (linear_fp8.tile) by U, picked for K as
+  /// the kernel table says (kernels::fp8GemvUnroll).
+  struct Fp8GemvFamily {
+    kernels::Fp8Gemv family;
+    std::map<int64_t, Kernel> byUnroll;
+    const Kernel &pick(int64_t k) const {
+      return byUnroll.at(kernels::fp8GemvUnroll(family, k));
+    }
+  };
+  /// Loaded where the model holds FP8 projections: the QKV GEMV with the
+  /// input norm, the gate/up GEMV with the norm and SwiGLU, the output and
+  /// down GEMVs adding to the residual stream, the output GEMV writing the
+  /// token's K/V; and the prompt's dequantization of one projection.
+  Fp8GemvFamily gemvRmsFp8{kernels::Fp8Gemv::Rms, {}},
+      gemvSwigluFp8{kernels::Fp8Gemv::Swiglu, {}},
+      gemvResidualFp8{kernels::Fp8Gemv::Residual, {}},
+      gemvResidualKvFp8{kernels::Fp8Gemv::ResidualKv, {}};
+  Kernel kDequantFp8;
   /// The decode attention at one KV split count S (its kernels' S: program
   /// (head or KV head, share) over S shares of the context, then the merge
   /// that also writes the token's K/V), and the decode step's graph
@@ -102,11 +120,11 @@ struct EngineKernels {
   std::vector<AttentionTier> tiers;
 
   /// Finds every kernel `config`'s forward passes launch in `module` (the
-  /// set `manifest` describes, compiled for `dt`), through the kernel table.
-  /// Fails naming the first instance the set lacks, or a kernel with
-  /// unchecked regions.
+  /// set `manifest` describes, compiled for `dt`), through the kernel table,
+  /// the FP8 ones too where `fp8`. Fails naming the first instance the set
+  /// lacks, or a kernel with unchecked regions.
   Status load(const Module &module, const std::string &manifest, const ModelConfig &config,
-              KernelDType dt);
+              KernelDType dt, bool fp8);
   /// The decode attention tier with `splits` shares is in the set.
   bool hasSplits(int64_t splits) const;
 

@@ -172,8 +172,10 @@ Status EngineShard::open(Device &dev, const ModelConfig &full, DType dtype,
   std::string manifest = opts.kernelsDir + "/qwen3_" + dtName + ".json";
   if (Status st = device->loadModule(manifest, module); !st)
     return st;
+  const bool fp8 = opts.weights == EngineOptions::Weights::Fp8 ||
+                   (opts.weights == EngineOptions::Weights::Stored && cfg.fp8.enabled);
   if (Status st = load(module, manifest, cfg,
-                       dt == DType::F16 ? KernelDType::F16 : KernelDType::BF16);
+                       dt == DType::F16 ? KernelDType::F16 : KernelDType::BF16, fp8);
       !st)
     return st;
   if (opts.attentionSplits > 0 && !hasSplits(opts.attentionSplits)) {
@@ -190,29 +192,52 @@ Status EngineShard::open(Device &dev, const ModelConfig &full, DType dtype,
   return Status::ok();
 }
 
+namespace {
+
+/// `n` checkpoint elements of a 16-bit or F32 tensor at `src` as floats.
+void widen(const uint8_t *src, TensorDType from, int64_t n, float *dst) {
+  for (int64_t i = 0; i < n; ++i) {
+    uint16_t h;
+    if (from == TensorDType::F32) {
+      std::memcpy(&dst[i], src + 4 * i, 4);
+      continue;
+    }
+    std::memcpy(&h, src + 2 * i, 2);
+    dst[i] = from == TensorDType::BF16 ? fromBF16(h) : fromHalf(h);
+  }
+}
+
+} // namespace
+
 Status EngineShard::loadWeights(const Checkpoint &ck,
                                 const std::function<void()> &layerDone) {
   const int64_t r = place.rank;
   const int64_t HD = cfg.headDim, qRows = cfg.heads * HD, kvRows = cfg.kvHeads * HD,
                 I = cfg.intermediate;
   const bool haveLmHead = ck.find("lm_head.weight") != nullptr;
-  // Uploads the pieces (rows stacked) into one buffer.
+  auto extent = [&](const Piece &p, int64_t &rows, int64_t &cols) {
+    const TensorInfo *t = ck.find(p.name);
+    const int64_t R = t->shape[0], C = t->shape.size() > 1 ? t->shape[1] : 1;
+    rows = p.rows < 0 ? R : p.rows;
+    cols = p.cols < 0 ? C : p.cols;
+  };
+  // Uploads the pieces (rows stacked) into one buffer of the model dtype.
   std::vector<uint8_t> staging, whole;
   auto upload = [&](const std::vector<Piece> &pieces, Buffer &buf) -> Status {
     int64_t count = 0;
     for (const Piece &p : pieces) {
-      const TensorInfo *t = ck.find(p.name);
-      const int64_t R = t->shape[0], C = t->shape.size() > 1 ? t->shape[1] : 1;
-      count += (p.rows < 0 ? R : p.rows) * (p.cols < 0 ? C : p.cols);
+      int64_t rows, cols;
+      extent(p, rows, cols);
+      count += rows * cols;
     }
     staging.resize(count * 2);
     int64_t at = 0;
     for (const Piece &p : pieces) {
       const TensorInfo *t = ck.find(p.name);
-      const int64_t R = t->shape[0], C = t->shape.size() > 1 ? t->shape[1] : 1;
-      const int64_t rows = p.rows < 0 ? R : p.rows, cols = p.cols < 0 ? C : p.cols;
-      // FP8 weights are dequantized whole into the model dtype first (the
-      // decode step streams 16-bit weights either way), then sliced.
+      const int64_t C = t->shape.size() > 1 ? t->shape[1] : 1;
+      int64_t rows, cols;
+      extent(p, rows, cols);
+      // FP8 weights held in 16 bits are dequantized whole first, then sliced.
       const uint8_t *src = t->data;
       TensorDType from = t->dtype;
       if (t->dtype == TensorDType::F8E4M3) {
@@ -240,6 +265,86 @@ Status EngineShard::loadWeights(const Checkpoint &ck,
       return st;
     return stream.synchronize(); // the staging buffer is reused
   };
+  // Whether a projection's pieces are held in FP8: each stored in FP8 (or
+  // any, when opts.weights quantizes at load) and whole 128 x 128 blocks,
+  // so that the pieces' block scales stack as their rows do and the FP8
+  // GEMVs' tiles never straddle a block.
+  auto heldInFp8 = [&](const std::vector<Piece> &pieces) {
+    if (opts.weights == EngineOptions::Weights::Dequantized)
+      return false;
+    for (const Piece &p : pieces) {
+      const TensorInfo *t = ck.find(p.name);
+      if (opts.weights == EngineOptions::Weights::Stored && t->dtype != TensorDType::F8E4M3)
+        return false;
+      if (t->dtype == TensorDType::F8E4M3 && (cfg.fp8.blockOut != 128 || cfg.fp8.blockIn != 128))
+        return false;
+      int64_t rows, cols;
+      extent(p, rows, cols);
+      if (p.row0 % 128 || p.col0 % 128 || rows % 128 || cols % 128)
+        return false;
+    }
+    return true;
+  };
+  // Uploads the pieces as FP8 bytes (rows stacked) and their block scales
+  // (block rows stacked) in f32; 16-bit pieces are quantized 128 rows at a
+  // time.
+  std::vector<uint8_t> bytes;
+  std::vector<float> scales, strip, stripScales;
+  auto uploadFp8 = [&](const std::vector<Piece> &pieces, Projection &proj) -> Status {
+    int64_t count = 0, cols = 0;
+    for (const Piece &p : pieces) {
+      int64_t rows;
+      extent(p, rows, cols);
+      count += rows * cols;
+    }
+    const int64_t bcols = cols / 128;
+    bytes.resize(count);
+    scales.resize(count / (128 * 128));
+    int64_t at = 0;
+    for (const Piece &p : pieces) {
+      const TensorInfo *t = ck.find(p.name);
+      const int64_t C = t->shape[1];
+      int64_t rows, pcols;
+      extent(p, rows, pcols);
+      uint8_t *out = bytes.data() + at * cols;
+      float *outScales = scales.data() + at / 128 * bcols;
+      if (t->dtype == TensorDType::F8E4M3) {
+        for (int64_t i = 0; i < rows; ++i) {
+          const uint8_t *src = t->data + (p.row0 + i) * C + p.col0;
+          for (int64_t c = 0; c < cols; ++c)
+            if ((src[c] & 0x7F) == 0x7F)
+              return Status::error(t->file + ": tensor '" + t->name + "' holds NaN at [" +
+                                   std::to_string(p.row0 + i) + ", " +
+                                   std::to_string(p.col0 + c) + "]");
+          std::memcpy(out + i * cols, src, size_t(cols));
+        }
+        if (Status st = readFp8Scales(*ck.find(fp8ScaleName(p.name)), p.row0 / 128, rows / 128,
+                                      p.col0 / 128, bcols, outScales);
+            !st)
+          return st;
+      } else {
+        strip.resize(128 * cols);
+        for (int64_t r0 = 0; r0 < rows; r0 += 128) {
+          for (int64_t i = 0; i < 128; ++i)
+            widen(t->data + ((p.row0 + r0 + i) * C + p.col0) * elementBytes(t->dtype),
+                  t->dtype, cols, strip.data() + i * cols);
+          quantizeFp8(strip.data(), 128, cols, out + r0 * cols, outScales + r0 / 128 * bcols);
+        }
+      }
+      at += rows;
+    }
+    proj.fp8 = true;
+    Status st = Status::ok();
+    if (!(st = device->allocate(DType::F8E4M3, count, stream, proj.w)) ||
+        !(st = stream.copyToDevice(proj.w, bytes.data(), count)) ||
+        !(st = device->allocate(DType::F32, int64_t(scales.size()), stream, proj.scale)) ||
+        !(st = stream.copyToDevice(proj.scale, scales.data(), scales.size() * 4)))
+      return st;
+    return stream.synchronize(); // the staging buffers are reused
+  };
+  auto uploadProjection = [&](const std::vector<Piece> &pieces, Projection &proj) {
+    return heldInFp8(pieces) ? uploadFp8(pieces, proj) : upload(pieces, proj.w);
+  };
   auto rowsOf = [](std::string name, int64_t row0, int64_t rows) {
     return Piece{std::move(name), row0, rows, 0, -1};
   };
@@ -266,20 +371,37 @@ Status EngineShard::loadWeights(const Checkpoint &ck,
         !(st = upload({{p + "self_attn.k_norm.weight"}}, L.kNorm)) ||
         // Column-parallel: this rank's heads and KV heads, its slice of
         // the intermediate rows (gate then up, as the kernels pair them).
-        !(st = upload({rowsOf(p + "self_attn.q_proj.weight", r * qRows, qRows),
-                       rowsOf(p + "self_attn.k_proj.weight", r * kvRows, kvRows),
-                       rowsOf(p + "self_attn.v_proj.weight", r * kvRows, kvRows)},
-                      L.qkv)) ||
+        !(st = uploadProjection({rowsOf(p + "self_attn.q_proj.weight", r * qRows, qRows),
+                                 rowsOf(p + "self_attn.k_proj.weight", r * kvRows, kvRows),
+                                 rowsOf(p + "self_attn.v_proj.weight", r * kvRows, kvRows)},
+                                L.qkv)) ||
         // Row-parallel: the input columns of this rank's heads and slice.
-        !(st = upload({colsOf(p + "self_attn.o_proj.weight", r * qRows, qRows)}, L.o)) ||
-        !(st = upload({rowsOf(p + "mlp.gate_proj.weight", r * I, I),
-                       rowsOf(p + "mlp.up_proj.weight", r * I, I)},
-                      L.gateUp)) ||
-        !(st = upload({colsOf(p + "mlp.down_proj.weight", r * I, I)}, L.down)))
+        !(st = uploadProjection({colsOf(p + "self_attn.o_proj.weight", r * qRows, qRows)},
+                                L.o)) ||
+        !(st = uploadProjection({rowsOf(p + "mlp.gate_proj.weight", r * I, I),
+                                 rowsOf(p + "mlp.up_proj.weight", r * I, I)},
+                                L.gateUp)) ||
+        !(st = uploadProjection({colsOf(p + "mlp.down_proj.weight", r * I, I)}, L.down)))
       return st;
     layerDone();
   }
   return foldNormWeights();
+}
+
+int64_t EngineShard::largestFp8Projection() const {
+  const int64_t H = cfg.hidden, nq = cfg.heads * cfg.headDim, I = cfg.intermediate;
+  int64_t most = 0;
+  for (const Layer &L : layers) {
+    if (L.qkv.fp8)
+      most = std::max(most, nqkv * H);
+    if (L.o.fp8)
+      most = std::max(most, H * nq);
+    if (L.gateUp.fp8)
+      most = std::max(most, 2 * I * H);
+    if (L.down.fp8)
+      most = std::max(most, H * I);
+  }
+  return most;
 }
 
 // The input norm's weight g moves into the QKV projection, W' = W diag(g)
@@ -291,14 +413,19 @@ Status EngineShard::loadWeights(const Checkpoint &ck,
 Status EngineShard::foldNormWeights() {
   const int64_t H = cfg.hidden, I = cfg.intermediate;
   Status st = Status::ok();
+  // FP8 projections keep their norm's weight apart (the FP8 GEMVs take it).
   for (const Layer &L : layers)
-    if (!(st = stream.launch(kFoldNorm, {Arg::inout(L.qkv, {nqkv, H}), Arg::in(L.inNorm, {H})})) ||
-        !(st = stream.launch(kFoldNorm,
-                             {Arg::inout(L.gateUp, {2 * I, H}), Arg::in(L.postNorm, {H})})))
+    if ((!L.qkv.fp8 &&
+         !(st = stream.launch(kFoldNorm, {Arg::inout(L.qkv.w, {nqkv, H}),
+                                          Arg::in(L.inNorm, {H})}))) ||
+        (!L.gateUp.fp8 &&
+         !(st = stream.launch(kFoldNorm, {Arg::inout(L.gateUp.w, {2 * I, H}),
+                                          Arg::in(L.postNorm, {H})}))))
       return st;
-  std::vector<uint16_t> ones(H, dt == DType::BF16 ? toBF16(1.0f) : toHalf(1.0f));
-  if (!(st = device->allocate(dt, H, stream, unitNorm)) ||
-      !(st = stream.copyToDevice(unitNorm, ones.data(), H * 2)))
+  const int64_t ones = std::max({H, cfg.heads * cfg.headDim, I});
+  std::vector<uint16_t> one(ones, dt == DType::BF16 ? toBF16(1.0f) : toHalf(1.0f));
+  if (!(st = device->allocate(dt, ones, stream, unitNorm)) ||
+      !(st = stream.copyToDevice(unitNorm, one.data(), ones * 2)))
     return st;
   return freezeWeights();
 }
@@ -308,10 +435,15 @@ Status EngineShard::foldNormWeights() {
 // launched as programmatic dependents of the kernel before them.
 Status EngineShard::freezeWeights() {
   std::vector<const Buffer *> weights = {&embed, &finalNorm, &lmHead, &unitNorm};
-  for (const Layer &L : layers)
-    for (const Buffer *b : {&L.inNorm, &L.postNorm, &L.qNorm, &L.kNorm, &L.qkv, &L.o,
-                            &L.gateUp, &L.down})
+  for (const Layer &L : layers) {
+    for (const Buffer *b : {&L.inNorm, &L.postNorm, &L.qNorm, &L.kNorm})
       weights.push_back(b);
+    for (const Projection *p : {&L.qkv, &L.o, &L.gateUp, &L.down}) {
+      weights.push_back(&p->w);
+      if (p->fp8)
+        weights.push_back(&p->scale);
+    }
+  }
   for (const Buffer *b : weights) // lmHead may be embed: freezing twice is fine
     if (Status st = stream.freeze(*b); !st)
       return st;
@@ -323,8 +455,10 @@ Status EngineShard::cacheBudget(int64_t &positions) {
   int64_t freeBytes = 0, totalBytes = 0;
   if (Status s = device->memoryInfo(freeBytes, totalBytes); !s)
     return s;
-  // Room for the activations and the prompt's buffers.
-  int64_t reserve = std::max<int64_t>(int64_t(1) << 30, totalBytes / 20);
+  // Room for the activations and the prompt's buffers (with the 16-bit
+  // copy of an FP8 projection).
+  int64_t reserve = std::max<int64_t>(int64_t(1) << 30, totalBytes / 20) +
+                    largestFp8Projection() * 2;
   positions = (freeBytes - reserve) / bytesPerPosition / 64 * 64;
   if (positions < 1)
     return Status::error("no memory left for a KV cache after the weights (" +
@@ -393,6 +527,8 @@ Status EngineShard::allocActs(Acts &a, int64_t T) {
   if (T > 1) {
     alloc(dt, T * c.headDim, a.ropeCos);
     alloc(dt, T * c.headDim, a.ropeSin);
+    if (const int64_t fp8 = largestFp8Projection())
+      alloc(dt, fp8, a.weight16);
   }
   alloc(dt, T * c.hidden, a.mo);
   alloc(dt, c.vocabSize, a.logits);

@@ -57,8 +57,17 @@ struct EngineShard : EngineDevice, EngineKernels {
   int64_t maxSeq = 0;
   int64_t nqkv = 0;
 
+  /// A projection's weight: in the model dtype (the norm before it folded
+  /// in), or FP8 (`fp8`): e4m3 bytes and one f32 scale per 128 x 128 block
+  /// in `scale`, which the decode GEMVs stream as they are and the prompt
+  /// dequantizes into Acts::weight16 before its GEMM.
+  struct Projection {
+    Buffer w, scale;
+    bool fp8 = false;
+  };
   struct Layer {
-    Buffer inNorm, postNorm, qNorm, kNorm, qkv, o, gateUp, down;
+    Buffer inNorm, postNorm, qNorm, kNorm;
+    Projection qkv, o, gateUp, down;
   };
   std::vector<Layer> layers;
   Buffer embed, finalNorm, lmHead, invFreq;
@@ -87,6 +96,9 @@ struct EngineShard : EngineDevice, EngineKernels {
     int64_t cap = 0;
     Buffer ids, res, h, qkv, q, attn, ao, act, mo, logits, po, plse, vals, idxs;
     Buffer ropeCos, ropeSin; ///< the prompt's RoPE rows (rope_table)
+    /// The prompt's 16-bit copy of one FP8 projection at a time (the
+    /// largest one's size), which its GEMM reads.
+    Buffer weight16;
   };
   const Acts *last = nullptr; ///< whose logits are the latest
   Acts decodeActs, prefillActs;
@@ -96,8 +108,9 @@ struct EngineShard : EngineDevice, EngineKernels {
   /// decode_attention's ticket counters (one per query head, zero between
   /// launches: each launch leaves them so).
   Buffer tickets;
-  /// A [1, H] row of ones: the prompt's input norms scale by it, their
-  /// weights being folded into the QKV projections (foldNormWeights).
+  /// A row of ones: the prompt's input norms scale by its first H, their
+  /// weights being folded into the QKV projections (foldNormWeights); an
+  /// FP8 projection with no norm before it dequantizes times its first K.
   Buffer unitNorm;
   Sampling sampling;
 
@@ -210,9 +223,12 @@ struct EngineShard : EngineDevice, EngineKernels {
   /// Binds `device` and loads the kernel set `full`'s slice needs.
   Status open(Device &device, const ModelConfig &full, DType dtype,
               const EngineOptions &options, ShardPlace place);
-  /// Uploads this shard's slices of the checked tensors (FP8 ones
-  /// dequantized) and folds the norms; `layerDone` after each layer.
+  /// Uploads this shard's slices of the checked tensors, each projection
+  /// in FP8 or 16 bits as opts.weights and the slices' blocks allow, and
+  /// folds the norms into the 16-bit ones; `layerDone` after each layer.
   Status loadWeights(const Checkpoint &ck, const std::function<void()> &layerDone);
+  /// The most elements of an FP8 projection (0: none is FP8).
+  int64_t largestFp8Projection() const;
   Status foldNormWeights();
   Status freezeWeights();
   /// The most positions whose KV rows fit the memory left on the device.
@@ -234,6 +250,11 @@ struct EngineShard : EngineDevice, EngineKernels {
   Status linear(int64_t tokens, const Buffer &x, int64_t k, const Buffer &w,
                 int64_t n, const Buffer &y, int64_t xOffset = 0,
                 int64_t yOffset = 0);
+  /// The 16-bit [n, k] weight of `p` a prompt GEMM reads: its own, or an
+  /// FP8 one dequantized into a.weight16 times the norm weight `norm`
+  /// before it (null: none).
+  Status promptWeight(Acts &a, const Projection &p, int64_t n, int64_t k, const Buffer *norm,
+                      const Buffer *&w);
   /// One forward pass over `tokens` tokens whose ids are in `ids`.
   Status forward(Acts &a, int64_t tokens, const Buffer &ids);
   Status decodeLayers(Acts &a, const Buffer &ids);

@@ -4,6 +4,7 @@
 
 #include "tile/runtime/Half.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -78,6 +79,58 @@ Status dequantizeFp8(const TensorInfo &w, const TensorInfo &scaleInv, int64_t bl
     }
   }
   return Status::ok();
+}
+
+uint8_t floatToE4m3(float v) {
+  uint32_t bits;
+  std::memcpy(&bits, &v, 4);
+  const uint8_t sign = (bits >> 24) & 0x80;
+  const float a = std::fabs(v);
+  if (std::isnan(v))
+    return sign | 0x7F;
+  if (a >= 448.0f)
+    return sign | 0x7E;
+  if (a < std::ldexp(1.0f, -6)) // subnormal: a multiple of 2^-9
+    return sign | uint8_t(std::nearbyint(a * 512.0f)); // 8 is the smallest normal
+  uint32_t m;
+  std::memcpy(&m, &a, 4);
+  // Keep 3 of the 23 mantissa bits, rounding to nearest even.
+  m += 0x7FFFF + ((m >> 20) & 1);
+  m &= ~uint32_t(0xFFFFF);
+  const int exp = int(m >> 23) - 127 + 7;
+  const uint8_t byte = uint8_t((exp << 3) | ((m >> 20) & 7));
+  return sign | (byte > 0x7E ? 0x7E : byte);
+}
+
+Status readFp8Scales(const TensorInfo &scaleInv, int64_t row0, int64_t rows, int64_t col0,
+                     int64_t cols, float *dst) {
+  const int64_t stride = scaleInv.shape[1];
+  for (int64_t r = 0; r < rows; ++r)
+    for (int64_t c = 0; c < cols; ++c) {
+      const float v = scaleAt(scaleInv, (row0 + r) * stride + col0 + c);
+      if (!std::isfinite(v))
+        return Status::error(scaleInv.file + ": tensor '" + scaleInv.name + "' holds " +
+                             std::to_string(v) + " at [" + std::to_string(row0 + r) + ", " +
+                             std::to_string(col0 + c) + "]");
+      dst[r * cols + c] = v;
+    }
+  return Status::ok();
+}
+
+void quantizeFp8(const float *src, int64_t rows, int64_t cols, uint8_t *bytes, float *scales) {
+  const int64_t B = 128, bcols = cols / B;
+  for (int64_t br = 0; br < rows / B; ++br)
+    for (int64_t bc = 0; bc < bcols; ++bc) {
+      float amax = 0;
+      for (int64_t r = br * B; r < (br + 1) * B; ++r)
+        for (int64_t c = bc * B; c < (bc + 1) * B; ++c)
+          amax = std::max(amax, std::fabs(src[r * cols + c]));
+      const float scale = std::max(amax, 1e-12f) / 448.0f;
+      scales[br * bcols + bc] = scale;
+      for (int64_t r = br * B; r < (br + 1) * B; ++r)
+        for (int64_t c = bc * B; c < (bc + 1) * B; ++c)
+          bytes[r * cols + c] = floatToE4m3(src[r * cols + c] / scale);
+    }
 }
 
 } // namespace qwen3

@@ -34,6 +34,23 @@ float e4m3ToFloat(uint8_t byte);
 Status dequantizeFp8(const TensorInfo &weight, const TensorInfo &scaleInv, int64_t blockOut,
                      int64_t blockIn, tile_runtime::DType to, uint8_t *dst);
 
+/// The e4m3fn byte nearest `v` (ties to even), saturating at +-448 (the
+/// format's largest finite value), as torch's conversion of a scaled block.
+uint8_t floatToE4m3(float v);
+
+/// The block scales of `scaleInv` (BF16, F16 or F32) in block rows [row0,
+/// row0 + rows) and columns [col0, col0 + cols), widened to f32 into `dst`
+/// (row-major, rows x cols). A scale that is not finite is an error naming
+/// the tensor and the block.
+Status readFp8Scales(const TensorInfo &scaleInv, int64_t row0, int64_t rows, int64_t col0,
+                     int64_t cols, float *dst);
+
+/// Quantizes `src` (rows x cols, both multiples of 128, row-major) in the
+/// FP8 checkpoints' format: per 128 x 128 block, scale = amax / 448 into
+/// `scales` ([rows / 128, cols / 128]) and each element's e4m3 byte of
+/// value / scale into `bytes`.
+void quantizeFp8(const float *src, int64_t rows, int64_t cols, uint8_t *bytes, float *scales);
+
 } // namespace qwen3
 
 #endif // QWEN3_LIB_FP8_H

@@ -189,15 +189,33 @@ GemvInstances gemv(Gemv family, int64_t hd, KernelDType dt) {
   return g;
 }
 
-KernelInstance gemvFp8(Fp8Gemv family, int64_t unroll) {
-  const char *name = family == Fp8Gemv::Plain    ? "gemv_fp8"
-                     : family == Fp8Gemv::Rms    ? "gemv_rms_fp8"
-                     : family == Fp8Gemv::Swiglu ? "gemv_swiglu_fp8"
-                                                 : "gemv_residual_fp8";
-  if (unroll == 1)
-    return inst(name);
-  return inst(name, {{"U", unroll}});
+KernelInstance gemvFp8(Fp8Gemv family, int64_t unroll, int64_t hd) {
+  const char *name = family == Fp8Gemv::Plain      ? "gemv_fp8"
+                     : family == Fp8Gemv::Rms      ? "gemv_rms_fp8"
+                     : family == Fp8Gemv::Swiglu   ? "gemv_swiglu_fp8"
+                     : family == Fp8Gemv::Residual ? "gemv_residual_fp8"
+                                                   : "gemv_residual_kv_fp8";
+  std::vector<std::pair<std::string, int64_t>> p;
+  if (unroll != 1)
+    p.push_back({"U", unroll});
+  if (family == Fp8Gemv::ResidualKv && hd != 128)
+    p.push_back({"HD", hd});
+  return inst(name, p);
 }
+
+std::vector<int64_t> fp8GemvUnrolls(Fp8Gemv family) {
+  if (family == Fp8Gemv::Swiglu)
+    return {1, 4};
+  return {1, 4, 8};
+}
+
+int64_t fp8GemvUnroll(Fp8Gemv family, int64_t k) {
+  if (k % 1024 == 0 && family != Fp8Gemv::Swiglu)
+    return 8;
+  return k % 512 == 0 ? 4 : 1;
+}
+
+KernelInstance dequantizeFp8() { return inst("dequantize_fp8"); }
 
 KernelInstance gemm() { return inst("gemm"); }
 KernelInstance gemmNarrow() { return inst("gemm", {{"BN", 128}}); }
@@ -245,10 +263,12 @@ KernelSet kernelSet(KernelDType dt) {
       for (const auto &[u, k] : g.whole)
         add(k);
     }
-  for (Fp8Gemv f : {Fp8Gemv::Plain, Fp8Gemv::Rms, Fp8Gemv::Swiglu, Fp8Gemv::Residual})
-    for (int64_t u : kFp8GemvUnrolls)
-      if (u != 8 || f != Fp8Gemv::Swiglu)
-        add(gemvFp8(f, u));
+  for (Fp8Gemv f : {Fp8Gemv::Plain, Fp8Gemv::Rms, Fp8Gemv::Swiglu, Fp8Gemv::Residual,
+                    Fp8Gemv::ResidualKv})
+    for (int64_t u : fp8GemvUnrolls(f))
+      for (int64_t hd : SupportedShapes::headDims)
+        add(gemvFp8(f, u, hd));
+  add(dequantizeFp8());
   for (const KernelInstance &k :
        {gemm(), gemmNarrow(), gemmSwiglu(), embed(), embedSumsq(), foldNormWeight(),
         argmaxPartial(), argmaxFinal(), sample(), advancePosition()})

@@ -59,3 +59,48 @@ TEST(Fp8, DequantizesEachBlockWithItsScale) {
   EXPECT_FALSE(bad.isOk());
   EXPECT_NE(bad.message().find("'w' holds NaN at [1, 2]"), std::string::npos) << bad.message();
 }
+
+// Encoding: every finite byte's value encodes to that byte; a value between
+// two neighbours goes to the nearer, a midpoint to the even byte; beyond
+// 448 saturates.
+TEST(Fp8, E4M3EncodesToTheNearestByteTiesToEven) {
+  for (int b = 0; b < 256; ++b) {
+    if ((b & 0x7F) == 0x7F)
+      continue;
+    EXPECT_EQ(floatToE4m3(e4m3ToFloat(uint8_t(b))), b) << b;
+  }
+  for (int b = 0; b + 1 < 0x7F; ++b) {
+    const float lo = e4m3ToFloat(uint8_t(b)), hi = e4m3ToFloat(uint8_t(b + 1));
+    const float mid = (lo + hi) / 2; // exact in f32
+    EXPECT_EQ(floatToE4m3(mid), (b % 2 == 0) ? b : b + 1) << b;
+    EXPECT_EQ(floatToE4m3(mid * 0.999f + lo * 0.001f), b) << b;
+    EXPECT_EQ(floatToE4m3(-(mid * 0.999f + hi * 0.001f)), 0x80 | (b + 1)) << b;
+  }
+  EXPECT_EQ(floatToE4m3(1000.0f), 0x7E);
+  EXPECT_EQ(floatToE4m3(-460.0f), 0xFE);
+}
+
+// Quantizing a block: its largest magnitude maps to 448 exactly, and every
+// element comes back within half a step of e4m3 (1/16 of itself, or the
+// subnormal step near zero).
+TEST(Fp8, QuantizesEachBlockByItsLargestMagnitude) {
+  const int64_t rows = 256, cols = 128;
+  std::vector<float> w(rows * cols);
+  for (int64_t i = 0; i < rows * cols; ++i)
+    w[i] = std::sin(0.37f * i) * (i < 128 * 128 ? 0.01f : 3.0f);
+  std::vector<uint8_t> q(rows * cols);
+  std::vector<float> scales(2);
+  quantizeFp8(w.data(), rows, cols, q.data(), scales.data());
+  for (int blk = 0; blk < 2; ++blk) {
+    float amax = 0;
+    for (int64_t i = blk * 128 * 128; i < (blk + 1) * 128 * 128; ++i)
+      amax = std::max(amax, std::fabs(w[i]));
+    EXPECT_FLOAT_EQ(scales[blk], amax / 448);
+    for (int64_t i = blk * 128 * 128; i < (blk + 1) * 128 * 128; ++i) {
+      const float back = e4m3ToFloat(q[i]) * scales[blk];
+      EXPECT_LE(std::fabs(back - w[i]),
+                std::max(std::fabs(w[i]) / 16, scales[blk] * std::ldexp(1.0f, -10)))
+          << i;
+    }
+  }
+}

@@ -108,9 +108,17 @@ TEST_P(KernelTableDtype, EveryRealConfigFindsEveryKernelItLaunches) {
     Status st = checkSupportedShapes(c, name);
     EXPECT_TRUE(st.isOk()) << st.message();
     EngineKernels k;
-    st = k.load(set.module, set.manifest, c, GetParam());
+    st = k.load(set.module, set.manifest, c, GetParam(), /*fp8=*/true);
     EXPECT_TRUE(st.isOk()) << st.message();
     EXPECT_EQ(k.tiers.size(), 6u);
+    // The FP8 GEMVs at every K of the config.
+    for (int64_t kk : {c.hidden, c.heads * c.headDim, c.intermediate}) {
+      EXPECT_NE(k.gemvRmsFp8.byUnroll.count(kernels::fp8GemvUnroll(kernels::Fp8Gemv::Rms, kk)),
+                0u);
+      EXPECT_NE(k.gemvResidualKvFp8.byUnroll.count(
+                    kernels::fp8GemvUnroll(kernels::Fp8Gemv::ResidualKv, kk)),
+                0u);
+    }
     EXPECT_EQ(k.kPreAttn.name(), kernels::prefillAttention(c.heads / c.kvHeads, c.headDim).name());
   }
 }

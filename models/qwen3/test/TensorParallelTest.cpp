@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Qwen3TestUtils.h"
+#include "RandomModel.h"
 #include "qwen3/Engine.h"
 #include "tile/runtime/Half.h"
 
@@ -17,81 +18,14 @@
 
 #include <cmath>
 #include <cstdio>
-#include <random>
 
 using namespace qwen3;
 using tile_runtime::DType;
 
 namespace {
 
-struct ModelShape {
-  int64_t hidden = 256, heads = 8, kvHeads = 4, headDim = 64, intermediate = 512,
-          vocab = 2176, layers = 2;
-  bool tied = true;
-  bool f16 = false;
-};
-
-/// Writes config.json and model.safetensors of a random-weight model.
-void writeModel(const std::string &dir, const ModelShape &s) {
-  ASSERT_EQ(0, std::system(("mkdir -p '" + dir + "'").c_str()));
-  nlohmann::json cfg = {
-      {"architectures", {"Qwen3ForCausalLM"}}, {"model_type", "qwen3"},
-      {"hidden_size", s.hidden}, {"intermediate_size", s.intermediate},
-      {"num_attention_heads", s.heads}, {"num_key_value_heads", s.kvHeads},
-      {"head_dim", s.headDim}, {"num_hidden_layers", s.layers}, {"vocab_size", s.vocab},
-      {"max_position_embeddings", 512}, {"rms_norm_eps", 1e-6}, {"rope_theta", 1e6},
-      {"hidden_act", "silu"}, {"tie_word_embeddings", s.tied},
-      {"torch_dtype", s.f16 ? "float16" : "bfloat16"}};
-  std::ofstream(dir + "/config.json") << cfg.dump(2);
-
-  std::vector<std::pair<std::string, std::vector<int64_t>>> tensors = {
-      {"model.embed_tokens.weight", {s.vocab, s.hidden}}, {"model.norm.weight", {s.hidden}}};
-  if (!s.tied)
-    tensors.push_back({"lm_head.weight", {s.vocab, s.hidden}});
-  const int64_t q = s.heads * s.headDim, kv = s.kvHeads * s.headDim;
-  for (int64_t l = 0; l < s.layers; ++l) {
-    std::string p = "model.layers." + std::to_string(l) + ".";
-    for (auto &t : std::vector<std::pair<std::string, std::vector<int64_t>>>{
-             {"input_layernorm.weight", {s.hidden}},
-             {"post_attention_layernorm.weight", {s.hidden}},
-             {"self_attn.q_norm.weight", {s.headDim}},
-             {"self_attn.k_norm.weight", {s.headDim}},
-             {"self_attn.q_proj.weight", {q, s.hidden}},
-             {"self_attn.k_proj.weight", {kv, s.hidden}},
-             {"self_attn.v_proj.weight", {kv, s.hidden}},
-             {"self_attn.o_proj.weight", {s.hidden, q}},
-             {"mlp.gate_proj.weight", {s.intermediate, s.hidden}},
-             {"mlp.up_proj.weight", {s.intermediate, s.hidden}},
-             {"mlp.down_proj.weight", {s.hidden, s.intermediate}}})
-      tensors.push_back({p + t.first, t.second});
-  }
-  // Weights uniform with a standard deviation of 0.2 (norms 1 +- that), so
-  // the logits spread far beyond rounding and greedy picks rarely tie.
-  std::mt19937 gen(7);
-  std::uniform_real_distribution<float> u(-0.35f, 0.35f);
-  nlohmann::json header = nlohmann::json::object();
-  std::string data;
-  for (const auto &[name, shape] : tensors) {
-    int64_t n = 1;
-    for (int64_t d : shape)
-      n *= d;
-    const bool norm = shape.size() == 1;
-    header[name] = {{"dtype", s.f16 ? "F16" : "BF16"},
-                    {"shape", shape},
-                    {"data_offsets", {data.size(), data.size() + 2 * n}}};
-    for (int64_t i = 0; i < n; ++i) {
-      float v = norm ? 1.0f + u(gen) : u(gen);
-      uint16_t h = s.f16 ? tile_runtime::toHalf(v) : tile_runtime::toBF16(v);
-      data.append(reinterpret_cast<const char *>(&h), 2);
-    }
-  }
-  std::string text = header.dump();
-  text.append((8 - text.size() % 8) % 8, ' ');
-  uint64_t len = text.size();
-  std::ofstream out(dir + "/model.safetensors", std::ios::binary);
-  out.write(reinterpret_cast<const char *>(&len), 8);
-  out << text << data;
-}
+using test::ModelShape;
+using test::writeModel;
 
 std::string modelDir(const std::string &name) {
   return ::testing::TempDir() + "qwen3-tp-" + name;
@@ -176,6 +110,13 @@ const TpCase kCases[] = {
        ModelShape s;
        s.f16 = true;
        s.tied = false;
+       return s;
+     }()},
+    // FP8 weights split by whole 128 x 128 blocks (each rank's slice of
+    // every projection is, at 2 ranks), their block scales with them.
+    {"fp8_2_ranks", 2, [] {
+       ModelShape s;
+       s.fp8 = true;
        return s;
      }()},
     {"bf16_4_ranks_group_1", 4, [] {

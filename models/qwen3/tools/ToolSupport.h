@@ -50,6 +50,17 @@ inline double parseReal(const std::string &flag, const std::string &v) {
   return x;
 }
 
+/// --weights: how the projections are held (EngineOptions::Weights).
+inline EngineOptions::Weights parseWeights(const std::string &flag, const std::string &v) {
+  if (v == "stored")
+    return EngineOptions::Weights::Stored;
+  if (v == "16bit")
+    return EngineOptions::Weights::Dequantized;
+  if (v == "fp8")
+    return EngineOptions::Weights::Fp8;
+  fail(flag + ": expected stored, 16bit or fp8, got '" + v + "'");
+}
+
 /// Loads `model`/tokenizer.json, and checks that every id it makes has an
 /// embedding row (the embedding kernel reads zeros for an id past the
 /// table), before the engine reads any weight.

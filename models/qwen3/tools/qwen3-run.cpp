@@ -72,6 +72,11 @@ prompt, opens an interactive chat (/clear, /think, /exit).
   --tensor-parallel N    split the model over N devices (GPUs from --device's
                          on, through NCCL; default 1): docs/parallel.md
   --kernels DIR          the compiled kernel set (default: the build's)
+  --weights stored|16bit|fp8   how the linear layers' weights are held:
+                         as the checkpoint stores them (default), all in
+                         16 bits (FP8 ones dequantized at load), or all in
+                         FP8 (16-bit ones quantized at load, one scale per
+                         128 x 128 block, as Qwen's FP8 checkpoints)
   --tokenize-only        print the prompt's token ids as a JSON array, exit
   --json                 one JSON object on stdout instead of streamed text
   --dump-logits F        write each step's logits (f32, vocab per step) to F
@@ -118,6 +123,7 @@ struct Options {
   bool noGraph = false, noPdl = false;
   std::vector<std::string> leaveOut;
   int64_t maxNew = 128, maxSeq = 0, topK = -1, repeat = 1, warmup = 0;
+  EngineOptions::Weights weights = EngineOptions::Weights::Stored;
   int64_t attentionSplits = 0, attentionKeysPerShare = 32, attentionPrograms = 0;
   int64_t attentionGroupedFrom = qwen3::EngineOptions().attentionGroupedFrom;
   double temperature = -1, topP = -1;
@@ -166,6 +172,8 @@ Options parseArgs(int argc, char **argv) {
       o.maxNew = parseInt(a, value(), 0, 1 << 24);
     } else if (a == "--max-seq-len") {
       o.maxSeq = parseInt(a, value(), 1, 1 << 24);
+    } else if (a == "--weights") {
+      o.weights = tool::parseWeights(a, value());
     } else if (a == "--sample") {
       o.sample = true;
     } else if (a == "--temperature") {
@@ -324,6 +332,7 @@ int main(int argc, char **argv) {
   eo.device = o.device;
   eo.tensorParallel = o.tensorParallel;
   eo.kernelsDir = o.kernels;
+  eo.weights = o.weights;
   eo.useGraph = !o.noGraph;
   eo.programmaticLaunch = !o.noPdl;
   eo.attentionSplits = o.attentionSplits;

@@ -52,6 +52,9 @@ Serves a Qwen3 checkpoint through the OpenAI API (POST /v1/chat/completions,
   --device cuda|cuda:N|cpu where to run (default cuda)
   --tensor-parallel N      split the model over N devices (docs/parallel.md)
   --kernels DIR            the compiled kernel set (default: the build's)
+  --weights stored|16bit|fp8   the linear layers' weights as the checkpoint
+                           stores them (default), all 16-bit, or all FP8
+                           (quantized at load): qwen3-run --help
   --max-seq-len N          the context: prompt and completion (default: the
                            model's, or what fits)
   --max-tokens N           the most tokens one request may generate
@@ -69,6 +72,7 @@ struct Options {
   std::string model, name, device = "cuda", kernels = QWEN3_DEFAULT_KERNELS_DIR;
   serve::ServerOptions server;
   int64_t tensorParallel = 1, maxSeq = 0, maxTokens = 4096, maxQueue = 64;
+  EngineOptions::Weights weights = EngineOptions::Weights::Stored;
 };
 
 Options parseArgs(int argc, char **argv) {
@@ -107,6 +111,8 @@ Options parseArgs(int argc, char **argv) {
       o.tensorParallel = parseInt(a, value(), 1, 64);
     } else if (a == "--kernels") {
       o.kernels = value();
+    } else if (a == "--weights") {
+      o.weights = tool::parseWeights(a, value());
     } else if (a == "--max-seq-len") {
       o.maxSeq = parseInt(a, value(), 1, 1 << 24);
     } else if (a == "--max-tokens") {
@@ -164,6 +170,7 @@ int main(int argc, char **argv) {
   eo.device = o.device;
   eo.tensorParallel = o.tensorParallel;
   eo.kernelsDir = o.kernels;
+  eo.weights = o.weights;
   eo.maxSeqLen = o.maxSeq;
   std::unique_ptr<Engine> engine;
   if (Status st = Engine::create(o.model, eo, engine); !st)

@@ -58,7 +58,9 @@ struct MarkInBoundsLoadsPass
     if (loads->empty())
       return;
     // Unguarded vector loads also need aligned rows: a launch contract rule
-    // for each such view whose outer strides are only known at launch.
+    // for each such view whose outer strides are only known at launch. A
+    // tile one element wide (a block scale) is read an element at a time,
+    // so it needs none.
     auto json = kernel->getAttrOfType<StringAttr>(kLaunchContractAttrName);
     ::tile_runtime::LaunchContract contract;
     if (!json || !::tile_runtime::LaunchContract::fromJson(json.getValue().str(),
@@ -69,8 +71,10 @@ struct MarkInBoundsLoadsPass
     Builder builder(kernel);
     for (LoadOp load : *loads) {
       load->setAttr(kInBoundsAttrName, builder.getUnitAttr());
-      auto view = cast<BlockArgument>(
-          load.getSource().getDefiningOp<PartitionOp>().getView());
+      auto partition = load.getSource().getDefiningOp<PartitionOp>();
+      if (partition.getType().getTileShape().back() == 1)
+        continue;
+      auto view = cast<BlockArgument>(partition.getView());
       int arg = static_cast<int>(view.getArgNumber());
       ArrayRef<int64_t> strides = contract.params[arg].strides;
       bool dynamic = llvm::is_contained(strides.drop_back(), int64_t(-1));

@@ -28,6 +28,15 @@ struct EngineOptions {
   /// `device`'s GPU + r ("cuda" counts from 0; "cpu": a CPU device each).
   int64_t tensorParallel = 1;
   std::string kernelsDir;      ///< holds qwen3_<dtype>.json and artifacts
+  /// How the linear projections' weights are held (embeddings, norms and
+  /// the LM head stay in the model dtype): Stored, as the checkpoint stores
+  /// them (FP8 ones in FP8); Dequantized, all in the model dtype (FP8 ones
+  /// dequantized at load); Fp8, all in FP8 (16-bit ones quantized at load
+  /// into the FP8 checkpoints' format, one scale per 128 x 128 block). A
+  /// projection (or a tensor-parallel slice of it) that is not whole
+  /// 128 x 128 blocks stays in the model dtype (docs/qwen3.md, FP8).
+  enum class Weights { Stored, Dequantized, Fp8 };
+  Weights weights = Weights::Stored;
   int64_t maxSeqLen = 0;       ///< 0: the model's, capped by free memory
   bool useGraph = true;        ///< replay the decode step as a graph
   /// Launch kernels as programmatic dependents (CUDA; see

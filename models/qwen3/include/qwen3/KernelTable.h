@@ -103,10 +103,16 @@ GemvInstances gemv(Gemv family, int64_t headDim, KernelDType dt);
 /// The FP8 decode GEMVs (linear_fp8.tile): e4m3 weights with one scale per
 /// 128 x 128 block, K in steps of one block, in groups of U: 8 where K is a
 /// multiple of 1024 (the gate/up GEMV: 4), else 4 where it is a multiple of
-/// 512 (every dense Qwen3 size is), else 1.
-enum class Fp8Gemv { Plain, Rms, Swiglu, Residual };
-inline constexpr int64_t kFp8GemvUnrolls[] = {1, 4, 8};
-KernelInstance gemvFp8(Fp8Gemv family, int64_t unroll);
+/// 512 (every dense Qwen3 size is), else 1. ResidualKv (the output
+/// projection writing the token's K/V) is per head dim.
+enum class Fp8Gemv { Plain, Rms, Swiglu, Residual, ResidualKv };
+/// The U each family has instances of (1, 4, 8; the gate/up GEMV 1, 4).
+std::vector<int64_t> fp8GemvUnrolls(Fp8Gemv family);
+KernelInstance gemvFp8(Fp8Gemv family, int64_t unroll, int64_t headDim = 128);
+/// The U gemvFp8 runs at for K (a multiple of 128).
+int64_t fp8GemvUnroll(Fp8Gemv family, int64_t k);
+/// The prompt path's dequantization of one FP8 projection into 16 bits.
+KernelInstance dequantizeFp8();
 
 /// The prompt GEMMs (128 x 256 and 128 x 128 tiles), the gate/up GEMM with
 /// SwiGLU in its epilogue, and the kernels with no shape parameter.

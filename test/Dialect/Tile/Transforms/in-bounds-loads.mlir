@@ -273,3 +273,34 @@ tile.kernel @i32_row_bounded(%x: !tile.view<in, ?x64xf32>, %y: !tile.view<out, ?
   tile.store %t, %b : tensor<1x64xf32>, !tile.owned<out, 1x64xf32>
   tile.return
 }
+
+// -----
+
+// A tile one element wide (a block scale of a [?, ?] tensor) is read an
+// element at a time: proven in bounds, it needs no aligned rows.
+// CHECK-LABEL: tile.kernel @scalar_tiles
+// CHECK-NOT: aligned_rows
+// CHECK: tile.load %{{.*}}[%{{.*}}, %{{.*}}] {tile.in_bounds}
+// expected-remark @+1 {{Function=scalar_tiles | Remark="1 of 1 loads proven in bounds}}
+tile.kernel @scalar_tiles(%s: !tile.view<in, ?x?xf32>, %y: !tile.view<out, ?x?xf32>) {
+  %i = tile.program_id x
+  %j = tile.program_id y
+  %c0 = arith.constant 0 : index
+  %ps = tile.partition %s : !tile.partition<in, ?x?xf32, tile = [1, 1]>
+  %py = tile.partition %y : !tile.partition<out, ?x?xf32, tile = [1, 1]>
+  %gi = tile.num_tiles %py, 0 : !tile.partition<out, ?x?xf32, tile = [1, 1]>
+  %gj = tile.num_tiles %py, 1 : !tile.partition<out, ?x?xf32, tile = [1, 1]>
+  tile.grid %gi, %gj
+  %si = tile.dim %s, 0 : !tile.view<in, ?x?xf32>
+  %sj = tile.dim %s, 1 : !tile.view<in, ?x?xf32>
+  %yi = tile.dim %y, 0 : !tile.view<out, ?x?xf32>
+  %yj = tile.dim %y, 1 : !tile.view<out, ?x?xf32>
+  %a = arith.cmpi eq, %si, %yi : index
+  %b = arith.cmpi eq, %sj, %yj : index
+  %ab = arith.andi %a, %b : i1
+  tile.assume %ab, "s and y have one shape"
+  %t = tile.load %ps[%i, %j] : !tile.partition<in, ?x?xf32, tile = [1, 1]> -> tensor<1x1xf32>
+  %o = tile.own %py[%i, %j] : !tile.partition<out, ?x?xf32, tile = [1, 1]>
+  tile.store %t, %o : tensor<1x1xf32>, !tile.owned<out, 1x1xf32>
+  tile.return
+}

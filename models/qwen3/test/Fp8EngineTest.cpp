@@ -1,0 +1,160 @@
+//===- Fp8EngineTest.cpp - the engine on FP8 weights vs 16-bit ones -------===//
+//
+// FP8 projections (e4m3 bytes and 128 x 128 block scales) run through their
+// own kernels: the decode step's FP8 GEMVs, which take the norm weights the
+// 16-bit path folds into its weights, and the prompt's dequantization into
+// a 16-bit scratch before each GEMM. A random FP8 checkpoint in Qwen's
+// layout, at shapes whose every projection is whole blocks (head dim 128,
+// so the output projection's K/V write runs at HD = 128), must give the
+// logits of the same checkpoint dequantized at load (--weights 16bit),
+// which runs the 16-bit kernels on the same values, at every step of a
+// greedy run, with each decode attention family. A 16-bit checkpoint
+// quantized at load (--weights fp8) runs exactly as its FP8 checkpoint.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Qwen3TestUtils.h"
+#include "RandomModel.h"
+#include "qwen3/Engine.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+
+using namespace qwen3;
+
+namespace {
+
+using Weights = EngineOptions::Weights;
+
+test::ModelShape fp8Shape(bool fp8Checkpoint) {
+  test::ModelShape s;
+  s.hidden = 1024; // K = 1024: the GEMVs' U = 8 (gate/up: 4)
+  s.heads = 4;
+  s.kvHeads = 2;
+  s.headDim = 128; // the output projection's K = 512: U = 4
+  s.intermediate = 1024;
+  s.fp8 = fp8Checkpoint;
+  return s;
+}
+
+std::string modelDir(const std::string &name, const test::ModelShape &shape) {
+  const std::string dir = ::testing::TempDir() + "qwen3-fp8-" + name;
+  test::writeModel(dir, shape);
+  return dir;
+}
+
+std::unique_ptr<Engine> open(const std::string &dir, Weights weights, int64_t groupedFrom) {
+  EngineOptions opts;
+  opts.device = test::testDevice();
+  opts.kernelsDir = test::kernelsDir();
+  opts.maxSeqLen = 64;
+  opts.weights = weights;
+  opts.attentionGroupedFrom = groupedFrom;
+  std::unique_ptr<Engine> e;
+  Status st = Engine::create(dir, opts, e);
+  EXPECT_TRUE(st.isOk()) << st.message();
+  return e;
+}
+
+bool launches(const std::vector<KernelTime> &times, const std::string &prefix) {
+  return std::any_of(times.begin(), times.end(),
+                     [&](const KernelTime &t) { return t.name.rfind(prefix, 0) == 0; });
+}
+
+/// Runs `a` and `b` greedily from one prompt, both fed `a`'s picks, and
+/// checks their logits at every step: cosine >= minCosine, relative error
+/// <= maxRel, and the same pick unless the two logits nearly tie.
+void expectSameLogits(Engine &a, Engine &b, double minCosine, double maxRel) {
+  const std::vector<int32_t> prompt = {17, 900, 4, 2000, 55, 1234, 7, 300, 2100, 64, 999, 12};
+  int32_t na = 0, nb = 0;
+  ASSERT_TRUE(a.prefill(prompt, na).isOk());
+  ASSERT_TRUE(b.prefill(prompt, nb).isOk());
+  int ties = 0;
+  for (int step = 0; step <= 16; ++step) {
+    std::vector<float> la, lb;
+    ASSERT_TRUE(a.lastLogits(la).isOk());
+    ASSERT_TRUE(b.lastLogits(lb).isOk());
+    ASSERT_EQ(la.size(), lb.size());
+    double dot = 0, sa = 0, sb = 0, diff = 0, spread = 0;
+    for (size_t i = 0; i < la.size(); ++i) {
+      ASSERT_TRUE(std::isfinite(la[i])) << "step " << step << " logit " << i;
+      dot += double(la[i]) * lb[i], sa += double(la[i]) * la[i], sb += double(lb[i]) * lb[i];
+      diff += (double(la[i]) - lb[i]) * (double(la[i]) - lb[i]);
+      spread = std::max(spread, std::abs(double(lb[i])));
+    }
+    EXPECT_GE(dot / std::sqrt(sa * sb), minCosine) << "step " << step;
+    EXPECT_LE(std::sqrt(diff / sb), maxRel) << "step " << step;
+    if (na != nb) {
+      ++ties;
+      EXPECT_LE(std::abs(double(lb[na]) - lb[nb]), maxRel * spread)
+          << "step " << step << ": picked " << na << " and " << nb;
+    }
+    if (step == 16)
+      break;
+    const int32_t fed = nb;
+    ASSERT_TRUE(a.decode(fed, na).isOk());
+    ASSERT_TRUE(b.decode(fed, nb).isOk());
+  }
+  EXPECT_LE(ties, 2);
+}
+
+class Qwen3Fp8Engine : public ::testing::TestWithParam<bool> {};
+
+TEST_P(Qwen3Fp8Engine, FP8CheckpointMatchesItsDequantizationAtEveryStep) {
+  const int64_t groupedFrom = GetParam() ? 0 : 2048;
+  const std::string dir = modelDir("checkpoint", fp8Shape(true));
+  std::unique_ptr<Engine> fp8 = open(dir, Weights::Stored, groupedFrom);
+  std::unique_ptr<Engine> wide = open(dir, Weights::Dequantized, groupedFrom);
+  ASSERT_TRUE(fp8 && wide);
+  // The FP8 path is the one that ran: its kernels are in both profiles
+  // and the 16-bit GEMVs are not.
+  std::vector<KernelTime> prefill, decode;
+  ASSERT_TRUE(fp8->profilePrefill({1, 2, 3, 4, 5}, prefill).isOk());
+  ASSERT_TRUE(fp8->profileDecode(decode).isOk());
+  EXPECT_TRUE(launches(prefill, "dequantize_fp8"));
+  for (const char *k : {"gemv_rms_fp8__U_8", "gemv_swiglu_fp8__U_4", "gemv_residual_fp8__U_8"})
+    EXPECT_TRUE(launches(decode, k)) << k;
+  EXPECT_TRUE(launches(decode, GetParam() ? "gemv_residual_fp8__U_4" : "gemv_residual_kv_fp8__U_4"));
+  for (const char *k : {"gemv_rms__", "gemv_swiglu__", "gemv_residual__", "gemv_residual_kv__"})
+    EXPECT_FALSE(launches(decode, k)) << k;
+  fp8 = open(dir, Weights::Stored, groupedFrom);
+  ASSERT_TRUE(fp8);
+  // The two add the same products in other roundings: the 16-bit path
+  // rounds each dequantized weight (and its norm weight folded in) to
+  // bf16, the FP8 path scales in f32.
+  expectSameLogits(*fp8, *wide, 0.999, 0.03);
+}
+
+// --weights fp8 quantizes a 16-bit checkpoint at load into the bytes and
+// scales the FP8 checkpoint of the same weights stores: the two run the same
+// kernels on the same values, so every logit of every step is the same.
+TEST_P(Qwen3Fp8Engine, SixteenBitCheckpointQuantizedAtLoadRunsAsItsFP8Checkpoint) {
+  const int64_t groupedFrom = GetParam() ? 0 : 2048;
+  std::unique_ptr<Engine> atLoad =
+      open(modelDir("bf16", fp8Shape(false)), Weights::Fp8, groupedFrom);
+  std::unique_ptr<Engine> stored =
+      open(modelDir("checkpoint", fp8Shape(true)), Weights::Stored, groupedFrom);
+  ASSERT_TRUE(atLoad && stored);
+  const std::vector<int32_t> prompt = {17, 900, 4, 2000, 55, 1234, 7, 300, 2100, 64, 999, 12};
+  int32_t a = 0, b = 0;
+  ASSERT_TRUE(atLoad->prefill(prompt, a).isOk());
+  ASSERT_TRUE(stored->prefill(prompt, b).isOk());
+  for (int step = 0; step < 8; ++step) {
+    std::vector<float> la, lb;
+    ASSERT_TRUE(atLoad->lastLogits(la).isOk());
+    ASSERT_TRUE(stored->lastLogits(lb).isOk());
+    ASSERT_EQ(la, lb) << "step " << step;
+    ASSERT_EQ(a, b) << "step " << step;
+    ASSERT_TRUE(atLoad->decode(a, a).isOk());
+    ASSERT_TRUE(stored->decode(b, b).isOk());
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Attention, Qwen3Fp8Engine, ::testing::Bool(),
+                         [](const auto &info) {
+                           return std::string(info.param ? "grouped" : "per_head");
+                         });
+
+} // namespace
