@@ -9,7 +9,9 @@ checkpoint at a real Qwen3 shape. Run on the GPU machine:
 Makes the checkpoint (seeded, saved by transformers), runs qwen3-run greedy
 with --dump-logits, then transformers greedy with a static KV cache from the
 same prompt, and prints one JSON line: per-step cosine similarity of the
-logits, whether every greedy token agrees, and both decode speeds.
+logits, whether every greedy token agrees, and both decode speeds. With
+--fp8 qwen3-run runs the checkpoint in Qwen's FP8 layout (fp8_checkpoint.py)
+and transformers the weights it decodes to, in the model dtype and in f32.
 """
 import argparse
 import json
@@ -19,6 +21,7 @@ import subprocess
 import numpy as np
 import torch
 
+import fp8_checkpoint
 import random_checkpoint
 
 ap = argparse.ArgumentParser()
@@ -30,6 +33,8 @@ ap.add_argument("--kernels", required=True)
 ap.add_argument("--steps", type=int, default=32)
 ap.add_argument("--work", default="/tmp/qwen3-compare")
 ap.add_argument("--prompt", default="Hello, how are you?")
+ap.add_argument("--fp8", action="store_true",
+                help="run qwen3-run on the checkpoint quantized to Qwen's FP8 layout")
 ap.add_argument("--tensor-parallel", default="1",
                 help="qwen3-run's rank counts to compare, e.g. 1,2 (one line each)")
 args = ap.parse_args()
@@ -38,6 +43,11 @@ dtype = torch.bfloat16 if args.dtype == "bf16" else torch.float16
 d = os.path.join(args.work, os.path.basename(args.config) + "-" + args.dtype)
 model, config, d = random_checkpoint.make(args.config, dtype, d, args.tokenizer)
 V = config.vocab_size
+if args.fp8:
+    fp8_dir = d + "-fp8"
+    fp8_checkpoint.convert(d, fp8_dir)
+    fp8_checkpoint.load_dequantized(model, fp8_dir)
+    d = fp8_dir
 
 
 def ours_run(tp):
@@ -87,6 +97,7 @@ for (tp, ours, ol), hf, ref in zip(runs, hfs, refs):
     cos = [cosine(hf[s], ol[s]) for s in range(n)]
     agree = sum(a == b for a, b in zip(hf_tokens, forced))
     print(json.dumps({"config": os.path.basename(args.config), "dtype": args.dtype,
+                      "weights": "fp8" if args.fp8 else "16-bit",
                       "tensor_parallel": tp, "steps": n, "min_cosine": min(cos),
                       "cosine": [round(c, 6) for c in cos],
                       "greedy_agree": agree, "identical_tokens": agree == n,
