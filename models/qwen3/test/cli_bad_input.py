@@ -227,6 +227,26 @@ case("FP8: missing block scales", [QS, "is missing"], edit_header(lambda h: h.po
 case("FP8: mis-shaped block scales", [ST, QS, "[1, 2]", "[1, 1]"],
      edit_header(lambda h: h[QS].update(shape=[1, 2], dtype="F16")), source=FP8)
 case("FP8: a NaN weight", [ST, Q, "NaN at [0, 0]"], nan_weight, source=FP8)
+# o_proj is whole 128 x 128 blocks: it is uploaded in FP8 (the bytes
+# and scales as stored), checked on the way.
+O = "model.layers.0.self_attn.o_proj.weight"
+OS = O + "_scale_inv"
+
+
+def nan_fp8_weight(d):  # e4m3's other NaN (0xFF) inside o_proj
+    h, data = read_safetensors(os.path.join(d, ST))
+    at = h[O]["data_offsets"][0] + 3 * 128 + 5
+    write_safetensors(os.path.join(d, ST), h, data[:at] + b"\xff" + data[at + 1:])
+
+
+def inf_fp8_scale(d):  # o_proj's BF16 block scale set to +inf
+    h, data = read_safetensors(os.path.join(d, ST))
+    at = h[OS]["data_offsets"][0]
+    write_safetensors(os.path.join(d, ST), h, data[:at] + b"\x80\x7f" + data[at + 2:])
+
+
+case("FP8: a NaN weight held in FP8", [ST, O, "NaN at [3, 5]"], nan_fp8_weight, source=FP8)
+case("FP8: an infinite block scale", [ST, OS, "inf", "[0, 0]"], inf_fp8_scale, source=FP8)
 
 # tokenizer.json
 case("missing tokenizer.json", ["tokenizer.json"], remove("tokenizer.json"))
@@ -252,6 +272,7 @@ case("--attention-keys-per-share not a number", ["--attention-keys-per-share"],
 case("--attention-grouped-from negative", ["--attention-grouped-from"],
      args=["--prompt", "Hi", "--attention-grouped-from", "-3"])
 case("--leave-out with an empty prefix", ["--leave-out"], args=["--prompt", "Hi", "--leave-out", "gemv,,x"])
+case("--weights unknown", ["--weights", "int4"], args=["--prompt", "Hi", "--weights", "int4"])
 case("unknown flag", ["--frobnicate"], args=["--prompt", "Hi", "--frobnicate"])
 case("flag without its value", ["--seed"], args=["--prompt", "Hi", "--seed"])
 case("unknown device", ["device 'tpu'"], args=["--prompt", "Hi", "--device", "tpu"])
