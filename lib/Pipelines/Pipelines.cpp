@@ -100,6 +100,9 @@ void tile::buildTileToNVVMPipeline(OpPassManager &pm,
     pm.addNestedPass<KernelOp>(createTileMarkInBoundsLoads());
   if (usesHopperMatmul(options))
     pm.addNestedPass<KernelOp>(createPlanHopperMatmul());
+  PlanFragmentsOptions fragments;
+  fragments.numWarps = options.numWarps;
+  pm.addNestedPass<KernelOp>(createPlanFragments(fragments));
   ConvertTileToGPUOptions toGPU;
   toGPU.numWarps = options.numWarps;
   toGPU.gridDependencyControl = waitsForPriorGrid(options);

@@ -109,7 +109,7 @@ def ConvertTileToGPU : Pass<"convert-tile-to-gpu", "::mlir::ModuleOp"> {
     * `tile.dot` on f16/bf16 with an f32 accumulator, M a multiple of
       16 x warps, N and K multiples of 16, at most 128 accumulator and A
       elements per thread and 48 KB of staging, runs on tensor cores with
-      fragment layouts (`mma-fragments`, on by default): the accumulator
+      fragment layouts where `tile-plan-fragments` planned them: the accumulator
       lives in the registers `mma.sync` m16n8k16 writes (warp w owns rows
       16w .. 16w + 15 of each 16 x warps block), the A operand is the same
       layout of M x K (so P of flash attention feeds the second dot as
@@ -241,10 +241,6 @@ def ConvertTileToGPU : Pass<"convert-tile-to-gpu", "::mlir::ModuleOp"> {
            /*default=*/"false",
            "begin each kernel with griddepcontrol.wait / launch_dependents "
            "(sm_90+), so it may be launched as a programmatic dependent">,
-    Option<"mmaFragments", "mma-fragments", "bool", /*default=*/"true",
-           "keep the tiles around tensor-core dots in mma.sync fragment "
-           "layouts (registers) instead of moving them through shared "
-           "memory at every dot">,
     Option<"wgmmaDots", "wgmma-dots", "bool", /*default=*/"false",
            "run fragment dots whose rows are one 64-row slab per "
            "warpgroup as wgmma with A from registers and B staged in "
@@ -269,6 +265,41 @@ def ConvertTileToGPU : Pass<"convert-tile-to-gpu", "::mlir::ModuleOp"> {
     "::mlir::nvgpu::NVGPUDialect", "::mlir::NVVM::NVVMDialect",
     "::mlir::scf::SCFDialect",
     "::mlir::vector::VectorDialect"
+  ];
+}
+
+def PlanFragments : Pass<"tile-plan-fragments", "::tile::KernelOp"> {
+  let summary = "decides which tiles live in mma fragment layouts, as IR";
+  let description = [{
+    Around each dot that can run on tensor cores with its operands in
+    registers (f16 or bf16 into f32, rows a multiple of 16 per warp, N and
+    K multiples of 16, within the register and shared-memory budgets), the
+    accumulator and A take the mma `m16n8k16` accumulator layout, and the
+    layouts spread to a fixed point along element-wise ops, broadcasts of
+    row and column vectors, row reductions, unit-dim reshapes and loops
+    (Triton's layout propagation, cut down to what flash attention needs).
+    The plan is written as attributes that `convert-tile-to-gpu` follows:
+
+    * `tile.fragment_dot` on each such dot;
+    * `tile.folded_permute` on a `[1, 0]` permute that only feeds such dots
+      as B (the dot reads its source transposed from shared memory);
+    * `tile.fragments` on each op with a tile result in a fragment layout,
+      one entry per result: `{kind = "acc", m, n, warps}`, `{kind = "rows",
+      m, warps}`, `{kind = "cols", n, warps}`, or a unit attribute for a
+      flat tile; `tile.iter_arg_fragments` likewise on an `scf.for` for its
+      region's iter_args.
+
+    A kernel that carries a plan (pinned by hand) keeps it, checked: every
+    layout must fit its tile and be for the kernel's warps. Kernels with a
+    Hopper matmul plan are left alone (they have no fragment tiles). Where
+    a dot does not get fragments, a missed optimisation remark names the
+    condition that failed. Without this pass every dot moves its operands
+    and accumulator through shared memory.
+  }];
+  let options = [
+    Option<"numWarps", "num-warps", "int64_t", /*default=*/"4",
+           "warps per program, as convert-tile-to-gpu's (a kernel's "
+           "tile.num_warps attribute overrides it)">,
   ];
 }
 

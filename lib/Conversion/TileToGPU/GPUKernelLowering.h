@@ -112,6 +112,14 @@ bool isFragmentDot(DotOp op, int64_t threads);
 std::optional<std::string> whyNotFragmentDot(DotOp op, int64_t threads);
 /// Assigns fragment layouts around the fragment dots of `kernel`.
 FragmentPlan planFragmentLayouts(Operation *kernel, int64_t threads);
+/// The plan tile-plan-fragments wrote on `kernel` (PlanFragments.cpp), for
+/// `threads` per program; an error where it is malformed or does not fit.
+FailureOr<FragmentPlan> readFragmentPlan(Operation *kernel, int64_t threads);
+/// Whether `kernel` carries a fragment plan (a dot marked to run on one).
+bool hasFragmentPlan(Operation *kernel);
+/// The threads per program of a kernel without a Hopper matmul plan: its
+/// tile.num_warps, else `numWarps`, times 32.
+int64_t programThreads(KernelOp kernel, int64_t numWarps);
 
 /// The dims of `shape` other than 1, in order: what reshapes that add or
 /// drop unit dims leave unchanged.

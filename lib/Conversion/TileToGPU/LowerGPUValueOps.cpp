@@ -524,11 +524,6 @@ LogicalResult GPUKernelLowering::lowerDot(DotOp op) {
   bool mma = mmaType && M % 16 == 0 && N % 8 == 0 && K % 16 == 0 &&
              staged <= 48 * 1024;
   if (remarksEnabled(b.getContext())) {
-    if (std::optional<std::string> why = whyNotFragmentDot(op, threads))
-      missedFastPath(op.getLoc(), func.getName(), "mma-fragments")
-          << remark::reason("operands and accumulator through shared memory "
-                            "at every dot: {0}",
-                            *why);
     if (!mma)
       missedFastPath(op.getLoc(), func.getName(), "tensor-cores")
           << remark::reason(

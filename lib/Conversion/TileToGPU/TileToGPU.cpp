@@ -616,15 +616,10 @@ struct ConvertTileToGPUPass
       if (failed(pinned))
         return signalPassFailure();
       std::optional<HopperMatmulPlan> plan = *pinned;
-      int64_t threads = numWarps * 32;
-      if (plan)
-        threads = plan->numWarps() * 32;
-      else if (auto w = kernel->getAttrOfType<IntegerAttr>(kNumWarpsAttrName)) {
-        if (w.getInt() < 1 || w.getInt() > 32) {
-          kernel.emitError("convert-tile-to-gpu: tile.num_warps must be in [1, 32]");
-          return signalPassFailure();
-        }
-        threads = w.getInt() * 32;
+      int64_t threads = plan ? plan->numWarps() * 32 : programThreads(kernel, numWarps);
+      if (threads < 32 || threads > 1024) {
+        kernel.emitError("convert-tile-to-gpu: tile.num_warps must be in [1, 32]");
+        return signalPassFailure();
       }
       SmallVector<Type> args;
       for (Type t : kernel.getArgumentTypes())
@@ -705,8 +700,13 @@ struct ConvertTileToGPUPass
       }
       lowering.tid = gpu::ThreadIdOp::create(b, kernel.getLoc(),
                                              gpu::Dimension::x);
-      if (!plan && mmaFragments)
-        lowering.fragments = planFragmentLayouts(kernel, threads);
+      if (!plan) {
+        // The fragment layouts tile-plan-fragments wrote, if it ran.
+        FailureOr<FragmentPlan> fragments = readFragmentPlan(kernel, threads);
+        if (failed(fragments))
+          return signalPassFailure();
+        lowering.fragments = std::move(*fragments);
+      }
       if (!plan && remarksEnabled(&getContext()))
         remarkLayouts(kernel, threads, lowering.fragments);
       if (!lowering.fragments.dots.empty()) {

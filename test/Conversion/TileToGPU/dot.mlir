@@ -1,6 +1,6 @@
-// RUN: tile-opt %s --split-input-file --tile-verify-ownership --convert-tile-to-gpu --canonicalize | FileCheck %s
-// RUN: tile-opt %s --split-input-file --tile-verify-ownership --convert-tile-to-gpu="mma-fragments=false" --canonicalize | FileCheck %s --check-prefix=STAGED
-// RUN: tile-opt %s --split-input-file --tile-verify-ownership --convert-tile-to-gpu --remarks-filter=convert-tile-to-gpu --remark-format=emitRemark -o /dev/null 2>&1 | FileCheck %s --check-prefix=REMARK
+// RUN: tile-opt %s --split-input-file --tile-verify-ownership --tile-plan-fragments --convert-tile-to-gpu --canonicalize | FileCheck %s
+// RUN: tile-opt %s --split-input-file --tile-verify-ownership --convert-tile-to-gpu --canonicalize | FileCheck %s --check-prefix=STAGED
+// RUN: tile-opt %s --split-input-file --tile-verify-ownership --tile-plan-fragments --convert-tile-to-gpu --remarks-filter="convert-tile-to-gpu|tile-plan-fragments" --remark-format=emitRemark -o /dev/null 2>&1 | FileCheck %s --check-prefix=REMARK
 
 // A dot on tensor cores with fragments: the A operand moves once into the
 // accumulator layout of 64 x 32 (16 f16 per thread), B is staged in shared
@@ -54,7 +54,7 @@ tile.kernel @small_dot(%a: !tile.view<in, 64x32xf16>, %b: !tile.view<in, 32x64xf
 // STAGED-LABEL: gpu.func @large_dot
 // STAGED-NOT: mma.sync
 // STAGED: math.fma
-// REMARK: remark: [Missed] mma-fragments | Category:convert-tile-to-gpu | Function=large_dot | Reason="operands and accumulator through shared memory at every dot: staging takes 65536 bytes of shared memory, over the static 49152"
+// REMARK: remark: [Missed] mma-fragments | Category:tile-plan-fragments | Function=large_dot | Reason="operands and accumulator through shared memory at every dot: staging takes 65536 bytes of shared memory, over the static 49152"
 // REMARK: remark: [Missed] tensor-cores | Category:convert-tile-to-gpu | Function=large_dot | Reason="FMA instead of mma.sync: bf16 operands (staged mma.sync takes f16)"
 tile.kernel @large_dot(%a: !tile.view<in, 128x64xbf16>, %b: !tile.view<in, 64x128xbf16>, %c: !tile.view<out, 128x128xf32>) {
   %c0 = arith.constant 0 : index

@@ -1,4 +1,4 @@
-// RUN: tile-opt %s --tile-verify-ownership --convert-tile-to-gpu --canonicalize | FileCheck %s
+// RUN: tile-opt %s --tile-verify-ownership --tile-plan-fragments --convert-tile-to-gpu --canonicalize | FileCheck %s
 
 // One flash-attention step per K/V block (from a .tile kernel): S = Q K^T,
 // the online softmax, O = P V + O * alpha. With fragment layouts, the

@@ -1,5 +1,5 @@
-// RUN: tile-opt %s --split-input-file --tile-verify-ownership --convert-tile-to-gpu="wgmma-dots=1" --canonicalize | FileCheck %s
-// RUN: tile-opt %s --split-input-file --tile-verify-ownership --convert-tile-to-gpu="wgmma-dots=1" --remarks-filter=convert-tile-to-gpu --remark-format=emitRemark -o /dev/null 2>&1 | FileCheck %s --check-prefix=REMARK
+// RUN: tile-opt %s --split-input-file --tile-verify-ownership --tile-plan-fragments --convert-tile-to-gpu="wgmma-dots=1" --canonicalize | FileCheck %s
+// RUN: tile-opt %s --split-input-file --tile-verify-ownership --tile-plan-fragments --convert-tile-to-gpu="wgmma-dots=1" --remarks-filter="convert-tile-to-gpu|tile-plan-fragments" --remark-format=emitRemark -o /dev/null 2>&1 | FileCheck %s --check-prefix=REMARK
 
 // A fragment dot whose 64 rows are one warpgroup's (4 warps): B (K x N,
 // N contiguous) is staged with the 128-byte swizzle (16-byte chunks XORed

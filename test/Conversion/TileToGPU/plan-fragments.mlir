@@ -1,0 +1,86 @@
+// RUN: tile-opt %s --split-input-file --tile-verify-ownership --tile-plan-fragments | FileCheck %s
+// RUN: tile-opt %s --split-input-file --tile-verify-ownership --tile-plan-fragments="num-warps=2" | FileCheck %s --check-prefix=TWO
+// RUN: tile-opt %s --split-input-file --tile-verify-ownership --tile-plan-fragments --remarks-filter=tile-plan-fragments --remark-format=emitRemark -o /dev/null 2>&1 | FileCheck %s --check-prefix=REMARK
+
+// The plan as IR: the dot runs on fragments; its result and the zero
+// accumulator take the accumulator layout of 64 x 64 over the 4 warps, A
+// that of 64 x 32; B and the store stay flat (no attribute).
+// CHECK-LABEL: tile.kernel @small_dot
+// CHECK: %[[A:.*]] = tile.load {{.*}} {tile.fragments = [{kind = "acc", m = 64 : i64, n = 32 : i64, warps = 4 : i64}]}
+// CHECK: %[[B:.*]] = tile.load
+// CHECK-NOT: tile.fragments
+// CHECK-SAME: -> tensor<32x64xf16>
+// CHECK: arith.constant {tile.fragments = [{kind = "acc", m = 64 : i64, n = 64 : i64, warps = 4 : i64}]}
+// CHECK: tile.dot %[[A]], %[[B]], %{{.*}} {tile.fragment_dot, tile.fragments = [{kind = "acc", m = 64 : i64, n = 64 : i64, warps = 4 : i64}]}
+// With 2 warps each warp takes 32 rows.
+// TWO-LABEL: tile.kernel @small_dot
+// TWO: tile.dot {{.*}} {tile.fragment_dot, tile.fragments = [{kind = "acc", m = 64 : i64, n = 64 : i64, warps = 2 : i64}]}
+// REMARK-NOT: small_dot
+tile.kernel @small_dot(%a: !tile.view<in, 64x32xf16>, %b: !tile.view<in, 32x64xf16>, %c: !tile.view<out, 64x64xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  tile.grid %c1
+  %pa = tile.partition %a : !tile.partition<in, 64x32xf16, tile = [64, 32]>
+  %pb = tile.partition %b : !tile.partition<in, 32x64xf16, tile = [32, 64]>
+  %pc = tile.partition %c : !tile.partition<out, 64x64xf32, tile = [64, 64]>
+  %at = tile.load %pa[%c0, %c0] : !tile.partition<in, 64x32xf16, tile = [64, 32]> -> tensor<64x32xf16>
+  %bt = tile.load %pb[%c0, %c0] : !tile.partition<in, 32x64xf16, tile = [32, 64]> -> tensor<32x64xf16>
+  %z = arith.constant dense<0.0> : tensor<64x64xf32>
+  %d = tile.dot %at, %bt, %z : tensor<64x32xf16>, tensor<32x64xf16> -> tensor<64x64xf32>
+  %blk = tile.own %pc[%c0, %c0] : !tile.partition<out, 64x64xf32, tile = [64, 64]>
+  tile.store %d, %blk : tensor<64x64xf32>, !tile.owned<out, 64x64xf32>
+  tile.return
+}
+
+// -----
+
+// A dot that cannot run on fragments gets no plan, and a missed remark
+// saying why.
+// CHECK-LABEL: tile.kernel @large_dot
+// CHECK-NOT: tile.fragment
+// CHECK: tile.return
+// REMARK: remark: [Missed] mma-fragments | Category:tile-plan-fragments | Function=large_dot | Reason="operands and accumulator through shared memory at every dot: staging takes 65536 bytes of shared memory, over the static 49152"
+tile.kernel @large_dot(%a: !tile.view<in, 128x64xf16>, %b: !tile.view<in, 64x128xf16>, %c: !tile.view<out, 128x128xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  tile.grid %c1
+  %pa = tile.partition %a : !tile.partition<in, 128x64xf16, tile = [128, 64]>
+  %pb = tile.partition %b : !tile.partition<in, 64x128xf16, tile = [64, 128]>
+  %pc = tile.partition %c : !tile.partition<out, 128x128xf32, tile = [128, 128]>
+  %at = tile.load %pa[%c0, %c0] : !tile.partition<in, 128x64xf16, tile = [128, 64]> -> tensor<128x64xf16>
+  %bt = tile.load %pb[%c0, %c0] : !tile.partition<in, 64x128xf16, tile = [64, 128]> -> tensor<64x128xf16>
+  %z = arith.constant dense<0.0> : tensor<128x128xf32>
+  %d = tile.dot %at, %bt, %z : tensor<128x64xf16>, tensor<64x128xf16> -> tensor<128x128xf32>
+  %blk = tile.own %pc[%c0, %c0] : !tile.partition<out, 128x128xf32, tile = [128, 128]>
+  tile.store %d, %blk : tensor<128x128xf32>, !tile.owned<out, 128x128xf32>
+  tile.return
+}
+
+// -----
+
+// A plan pinned by hand is checked and kept: here A stays flat (it moves
+// into its fragments at the dot, as the lowering does for a flat operand)
+// where the planner would have put the load itself in fragments. The
+// kernel's tile.num_warps (4) overrides the pass's num-warps.
+// CHECK-LABEL: tile.kernel @pinned
+// CHECK: %[[A:.*]] = tile.load
+// CHECK-NOT: tile.fragments
+// CHECK-SAME: -> tensor<64x32xf16>
+// CHECK: %[[A2:.*]] = arith.addf %[[A]], %[[A]] {tile.fragments = [{kind = "acc", m = 64 : i64, n = 32 : i64, warps = 4 : i64}]}
+// CHECK: tile.dot %[[A2]]
+tile.kernel @pinned(%a: !tile.view<in, 64x32xf16>, %b: !tile.view<in, 32x64xf16>, %c: !tile.view<out, 64x64xf32>) attributes {tile.num_warps = 4 : i64} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  tile.grid %c1
+  %pa = tile.partition %a : !tile.partition<in, 64x32xf16, tile = [64, 32]>
+  %pb = tile.partition %b : !tile.partition<in, 32x64xf16, tile = [32, 64]>
+  %pc = tile.partition %c : !tile.partition<out, 64x64xf32, tile = [64, 64]>
+  %at = tile.load %pa[%c0, %c0] : !tile.partition<in, 64x32xf16, tile = [64, 32]> -> tensor<64x32xf16>
+  %a2 = arith.addf %at, %at {tile.fragments = [{kind = "acc", m = 64 : i64, n = 32 : i64, warps = 4 : i64}]} : tensor<64x32xf16>
+  %bt = tile.load %pb[%c0, %c0] : !tile.partition<in, 32x64xf16, tile = [32, 64]> -> tensor<32x64xf16>
+  %z = arith.constant {tile.fragments = [{kind = "acc", m = 64 : i64, n = 64 : i64, warps = 4 : i64}]} dense<0.0> : tensor<64x64xf32>
+  %d = tile.dot %a2, %bt, %z {tile.fragment_dot, tile.fragments = [{kind = "acc", m = 64 : i64, n = 64 : i64, warps = 4 : i64}]} : tensor<64x32xf16>, tensor<32x64xf16> -> tensor<64x64xf32>
+  %blk = tile.own %pc[%c0, %c0] : !tile.partition<out, 64x64xf32, tile = [64, 64]>
+  tile.store %d, %blk : tensor<64x64xf32>, !tile.owned<out, 64x64xf32>
+  tile.return
+}
