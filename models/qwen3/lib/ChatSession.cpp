@@ -85,10 +85,12 @@ Status runChat(Engine &engine, const Tokenizer &tok, const ChatOptions &options,
     }
     const int64_t budget =
         std::min<int64_t>(options.maxNewTokens, engine.maxSeqLen() - int64_t(ids.size()));
-    // The whole conversation is prefilled each turn (the prompt kernels
-    // take it in one pass).
+    // The conversation so far is in the KV cache: only the new turn is
+    // prefilled (the template renders earlier turns as they were fed,
+    // except the thinking it drops from them, where the reuse stops).
     int32_t token = -1;
-    if (Status st = engine.prefill(ids, token); !st)
+    int64_t reused = 0;
+    if (Status st = engine.prefillReusing(ids, token, reused); !st)
       return st;
     Utf8Stream utf8;
     std::string reply;

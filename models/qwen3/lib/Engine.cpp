@@ -35,6 +35,9 @@ struct Engine::Impl {
   std::vector<std::unique_ptr<Communicator>> comms;
   std::vector<std::unique_ptr<EngineShard>> shards;
   RankThreads threads;
+  /// The tokens whose K/V rows the caches hold, in order: the last prompt
+  /// and the tokens fed after it (prefillReusing's prefix).
+  std::vector<int32_t> cached;
   /// A rank failed mid-step and the collectives were aborted: the shards'
   /// states no longer agree, so every later call fails with this.
   std::atomic<bool> aborted{false};
@@ -242,6 +245,25 @@ static Status agreed(const std::vector<int32_t> &picks, int32_t &next) {
 }
 
 Status Engine::prefill(const std::vector<int32_t> &ids, int32_t &next) {
+  return run(ids, 0, next);
+}
+
+Status Engine::prefillReusing(const std::vector<int32_t> &ids, int32_t &next,
+                              int64_t &reused) {
+  const std::vector<int32_t> &cached = impl->cached;
+  // At least two tokens are computed: a prompt of one runs the decode
+  // step's kernels, of two or more the prompt's, whose rows come out as in
+  // a whole prefill (each row's products in the same order), so a prompt
+  // whose reused rows were all prefilled gives a whole prefill's logits.
+  const size_t most = std::min(cached.size(), ids.size() < 2 ? 0 : ids.size() - 2);
+  size_t common = 0;
+  while (common < most && cached[common] == ids[common])
+    ++common;
+  reused = static_cast<int64_t>(common);
+  return run(ids, reused, next);
+}
+
+Status Engine::run(const std::vector<int32_t> &ids, int64_t from, int32_t &next) {
   Impl &m = *impl;
   const int64_t T = static_cast<int64_t>(ids.size());
   if (T == 0)
@@ -249,11 +271,17 @@ Status Engine::prefill(const std::vector<int32_t> &ids, int32_t &next) {
   if (T > m.maxSeq)
     return Status::error("the prompt has " + std::to_string(T) +
                          " tokens, more than --max-seq-len " + std::to_string(m.maxSeq));
+  // Until the prefill completes the caches hold no known sequence.
+  m.cached.clear();
   std::vector<int32_t> picks(m.ranks(), -1);
-  if (Status st = m.onShards([&](EngineShard &s, int r) { return s.prefill(ids, picks[r]); });
+  if (Status st =
+          m.onShards([&](EngineShard &s, int r) { return s.prefill(ids, from, picks[r]); });
       !st)
     return st;
-  return agreed(picks, next);
+  if (Status st = agreed(picks, next); !st)
+    return st;
+  m.cached = ids;
+  return Status::ok();
 }
 
 Status Engine::decode(int32_t token, int32_t &next) {
@@ -261,9 +289,18 @@ Status Engine::decode(int32_t token, int32_t &next) {
   if (m.shards[0]->position >= m.maxSeq)
     return Status::error("the sequence reached --max-seq-len " + std::to_string(m.maxSeq));
   std::vector<int32_t> picks(m.ranks(), -1);
+  // The step writes the token's K/V row after the cached ones (unknown if
+  // it fails).
+  const bool extends = m.cached.size() == static_cast<size_t>(m.shards[0]->position);
+  if (!extends)
+    m.cached.clear();
   if (Status st = m.onShards([&](EngineShard &s, int r) { return s.decode(token, picks[r]); });
-      !st)
+      !st) {
+    m.cached.clear();
     return st;
+  }
+  if (extends)
+    m.cached.push_back(token);
   return agreed(picks, next);
 }
 

@@ -238,7 +238,9 @@ struct EngineShard : EngineDevice, EngineKernels {
   Status allocActs(Acts &a, int64_t tokens);
 
   // Steps (EngineStep.cpp): what the Engine API runs on every shard.
-  Status prefill(const std::vector<int32_t> &ids, int32_t &next);
+  /// Runs ids[from..] at positions from.. (the cache rows before `from`
+  /// kept).
+  Status prefill(const std::vector<int32_t> &ids, int64_t from, int32_t &next);
   /// Feeds `fed` (uploaded only if the last pick was another token).
   Status decode(int32_t fed, int32_t &next);
   void setSampling(const Sampling &sampling);

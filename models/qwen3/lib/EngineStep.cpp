@@ -20,23 +20,23 @@ void EngineShard::setSampling(const Sampling &s) {
     t.graphReady = false; // the captured steps launched the old picker
 }
 
-Status EngineShard::prefill(const std::vector<int32_t> &ids, int32_t &next) {
-  const int64_t T = static_cast<int64_t>(ids.size());
+Status EngineShard::prefill(const std::vector<int32_t> &ids, int64_t from, int32_t &next) {
+  const int64_t T = static_cast<int64_t>(ids.size()) - from;
   Status st = Status::ok();
   if (T != prefillActs.cap)
     if (!(st = allocActs(prefillActs, T)))
       return st;
-  int32_t zero = 0;
-  if (!(st = stream.copyToDevice(prefillActs.ids, ids.data(), T * 4)) ||
-      !(st = stream.copyToDevice(pos, &zero, 4)))
+  const int32_t start = static_cast<int32_t>(from);
+  if (!(st = stream.copyToDevice(prefillActs.ids, ids.data() + from, T * 4)) ||
+      !(st = stream.copyToDevice(pos, &start, 4)))
     return st;
-  position = 0;
+  position = from;
   deviceToken = -1; // unknown until the pick is read back
   if (!(st = forward(prefillActs, T, prefillActs.ids)) ||
       !(st = stream.copyToHost(&next, token, 4)) || !(st = stream.synchronize()))
     return st;
   deviceToken = next;
-  position = T;
+  position = from + T;
   return Status::ok();
 }
 

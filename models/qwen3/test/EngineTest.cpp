@@ -278,6 +278,71 @@ TEST(Qwen3Engine, RejectsAnAttentionSplitCountTheKernelsLack) {
             "--attention-keys-per-share must be >= 1, got 0");
 }
 
+double cosine(const std::vector<float> &a, const std::vector<float> &b) {
+  double dot = 0, na = 0, nb = 0;
+  for (size_t i = 0; i < a.size(); ++i)
+    dot += double(a[i]) * b[i], na += double(a[i]) * a[i], nb += double(b[i]) * b[i];
+  return dot / std::sqrt(na * nb);
+}
+
+// prefillReusing computes only what the KV cache lacks: the prompt's
+// prefix the engine holds (the last prompt and the tokens fed after it) is
+// kept, the rest (at least two tokens) prefilled after it. Where the reused
+// rows were prefilled, the logits are exactly a whole prefill's; rows of
+// decoded tokens were written by the decode step's GEMVs, so there within
+// rounding.
+TEST(Qwen3Engine, PrefillReusingComputesOnlyWhatTheCacheLacks) {
+  std::unique_ptr<Engine> engine = openEngine("tiny-bf16"), fresh = openEngine("tiny-bf16");
+  ASSERT_TRUE(engine && fresh);
+  auto compare = [&](const std::vector<int32_t> &ids, int64_t wantReused, bool exact) {
+    int32_t got = 0, want = 0;
+    int64_t r = -1;
+    ASSERT_TRUE(engine->prefillReusing(ids, got, r).isOk());
+    EXPECT_EQ(r, wantReused);
+    ASSERT_TRUE(fresh->prefill(ids, want).isOk());
+    std::vector<float> lr, lf;
+    ASSERT_TRUE(engine->lastLogits(lr).isOk());
+    ASSERT_TRUE(fresh->lastLogits(lf).isOk());
+    if (exact)
+      EXPECT_EQ(lr, lf);
+    EXPECT_GE(cosine(lr, lf), 0.999);
+    EXPECT_EQ(got, want);
+    // The sequence goes on from there as a whole prefill's does.
+    for (int i = 0; i < 2; ++i) {
+      ASSERT_TRUE(engine->decode(got, got).isOk());
+      ASSERT_TRUE(fresh->decode(want, want).isOk());
+      ASSERT_TRUE(engine->lastLogits(lr).isOk());
+      ASSERT_TRUE(fresh->lastLogits(lf).isOk());
+      if (exact)
+        EXPECT_EQ(lr, lf);
+      EXPECT_GE(cosine(lr, lf), 0.999);
+      EXPECT_EQ(got, want);
+    }
+  };
+  const std::vector<int32_t> a = {17, 900, 4, 2000, 55, 1234, 7, 300};
+  compare(a, 0, true); // nothing cached yet
+  // The same prompt again: all but its last two tokens, exactly.
+  compare(a, static_cast<int64_t>(a.size()) - 2, true);
+  // A prompt extending the last one and the two tokens decoded after it.
+  std::vector<int32_t> b = a;
+  int32_t next = 0;
+  int64_t reused = -1;
+  ASSERT_TRUE(engine->prefillReusing(a, next, reused).isOk());
+  for (int i = 0; i < 3; ++i) {
+    b.push_back(next);
+    ASSERT_TRUE(engine->decode(next, next).isOk());
+  }
+  b.insert(b.end(), {100, 101});
+  compare(b, static_cast<int64_t>(a.size()) + 3, false);
+  // A prompt diverging after 4 tokens reuses those 4.
+  compare({17, 900, 4, 2000, 9, 9, 9}, 4, true);
+  // A prompt refused before it runs leaves the cache as it was.
+  std::vector<int32_t> tooLong(200, 5);
+  EXPECT_FALSE(engine->prefillReusing(tooLong, next, reused).isOk());
+  ASSERT_TRUE(engine->prefillReusing(a, next, reused).isOk());
+  EXPECT_EQ(reused, 4) << "the last prompt's prefix (17, 900, 4, 2000) is still there";
+}
+
 // leaveOut (a measurement aid) drops the launches it names: without the
 // decode attention the decode step's logits are not the full step's, while
 // the prefill (prefill_attention) gives the same first token.

@@ -113,6 +113,13 @@ public:
   /// Runs `ids` from position 0 (resets the cache) and leaves the next
   /// token (greedy or sampled) in `next`. Logits of the last position are kept.
   Status prefill(const std::vector<int32_t> &ids, int32_t &next);
+  /// prefill(ids), reusing the KV cache of the sequence the engine holds
+  /// (the last prompt and the tokens decoded after it) for the longest
+  /// prefix `ids` shares with it: only the rest is computed (at least the
+  /// last two tokens). `reused` is the prefix length. A multi-turn chat or
+  /// a repeated system prompt is then prefilled once. Where the reused
+  /// rows were prefilled (not decoded), the logits are a whole prefill's.
+  Status prefillReusing(const std::vector<int32_t> &ids, int32_t &next, int64_t &reused);
   /// Feeds `token` at the next position and leaves the pick in `next`.
   Status decode(int32_t token, int32_t &next);
   /// The logits of the last step (as f32; rounded like the model dtype).
@@ -131,6 +138,8 @@ public:
 
 private:
   Engine();
+  /// Runs ids[from..] after the cache rows of ids[..from).
+  Status run(const std::vector<int32_t> &ids, int64_t from, int32_t &next);
   struct Impl;
   std::unique_ptr<Impl> impl;
 };

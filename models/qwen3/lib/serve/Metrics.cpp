@@ -21,9 +21,10 @@ void Metrics::request(const std::string &route, int status) {
   std::lock_guard<std::mutex> l(mutex_);
   ++requests_[{route, status}];
 }
-void Metrics::promptTokens(int64_t n) {
+void Metrics::promptTokens(int64_t n, int64_t cached) {
   std::lock_guard<std::mutex> l(mutex_);
   promptTokens_ += n;
+  cachedPromptTokens_ += cached;
 }
 void Metrics::generatedTokens(int64_t n) {
   std::lock_guard<std::mutex> l(mutex_);
@@ -54,9 +55,12 @@ std::string Metrics::prometheus() const {
   for (const auto &[key, n] : requests_)
     o << "qwen3_requests_total{route=\"" << key.first << "\",status=\"" << key.second
       << "\"} " << n << "\n";
-  o << "# HELP qwen3_prompt_tokens_total Prompt tokens prefilled.\n"
+  o << "# HELP qwen3_prompt_tokens_total Prompt tokens of the requests.\n"
        "# TYPE qwen3_prompt_tokens_total counter\n"
        "qwen3_prompt_tokens_total " << promptTokens_ << "\n"
+       "# HELP qwen3_prompt_tokens_cached_total Prompt tokens whose KV cache was reused.\n"
+       "# TYPE qwen3_prompt_tokens_cached_total counter\n"
+       "qwen3_prompt_tokens_cached_total " << cachedPromptTokens_ << "\n"
     << "# HELP qwen3_generation_tokens_total Tokens generated.\n"
        "# TYPE qwen3_generation_tokens_total counter\n"
        "qwen3_generation_tokens_total " << generatedTokens_ << "\n"

@@ -22,7 +22,8 @@ json ApiError::body() const {
 json Usage::json() const {
   return {{"prompt_tokens", promptTokens},
           {"completion_tokens", completionTokens},
-          {"total_tokens", promptTokens + completionTokens}};
+          {"total_tokens", promptTokens + completionTokens},
+          {"prompt_tokens_details", {{"cached_tokens", cachedTokens}}}};
 }
 
 namespace {

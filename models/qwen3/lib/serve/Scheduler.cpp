@@ -106,9 +106,14 @@ void Scheduler::run(Job &job) {
   }
   OutputText text(r.stop, r.thinking);
   int32_t token = -1;
-  if (tile_runtime::Status st = engine_.prefill(r.promptIds, token); !st)
+  // The prompt's prefix the engine still holds from the request before
+  // (a shared system prompt, the turns before in a chat) is not computed
+  // again.
+  if (tile_runtime::Status st =
+          engine_.prefillReusing(r.promptIds, token, finish.usage.cachedTokens);
+      !st)
     return fail(st);
-  metrics_.promptTokens(finish.usage.promptTokens);
+  metrics_.promptTokens(finish.usage.promptTokens, finish.usage.cachedTokens);
   auto last = Clock::now();
   metrics_.timeToFirstToken(std::chrono::duration<double>(last - job.arrived).count());
   int64_t generated = 0;

@@ -146,6 +146,26 @@ for p, ref in zip(prompts, refs):
     check(body["usage"]["prompt_tokens"] == len(p) and body["usage"]["completion_tokens"] >= 1,
           "usage counts the prompt and the completion")
 
+# Prefix reuse: a prompt that extends the one before it computes only its
+# new tokens (usage.prompt_tokens_details.cached_tokens), with the text a
+# whole prefill gives; the same prompt again reuses all but its last two.
+base = [17, 900, 4, 2000, 55, 8, 9]
+longer = base + [30, 31]
+st, body = call(port, "POST", "/v1/completions",
+                {"model": "tiny", "prompt": base, "max_tokens": 4, "temperature": 0})
+check(st == 200 and body["usage"]["prompt_tokens_details"]["cached_tokens"] == 0,
+      "a prompt sharing nothing with the one before: no cached tokens")
+ref = run_greedy(longer, 8)
+for what, want in (("extends the one before", len(base)), ("repeats the one before", len(longer) - 2)):
+    st, body = call(port, "POST", "/v1/completions",
+                    {"model": "tiny", "prompt": longer, "max_tokens": 8, "temperature": 0})
+    cached = body["usage"]["prompt_tokens_details"]["cached_tokens"] if st == 200 else None
+    check(st == 200 and cached == want and same_text(body["choices"][0]["text"], ref),
+          f"a prompt that {what}: {want} cached tokens (got {cached}), qwen3-run's greedy text")
+st, text = call(port, "GET", "/metrics")
+check("qwen3_prompt_tokens_cached_total " + str(len(base) + len(longer) - 2) in text,
+      "/metrics counts the cached prompt tokens")
+
 # Streaming: SSE framing through curl, the same text as the whole response.
 req = {"model": "tiny", "prompt": prompts[0], "max_tokens": 12, "temperature": 0,
        "stream": True, "stream_options": {"include_usage": True}}

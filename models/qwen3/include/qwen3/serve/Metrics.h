@@ -20,7 +20,9 @@ class Metrics {
 public:
   /// A finished HTTP request of `route` with `status`.
   void request(const std::string &route, int status);
-  void promptTokens(int64_t n);
+  /// A request's prompt: `n` tokens, `cached` of them reused from the KV
+  /// cache rather than prefilled.
+  void promptTokens(int64_t n, int64_t cached);
   void generatedTokens(int64_t n);
   /// Seconds from a request's arrival to its first token.
   void timeToFirstToken(double seconds);
@@ -40,7 +42,7 @@ private:
   };
   mutable std::mutex mutex_;
   std::map<std::pair<std::string, int>, uint64_t> requests_;
-  uint64_t promptTokens_ = 0, generatedTokens_ = 0;
+  uint64_t promptTokens_ = 0, cachedPromptTokens_ = 0, generatedTokens_ = 0;
   int64_t queueDepth_ = 0, running_ = 0;
   Histogram ttft_{{0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10}, {}},
       itl_{{0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1}, {}};

@@ -76,6 +76,9 @@ bool parseRequest(Endpoint endpoint, const std::string &body, const ModelInfo &m
 /// string), "length" (max_tokens or the context).
 struct Usage {
   int64_t promptTokens = 0, completionTokens = 0;
+  /// Prompt tokens whose KV cache was reused, not computed
+  /// (usage.prompt_tokens_details.cached_tokens).
+  int64_t cachedTokens = 0;
   nlohmann::json json() const;
 };
 
