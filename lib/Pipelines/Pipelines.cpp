@@ -102,12 +102,12 @@ void tile::buildTileToNVVMPipeline(OpPassManager &pm,
     pm.addNestedPass<KernelOp>(createPlanHopperMatmul());
   PlanFragmentsOptions fragments;
   fragments.numWarps = options.numWarps;
+  fragments.wgmmaDots = options.wgmmaDots && hasHopperMatmul(options.chip);
   pm.addNestedPass<KernelOp>(createPlanFragments(fragments));
   ConvertTileToGPUOptions toGPU;
   toGPU.numWarps = options.numWarps;
   toGPU.gridDependencyControl = waitsForPriorGrid(options);
-  toGPU.wgmmaDots = options.wgmmaDots && hasHopperMatmul(options.chip);
-  toGPU.asyncDotOperands = options.asyncDotOperands && toGPU.wgmmaDots;
+  toGPU.asyncDotOperands = options.asyncDotOperands && fragments.wgmmaDots;
   toGPU.f8Conversions = hasF8Conversions(options.chip);
   toGPU.l2Prefetch = hasL2Prefetch(options.chip);
   pm.addPass(createConvertTileToGPU(toGPU));

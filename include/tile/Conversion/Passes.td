@@ -127,9 +127,8 @@ def ConvertTileToGPU : Pass<"convert-tile-to-gpu", "::mlir::ModuleOp"> {
       `nvgpu.mma.sync` (f16) with everything staged there; other dots use
       f32 FMAs.
 
-    With `wgmma-dots` (sm_90a; on in the tile-to-nvvm pipeline there), a fragment
-    dot whose result is one 64-row slab per warpgroup (M = 16 x warps,
-    warps a multiple of 4, N a multiple of 8 up to 256) runs as
+    A fragment dot planned as `tile.fragment_dot = "wgmma"` (by
+    `tile-plan-fragments` with `wgmma-dots`, sm_90a) runs as
     `wgmma.mma_async` m64nNk16 with A from registers: the fragment layouts
     are already wgmma's accumulator and A layouts. B is staged in shared
     memory with the 128-byte swizzle in 64-element panels of its
@@ -145,7 +144,7 @@ def ConvertTileToGPU : Pass<"convert-tile-to-gpu", "::mlir::ModuleOp"> {
     this way (ncu on an H200:
     [results](../../bench/results/2026-11-23-wgmma-attention.md)).
 
-    With `async-dot-operands` as well, a wgmma dot in an innermost `scf.for`
+    With `async-dot-operands`, a wgmma dot in an innermost `scf.for`
     whose B is a tile loaded in the same body (through reshapes and a
     folded permute, each used once) from a read-only view, proven in bounds
     (`tile.in_bounds`), 16-bit elements in 16-byte rows, indices that are
@@ -241,11 +240,6 @@ def ConvertTileToGPU : Pass<"convert-tile-to-gpu", "::mlir::ModuleOp"> {
            /*default=*/"false",
            "begin each kernel with griddepcontrol.wait / launch_dependents "
            "(sm_90+), so it may be launched as a programmatic dependent">,
-    Option<"wgmmaDots", "wgmma-dots", "bool", /*default=*/"false",
-           "run fragment dots whose rows are one 64-row slab per "
-           "warpgroup as wgmma with A from registers and B staged in "
-           "shared memory with the 128-byte swizzle, instead of mma.sync "
-           "on ldmatrix fragments (sm_90a)">,
     Option<"l2Prefetch", "l2-prefetch", "bool", /*default=*/"true",
            "lower tile.prefetch to prefetch.global.L2 (sm_90 and later; "
            "a hint, dropped where off)">,
@@ -254,7 +248,7 @@ def ConvertTileToGPU : Pass<"convert-tile-to-gpu", "::mlir::ModuleOp"> {
            "instruction (sm_89 and later), instead of integer operations">,
     Option<"asyncDotOperands", "async-dot-operands", "bool",
            /*default=*/"false",
-           "with wgmma-dots: a dot's B loaded from a read-only view in an "
+           "a wgmma dot's B loaded from a read-only view in an "
            "innermost loop is copied with cp.async straight into its "
            "swizzled buffer, one iteration ahead, instead of through "
            "registers in front of the dot">
@@ -280,7 +274,11 @@ def PlanFragments : Pass<"tile-plan-fragments", "::tile::KernelOp"> {
     (Triton's layout propagation, cut down to what flash attention needs).
     The plan is written as attributes that `convert-tile-to-gpu` follows:
 
-    * `tile.fragment_dot` on each such dot;
+    * `tile.fragment_dot` on each such dot: `"wgmma"` where it runs as
+      register-A wgmma (`wgmma-dots`, sm_90a: the result one 64-row slab
+      per warpgroup, warps a multiple of 4, N a multiple of 8 up to 256, K
+      of 16, B's contiguous dim whole 64-element swizzle panels), else
+      `"mma_sync"`;
     * `tile.folded_permute` on a `[1, 0]` permute that only feeds such dots
       as B (the dot reads its source transposed from shared memory);
     * `tile.fragments` on each op with a tile result in a fragment layout,
@@ -292,14 +290,20 @@ def PlanFragments : Pass<"tile-plan-fragments", "::tile::KernelOp"> {
     A kernel that carries a plan (pinned by hand) keeps it, checked: every
     layout must fit its tile and be for the kernel's warps. Kernels with a
     Hopper matmul plan are left alone (they have no fragment tiles). Where
-    a dot does not get fragments, a missed optimisation remark names the
-    condition that failed. Without this pass every dot moves its operands
-    and accumulator through shared memory.
+    a dot does not get fragments, or with `wgmma-dots` does not get wgmma,
+    a missed optimisation remark names the condition that failed. Without
+    this pass every dot moves its operands and accumulator through shared
+    memory.
   }];
   let options = [
     Option<"numWarps", "num-warps", "int64_t", /*default=*/"4",
            "warps per program, as convert-tile-to-gpu's (a kernel's "
            "tile.num_warps attribute overrides it)">,
+    Option<"wgmmaDots", "wgmma-dots", "bool", /*default=*/"false",
+           "run fragment dots whose rows are one 64-row slab per "
+           "warpgroup as wgmma with A from registers and B staged in "
+           "shared memory with the 128-byte swizzle, instead of mma.sync "
+           "on ldmatrix fragments (sm_90a)">,
   ];
 }
 

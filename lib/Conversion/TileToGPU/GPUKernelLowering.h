@@ -104,6 +104,9 @@ struct FragmentPlan {
   llvm::DenseMap<Value, FragmentLayout> layouts;
   llvm::DenseSet<Operation *> foldedPermutes;
   llvm::DenseSet<Operation *> dots;
+  /// The fragment dots that run as register-A wgmma (sm_90a), the others
+  /// on mma.sync.
+  llvm::DenseSet<Operation *> wgmmaDots;
 };
 
 /// Whether `op` runs on tensor cores with fragment layouts for `threads`.
@@ -112,6 +115,10 @@ bool isFragmentDot(DotOp op, int64_t threads);
 std::optional<std::string> whyNotFragmentDot(DotOp op, int64_t threads);
 /// Assigns fragment layouts around the fragment dots of `kernel`.
 FragmentPlan planFragmentLayouts(Operation *kernel, int64_t threads);
+/// Which condition keeps fragment dot `op` of `plan` off register-A wgmma
+/// (one 64-row slab per warpgroup, N up to 256, B's contiguous dim whole
+/// 64-element swizzle panels); none when it can run on it.
+std::optional<std::string> whyNotWgmmaDot(DotOp op, int64_t threads, const FragmentPlan &plan);
 /// The plan tile-plan-fragments wrote on `kernel` (PlanFragments.cpp), for
 /// `threads` per program; an error where it is malformed or does not fit.
 FailureOr<FragmentPlan> readFragmentPlan(Operation *kernel, int64_t threads);
@@ -307,13 +314,9 @@ public:
   /// staged registers are left null.
   FragmentDotOperands fragmentDotOperands(DotOp op, bool stageB = true);
   LogicalResult lowerFragmentDot(DotOp op);
-  /// Whether fragment dot `op` runs as wgmma (LowerWgmmaDots.cpp): the
-  /// option is on, each warpgroup owns one 64-row slab of the result and
-  /// B's contiguous dim is whole 64-element swizzle panels.
-  bool runsOnWgmma(DotOp op) const;
-  /// Which of wgmma's conditions a fragment dot fails; none when it meets
-  /// them all.
-  std::optional<std::string> whyNotWgmma(DotOp op) const;
+  /// Whether fragment dot `op` runs as wgmma (LowerWgmmaDots.cpp), as
+  /// tile-plan-fragments planned.
+  bool runsOnWgmma(DotOp op) const { return fragments.wgmmaDots.count(op) != 0; }
   /// The fragment dot as register-A wgmma on B staged with the 128-byte
   /// swizzle (LowerWgmmaDots.cpp).
   LogicalResult lowerWgmmaDot(DotOp op);
@@ -353,8 +356,6 @@ public:
   bool l2Prefetch = true;
   /// f8-conversions: e4m3 widened by cvt.rn.f16x2.e4m3x2 (lowerConvert).
   bool f8Conversions = false;
-  /// wgmma-dots: fragment dots as wgmma where runsOnWgmma says (sm_90a).
-  bool wgmmaDots = false;
   /// async-dot-operands: wgmma B operands loaded in a loop copied one
   /// iteration ahead (planAsyncOperands).
   bool asyncDotOperands = false;

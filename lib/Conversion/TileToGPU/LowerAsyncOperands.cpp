@@ -132,7 +132,7 @@ static std::optional<std::string> whyNotCopyAhead(LoadOp load, scf::ForOp loop,
 SmallVector<AsyncOperand *>
 GPUKernelLowering::planAsyncOperands(scf::ForOp loop) {
   SmallVector<AsyncOperand *> planned;
-  if (!asyncDotOperands || !wgmmaDots)
+  if (!asyncDotOperands)
     return planned;
   // Innermost loops only: a loop inside would commit groups of its own
   // between an operand's copies and its dot.

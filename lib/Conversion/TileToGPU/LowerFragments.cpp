@@ -239,10 +239,6 @@ LogicalResult GPUKernelLowering::lowerFragmentDot(DotOp op) {
                        r.getDimSize(0), r.getDimSize(1),
                        op.getA().getType().getDimSize(1),
                        wgmma ? "register-A wgmma" : "mma.sync");
-    if (!wgmma && wgmmaDots)
-      if (std::optional<std::string> why = whyNotWgmma(op))
-        missedFastPath(op.getLoc(), func.getName(), "wgmma-dots")
-            << remark::reason("mma.sync instead of wgmma: {0}", *why);
   }
   if (wgmma)
     return lowerWgmmaDot(op);

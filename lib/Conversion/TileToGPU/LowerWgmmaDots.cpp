@@ -78,11 +78,8 @@ Value GPUKernelLowering::swizzledElement(Location loc, Value e, int64_t rows,
           arith::MulIOp::create(b, loc, swizzled, index(8))));
 }
 
-bool GPUKernelLowering::runsOnWgmma(DotOp op) const {
-  return wgmmaDots && fragments.dots.count(op) && !whyNotWgmma(op);
-}
-
-std::optional<std::string> GPUKernelLowering::whyNotWgmma(DotOp op) const {
+std::optional<std::string>
+tile::gpu_lowering::whyNotWgmmaDot(DotOp op, int64_t threads, const FragmentPlan &fragments) {
   int64_t warps = threads / 32;
   RankedTensorType a = op.getA().getType(), r = op.getResult().getType();
   int64_t M = r.getDimSize(0), N = r.getDimSize(1), K = a.getDimSize(1);

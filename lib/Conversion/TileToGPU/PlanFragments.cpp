@@ -126,15 +126,22 @@ FailureOr<FragmentPlan> tile::gpu_lowering::readFragmentPlan(Operation *kernel,
   FragmentPlan plan;
   const int64_t warps = threads / 32;
   WalkResult walk = kernel->walk([&](Operation *op) {
-    if (op->hasAttr(kFragmentDotAttrName)) {
+    if (Attribute path = op->getAttr(kFragmentDotAttrName)) {
       auto dot = dyn_cast<DotOp>(op);
       if (!dot)
         return op->emitError("tile.fragment_dot on an op that is not a dot"),
+               WalkResult::interrupt();
+      auto name = dyn_cast<StringAttr>(path);
+      if (!name || (name.getValue() != "wgmma" && name.getValue() != "mma_sync"))
+        return op->emitError("tile.fragment_dot: expected \"wgmma\" or \"mma_sync\", got ")
+                   << path,
                WalkResult::interrupt();
       if (std::optional<std::string> why = whyNotFragmentDot(dot, threads))
         return op->emitError("tile.fragment_dot: the dot cannot run on fragments: ") << *why,
                WalkResult::interrupt();
       plan.dots.insert(op);
+      if (name.getValue() == "wgmma")
+        plan.wgmmaDots.insert(op);
     }
     if (op->hasAttr(kFoldedPermuteAttrName)) {
       auto permute = dyn_cast<PermuteOp>(op);
@@ -168,6 +175,9 @@ FailureOr<FragmentPlan> tile::gpu_lowering::readFragmentPlan(Operation *kernel,
         return op->emitError("tile.fragment_dot: its result, accumulator and A must "
                              "have fragment layouts (tile.fragments)");
   }
+  for (Operation *op : plan.wgmmaDots)
+    if (std::optional<std::string> why = whyNotWgmmaDot(cast<DotOp>(op), threads, plan))
+      return op->emitError("tile.fragment_dot: the dot cannot run on wgmma: ") << *why;
   return plan;
 }
 
@@ -188,7 +198,8 @@ static void writeFragmentPlan(Operation *kernel, const FragmentPlan &plan) {
   };
   kernel->walk([&](Operation *op) {
     if (plan.dots.count(op))
-      op->setAttr(kFragmentDotAttrName, b.getUnitAttr());
+      op->setAttr(kFragmentDotAttrName,
+                  b.getStringAttr(plan.wgmmaDots.count(op) ? "wgmma" : "mma_sync"));
     if (plan.foldedPermutes.count(op))
       op->setAttr(kFoldedPermuteAttrName, b.getUnitAttr());
     if (ArrayAttr a = layoutsOf(op->getResults()))
@@ -225,18 +236,32 @@ struct PlanFragmentsPass : public tile::impl::PlanFragmentsBase<PlanFragmentsPas
       return;
     }
     FragmentPlan plan = planFragmentLayouts(kernel, threads);
+    std::vector<std::pair<DotOp, std::string>> notWgmma;
+    if (wgmmaDots)
+      for (Operation *op : plan.dots) {
+        std::optional<std::string> why = whyNotWgmmaDot(cast<DotOp>(op), threads, plan);
+        if (!why)
+          plan.wgmmaDots.insert(op);
+        else
+          notWgmma.push_back({cast<DotOp>(op), *why});
+      }
     writeFragmentPlan(kernel, plan);
     if (!remarksEnabled(&getContext()))
       return;
+    auto opts = [&](StringRef name) {
+      return remark::RemarkOpts::name(name).category(getArgument()).function(
+          kernel.getSymName());
+    };
     kernel.walk([&](DotOp dot) {
       if (std::optional<std::string> why = whyNotFragmentDot(dot, threads))
-        remark::missed(dot.getLoc(), remark::RemarkOpts::name("mma-fragments")
-                                         .category(getArgument())
-                                         .function(kernel.getSymName()))
+        remark::missed(dot.getLoc(), opts("mma-fragments"))
             << remark::reason("operands and accumulator through shared memory "
                               "at every dot: {0}",
                               *why);
     });
+    for (auto &[dot, why] : notWgmma)
+      remark::missed(dot.getLoc(), opts("wgmma-dots"))
+          << remark::reason("mma.sync instead of wgmma: {0}", why);
   }
 };
 } // namespace

@@ -665,7 +665,6 @@ struct ConvertTileToGPUPass
       b.setInsertionPointToStart(&entry);
       GPUKernelLowering lowering(b, func, threads);
       lowering.hopper = plan ? &*plan : nullptr;
-      lowering.wgmmaDots = wgmmaDots;
       lowering.asyncDotOperands = asyncDotOperands;
       lowering.f8Conversions = f8Conversions;
       lowering.l2Prefetch = l2Prefetch;

@@ -1,5 +1,5 @@
-// RUN: tile-opt %s --split-input-file --tile-verify-ownership --tile-mark-in-bounds-loads --tile-plan-fragments --convert-tile-to-gpu="wgmma-dots=1 async-dot-operands=1" --canonicalize | FileCheck %s
-// RUN: tile-opt %s --split-input-file --tile-verify-ownership --tile-mark-in-bounds-loads --tile-plan-fragments --convert-tile-to-gpu="wgmma-dots=1 async-dot-operands=1" --remarks-filter="convert-tile-to-gpu|tile-plan-fragments" --remark-format=emitRemark -o /dev/null 2>&1 | FileCheck %s --check-prefix=REMARK
+// RUN: tile-opt %s --split-input-file --tile-verify-ownership --tile-mark-in-bounds-loads --tile-plan-fragments="wgmma-dots=1" --convert-tile-to-gpu="async-dot-operands=1" --canonicalize | FileCheck %s
+// RUN: tile-opt %s --split-input-file --tile-verify-ownership --tile-mark-in-bounds-loads --tile-plan-fragments="wgmma-dots=1" --convert-tile-to-gpu="async-dot-operands=1" --remarks-filter="convert-tile-to-gpu|tile-plan-fragments" --remark-format=emitRemark -o /dev/null 2>&1 | FileCheck %s --check-prefix=REMARK
 
 // A flash-attention step: S = Q K^T and O += S V, K and V loaded per block
 // of an innermost loop from read-only views, proven in bounds (the loop

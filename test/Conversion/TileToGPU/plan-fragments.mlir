@@ -1,6 +1,7 @@
 // RUN: tile-opt %s --split-input-file --tile-verify-ownership --tile-plan-fragments | FileCheck %s
 // RUN: tile-opt %s --split-input-file --tile-verify-ownership --tile-plan-fragments="num-warps=2" | FileCheck %s --check-prefix=TWO
 // RUN: tile-opt %s --split-input-file --tile-verify-ownership --tile-plan-fragments --remarks-filter=tile-plan-fragments --remark-format=emitRemark -o /dev/null 2>&1 | FileCheck %s --check-prefix=REMARK
+// RUN: tile-opt %s --split-input-file --tile-verify-ownership --tile-plan-fragments="wgmma-dots=1" | FileCheck %s --check-prefix=WGMMA
 
 // The plan as IR: the dot runs on fragments; its result and the zero
 // accumulator take the accumulator layout of 64 x 64 over the 4 warps, A
@@ -11,11 +12,15 @@
 // CHECK-NOT: tile.fragments
 // CHECK-SAME: -> tensor<32x64xf16>
 // CHECK: arith.constant {tile.fragments = [{kind = "acc", m = 64 : i64, n = 64 : i64, warps = 4 : i64}]}
-// CHECK: tile.dot %[[A]], %[[B]], %{{.*}} {tile.fragment_dot, tile.fragments = [{kind = "acc", m = 64 : i64, n = 64 : i64, warps = 4 : i64}]}
+// CHECK: tile.dot %[[A]], %[[B]], %{{.*}} {tile.fragment_dot = "mma_sync", tile.fragments = [{kind = "acc", m = 64 : i64, n = 64 : i64, warps = 4 : i64}]}
 // With 2 warps each warp takes 32 rows.
 // TWO-LABEL: tile.kernel @small_dot
-// TWO: tile.dot {{.*}} {tile.fragment_dot, tile.fragments = [{kind = "acc", m = 64 : i64, n = 64 : i64, warps = 2 : i64}]}
+// TWO: tile.dot {{.*}} {tile.fragment_dot = "mma_sync", tile.fragments = [{kind = "acc", m = 64 : i64, n = 64 : i64, warps = 2 : i64}]}
 // REMARK-NOT: small_dot
+// With wgmma-dots the dot is one 64-row slab over the 4 warps (a
+// warpgroup) and B's contiguous dim (N = 64) one swizzle panel: wgmma.
+// WGMMA-LABEL: tile.kernel @small_dot
+// WGMMA: tile.dot {{.*}} {tile.fragment_dot = "wgmma"
 tile.kernel @small_dot(%a: !tile.view<in, 64x32xf16>, %b: !tile.view<in, 32x64xf16>, %c: !tile.view<out, 64x64xf32>) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
@@ -79,7 +84,7 @@ tile.kernel @pinned(%a: !tile.view<in, 64x32xf16>, %b: !tile.view<in, 32x64xf16>
   %a2 = arith.addf %at, %at {tile.fragments = [{kind = "acc", m = 64 : i64, n = 32 : i64, warps = 4 : i64}]} : tensor<64x32xf16>
   %bt = tile.load %pb[%c0, %c0] : !tile.partition<in, 32x64xf16, tile = [32, 64]> -> tensor<32x64xf16>
   %z = arith.constant {tile.fragments = [{kind = "acc", m = 64 : i64, n = 64 : i64, warps = 4 : i64}]} dense<0.0> : tensor<64x64xf32>
-  %d = tile.dot %a2, %bt, %z {tile.fragment_dot, tile.fragments = [{kind = "acc", m = 64 : i64, n = 64 : i64, warps = 4 : i64}]} : tensor<64x32xf16>, tensor<32x64xf16> -> tensor<64x64xf32>
+  %d = tile.dot %a2, %bt, %z {tile.fragment_dot = "mma_sync", tile.fragments = [{kind = "acc", m = 64 : i64, n = 64 : i64, warps = 4 : i64}]} : tensor<64x32xf16>, tensor<32x64xf16> -> tensor<64x64xf32>
   %blk = tile.own %pc[%c0, %c0] : !tile.partition<out, 64x64xf32, tile = [64, 64]>
   tile.store %d, %blk : tensor<64x64xf32>, !tile.owned<out, 64x64xf32>
   tile.return

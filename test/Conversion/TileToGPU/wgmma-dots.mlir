@@ -1,5 +1,5 @@
-// RUN: tile-opt %s --split-input-file --tile-verify-ownership --tile-plan-fragments --convert-tile-to-gpu="wgmma-dots=1" --canonicalize | FileCheck %s
-// RUN: tile-opt %s --split-input-file --tile-verify-ownership --tile-plan-fragments --convert-tile-to-gpu="wgmma-dots=1" --remarks-filter="convert-tile-to-gpu|tile-plan-fragments" --remark-format=emitRemark -o /dev/null 2>&1 | FileCheck %s --check-prefix=REMARK
+// RUN: tile-opt %s --split-input-file --tile-verify-ownership --tile-plan-fragments="wgmma-dots=1" --convert-tile-to-gpu --canonicalize | FileCheck %s
+// RUN: tile-opt %s --split-input-file --tile-verify-ownership --tile-plan-fragments="wgmma-dots=1" --convert-tile-to-gpu --remarks-filter="convert-tile-to-gpu|tile-plan-fragments" --remark-format=emitRemark -o /dev/null 2>&1 | FileCheck %s --check-prefix=REMARK
 
 // A fragment dot whose 64 rows are one warpgroup's (4 warps): B (K x N,
 // N contiguous) is staged with the 128-byte swizzle (16-byte chunks XORed
@@ -90,7 +90,7 @@ tile.kernel @k_major_b(%q: !tile.view<in, 64x64xbf16>, %k: !tile.view<in, 32x64x
 // CHECK-NOT: wgmma
 // CHECK: nvgpu.ldmatrix
 // CHECK: nvvm.mma.sync
-// REMARK: remark: [Missed] wgmma-dots | Category:convert-tile-to-gpu | Function=narrow_b | Reason="mma.sync instead of wgmma: B's contiguous dim (N = 32) is not a multiple of the 64-element swizzle panel"
+// REMARK: remark: [Missed] wgmma-dots | Category:tile-plan-fragments | Function=narrow_b | Reason="mma.sync instead of wgmma: B's contiguous dim (N = 32) is not a multiple of the 64-element swizzle panel"
 tile.kernel @narrow_b(%a: !tile.view<in, 64x32xf16>, %b: !tile.view<in, 32x32xf16>, %c: !tile.view<out, 64x32xf32>) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
