@@ -5,6 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <cmath>
 #include <cstdlib>
 #include <fstream>
 #include <string>
@@ -37,6 +38,19 @@ inline std::string testDevice() {
 inline std::string kernelsDir() {
   const char *d = std::getenv("QWEN3_TEST_KERNELS");
   return d && *d ? d : QWEN3_KERNELS_DIR;
+}
+
+/// Cosine similarity and relative RMS error of `got` against `want`.
+struct LogitsAgreement {
+  double cosine = 0, relError = 0;
+};
+inline LogitsAgreement agreement(const float *want, const float *got, size_t n) {
+  double dot = 0, na = 0, nb = 0, diff = 0;
+  for (size_t i = 0; i < n; ++i) {
+    double a = want[i], b = got[i];
+    dot += a * b, na += a * a, nb += b * b, diff += (a - b) * (a - b);
+  }
+  return {dot / std::sqrt(na * nb), std::sqrt(diff / na)};
 }
 
 inline std::vector<nlohmann::json> readJsonl(const std::string &path) {
