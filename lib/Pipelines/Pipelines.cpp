@@ -104,10 +104,14 @@ void tile::buildTileToNVVMPipeline(OpPassManager &pm,
   fragments.numWarps = options.numWarps;
   fragments.wgmmaDots = options.wgmmaDots && hasHopperMatmul(options.chip);
   pm.addNestedPass<KernelOp>(createPlanFragments(fragments));
+  if (options.asyncDotOperands && fragments.wgmmaDots) {
+    PlanAsyncOperandsOptions async;
+    async.numWarps = options.numWarps;
+    pm.addNestedPass<KernelOp>(createPlanAsyncOperands(async));
+  }
   ConvertTileToGPUOptions toGPU;
   toGPU.numWarps = options.numWarps;
   toGPU.gridDependencyControl = waitsForPriorGrid(options);
-  toGPU.asyncDotOperands = options.asyncDotOperands && fragments.wgmmaDots;
   toGPU.f8Conversions = hasF8Conversions(options.chip);
   toGPU.l2Prefetch = hasL2Prefetch(options.chip);
   pm.addPass(createConvertTileToGPU(toGPU));

@@ -24,7 +24,8 @@ namespace tile {
 /// runs before the per-kernel compiles) and the GPU lowering.
 inline constexpr const char *kInBoundsRemarks = "tile-mark-in-bounds-loads";
 inline constexpr const char *kLoweringRemarks =
-    "convert-tile-to-gpu|tile-plan-hopper-matmul|tile-plan-fragments";
+    "convert-tile-to-gpu|tile-plan-hopper-matmul|tile-plan-fragments|"
+    "tile-plan-async-operands";
 
 /// Turns on the optimisation remarks of the passes `categories` (a regex)
 /// on `context`, sent to its diagnostic handlers as remarks: the missed

@@ -144,11 +144,8 @@ def ConvertTileToGPU : Pass<"convert-tile-to-gpu", "::mlir::ModuleOp"> {
     this way (ncu on an H200:
     [results](../../bench/results/2026-11-23-wgmma-attention.md)).
 
-    With `async-dot-operands`, a wgmma dot in an innermost `scf.for`
-    whose B is a tile loaded in the same body (through reshapes and a
-    folded permute, each used once) from a read-only view, proven in bounds
-    (`tile.in_bounds`), 16-bit elements in 16-byte rows, indices that are
-    the induction variable or loop-invariant, is fed by `cp.async` (16
+    A wgmma dot in an innermost `scf.for` whose B load
+    `tile-plan-async-operands` marked `tile.copy_ahead` is fed by `cp.async` (16
     bytes, `.cg`) straight into a buffer of its own in the swizzled layout:
     the loop is rotated so that iteration `j + 1`'s copies are issued right
     after iteration `j`'s dot has read the buffer (a barrier, then the
@@ -245,13 +242,7 @@ def ConvertTileToGPU : Pass<"convert-tile-to-gpu", "::mlir::ModuleOp"> {
            "a hint, dropped where off)">,
     Option<"f8Conversions", "f8-conversions", "bool", /*default=*/"false",
            "widen f8E4M3FN tiles with cvt.rn.f16x2.e4m3x2, two elements an "
-           "instruction (sm_89 and later), instead of integer operations">,
-    Option<"asyncDotOperands", "async-dot-operands", "bool",
-           /*default=*/"false",
-           "a wgmma dot's B loaded from a read-only view in an "
-           "innermost loop is copied with cp.async straight into its "
-           "swizzled buffer, one iteration ahead, instead of through "
-           "registers in front of the dot">
+           "instruction (sm_89 and later), instead of integer operations">
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect", "::mlir::gpu::GPUDialect",
@@ -304,6 +295,28 @@ def PlanFragments : Pass<"tile-plan-fragments", "::tile::KernelOp"> {
            "warpgroup as wgmma with A from registers and B staged in "
            "shared memory with the 128-byte swizzle, instead of mma.sync "
            "on ldmatrix fragments (sm_90a)">,
+  ];
+}
+
+def PlanAsyncOperands : Pass<"tile-plan-async-operands", "::tile::KernelOp"> {
+  let summary = "decides which wgmma dots' B loads are copied ahead, as IR";
+  let description = [{
+    In a kernel with a fragment plan (`tile-plan-fragments`), the B operand
+    of a wgmma dot (`tile.fragment_dot = "wgmma"`) in an innermost `scf.for`
+    that is a tile loaded in the same body (through reshapes and a folded
+    permute, each used once) from a read-only view made before the loop,
+    proven in bounds (`tile.in_bounds`), 16-bit elements in whole 16-byte
+    vectors, its indices the induction variable or loop-invariant, gets
+    `tile.copy_ahead` on its load: `convert-tile-to-gpu` copies exactly
+    such loads one iteration ahead with `cp.async` into the dot's swizzled
+    buffer. A mark already present (pinned by hand) is checked. Where a
+    wgmma dot's B is not copied ahead, a missed optimisation remark names
+    the condition that failed.
+  }];
+  let options = [
+    Option<"numWarps", "num-warps", "int64_t", /*default=*/"4",
+           "warps per program, as convert-tile-to-gpu's (a kernel's "
+           "tile.num_warps attribute overrides it)">,
   ];
 }
 

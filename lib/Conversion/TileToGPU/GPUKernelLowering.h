@@ -128,6 +128,24 @@ bool hasFragmentPlan(Operation *kernel);
 /// tile.num_warps, else `numWarps`, times 32.
 int64_t programThreads(KernelOp kernel, int64_t numWarps);
 
+/// A wgmma dot's B load copied ahead with cp.async (tile-plan-async-operands
+/// marks it, LowerAsyncOperands.cpp lowers it).
+inline constexpr llvm::StringLiteral kCopyAheadAttrName = "tile.copy_ahead";
+/// The load whose tile dot `dot` stages as B in `loop`'s body (through
+/// reshapes and a folded permute, each used once, recorded in `chain`),
+/// or null.
+LoadOp stagedLoad(DotOp dot, scf::ForOp loop, const FragmentPlan &fragments,
+                  SmallVectorImpl<Operation *> &chain);
+/// Which condition keeps `load` from being copied ahead with 16-byte
+/// cp.async in `loop`; none when it can be.
+std::optional<std::string> whyNotCopyAhead(LoadOp load, scf::ForOp loop, int64_t threads);
+/// Which condition keeps wgmma dot `dot`'s B in `loop` from being copied
+/// ahead (an innermost loop, a staged load, whyNotCopyAhead); none when
+/// it can be, `chain` then the staged values from B back to the load.
+std::optional<std::string> whyNotAsyncOperand(DotOp dot, scf::ForOp loop, int64_t threads,
+                                              const FragmentPlan &fragments,
+                                              SmallVectorImpl<Operation *> &chain);
+
 /// The dims of `shape` other than 1, in order: what reshapes that add or
 /// drop unit dims leave unchanged.
 SmallVector<int64_t> nonUnitSizes(ArrayRef<int64_t> shape);
@@ -356,9 +374,6 @@ public:
   bool l2Prefetch = true;
   /// f8-conversions: e4m3 widened by cvt.rn.f16x2.e4m3x2 (lowerConvert).
   bool f8Conversions = false;
-  /// async-dot-operands: wgmma B operands loaded in a loop copied one
-  /// iteration ahead (planAsyncOperands).
-  bool asyncDotOperands = false;
   /// The async operands by their dot, and the ops (loads, reshapes) whose
   /// work their copies do.
   llvm::DenseMap<Operation *, AsyncOperand> asyncOperands;

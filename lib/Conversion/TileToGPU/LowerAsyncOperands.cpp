@@ -59,9 +59,9 @@ static bool isDefinedOutside(Value v, scf::ForOp loop) {
 /// the row-major order, so linear element indices are the same) and a
 /// folded permute; each value on the way used once. Null where there is
 /// none in `loop`'s body.
-static LoadOp stagedLoad(DotOp dot, scf::ForOp loop,
-                         const FragmentPlan &fragments,
-                         SmallVectorImpl<Operation *> &chain) {
+LoadOp tile::gpu_lowering::stagedLoad(DotOp dot, scf::ForOp loop,
+                                      const FragmentPlan &fragments,
+                                      SmallVectorImpl<Operation *> &chain) {
   Block *body = loop.getBody();
   Value v = dot.getB();
   Operation *permute = v.getDefiningOp();
@@ -97,8 +97,8 @@ static RankedTensorType stagedTypeOf(DotOp dot, const FragmentPlan &fragments) {
 /// variable or loop-invariant, a tile proven in bounds whose rows are whole
 /// 16-byte vectors (aligned: static strides multiples of the vector, dynamic
 /// ones by the aligned_rows contract that comes with tile.in_bounds).
-static std::optional<std::string> whyNotCopyAhead(LoadOp load, scf::ForOp loop,
-                                                  int64_t threads) {
+std::optional<std::string>
+tile::gpu_lowering::whyNotCopyAhead(LoadOp load, scf::ForOp loop, int64_t threads) {
   auto partition = dyn_cast<PartitionType>(load.getSource().getType());
   if (!partition || !partition.isShared() ||
       !isDefinedOutside(load.getSource(), loop))
@@ -129,45 +129,42 @@ static std::optional<std::string> whyNotCopyAhead(LoadOp load, scf::ForOp loop,
   return std::nullopt;
 }
 
-SmallVector<AsyncOperand *>
-GPUKernelLowering::planAsyncOperands(scf::ForOp loop) {
-  SmallVector<AsyncOperand *> planned;
-  if (!asyncDotOperands)
-    return planned;
+std::optional<std::string>
+tile::gpu_lowering::whyNotAsyncOperand(DotOp dot, scf::ForOp loop, int64_t threads,
+                                       const FragmentPlan &fragments,
+                                       SmallVectorImpl<Operation *> &chain) {
   // Innermost loops only: a loop inside would commit groups of its own
   // between an operand's copies and its dot.
   bool inner = false;
   loop.getBody()->walk([&](scf::ForOp) { inner = true; });
-  bool remarks = remarksEnabled(b.getContext());
-  auto missed = [&](DotOp dot, const std::string &why) {
-    if (remarks)
-      missedFastPath(dot.getLoc(), func.getName(), "async-dot-operands")
-          << remark::reason("B not copied ahead with cp.async: {0}", why);
-  };
+  if (inner)
+    return std::string("a loop inside the dot's loop");
+  LoadOp load = stagedLoad(dot, loop, fragments, chain);
+  if (!load)
+    return std::string("B is not a load in the dot's loop, used once (through "
+                       "reshapes and a folded transpose)");
+  return whyNotCopyAhead(load, loop, threads);
+}
+
+SmallVector<AsyncOperand *>
+GPUKernelLowering::planAsyncOperands(scf::ForOp loop) {
+  // The wgmma dots of the body whose B load tile-plan-async-operands marked
+  // tile.copy_ahead. The conditions are checked again (the copies move the
+  // load earlier): a mark that fails them is an error of that pass, here
+  // the load just stays where it is.
+  SmallVector<AsyncOperand *> planned;
   SmallVector<std::pair<DotOp, SmallVector<Operation *>>> found;
   for (Operation &op : *loop.getBody()) {
     auto dot = dyn_cast<DotOp>(op);
     if (!dot || !runsOnWgmma(dot))
       continue;
-    if (inner) {
-      missed(dot, "a loop inside the dot's loop");
-      continue;
-    }
     SmallVector<Operation *> chain;
     LoadOp load = stagedLoad(dot, loop, fragments, chain);
-    if (!load) {
-      missed(dot, "B is not a load in the dot's loop, used once (through "
-                  "reshapes and a folded transpose)");
+    if (!load || !load->hasAttr(kCopyAheadAttrName))
       continue;
-    }
-    if (std::optional<std::string> why = whyNotCopyAhead(load, loop, threads)) {
-      missed(dot, *why);
+    chain.clear();
+    if (whyNotAsyncOperand(dot, loop, threads, fragments, chain))
       continue;
-    }
-    if (remarks)
-      passedFastPath(dot.getLoc(), func.getName(), "async-dot-operands")
-          << remark::add("B copied one iteration ahead with cp.async into "
-                         "its swizzled buffer");
     found.push_back({dot, std::move(chain)});
   }
   if (found.empty())

@@ -665,7 +665,6 @@ struct ConvertTileToGPUPass
       b.setInsertionPointToStart(&entry);
       GPUKernelLowering lowering(b, func, threads);
       lowering.hopper = plan ? &*plan : nullptr;
-      lowering.asyncDotOperands = asyncDotOperands;
       lowering.f8Conversions = f8Conversions;
       lowering.l2Prefetch = l2Prefetch;
       for (auto [old, neu] : llvm::zip_first(kernel.getArguments(),

@@ -1,5 +1,11 @@
-// RUN: tile-opt %s --split-input-file --tile-verify-ownership --tile-mark-in-bounds-loads --tile-plan-fragments="wgmma-dots=1" --convert-tile-to-gpu="async-dot-operands=1" --canonicalize | FileCheck %s
-// RUN: tile-opt %s --split-input-file --tile-verify-ownership --tile-mark-in-bounds-loads --tile-plan-fragments="wgmma-dots=1" --convert-tile-to-gpu="async-dot-operands=1" --remarks-filter="convert-tile-to-gpu|tile-plan-fragments" --remark-format=emitRemark -o /dev/null 2>&1 | FileCheck %s --check-prefix=REMARK
+// RUN: tile-opt %s --split-input-file --tile-verify-ownership --tile-mark-in-bounds-loads --tile-plan-fragments="wgmma-dots=1" --tile-plan-async-operands --convert-tile-to-gpu --canonicalize | FileCheck %s
+// RUN: tile-opt %s --split-input-file --tile-verify-ownership --tile-mark-in-bounds-loads --tile-plan-fragments="wgmma-dots=1" --tile-plan-async-operands --convert-tile-to-gpu --remarks-filter="convert-tile-to-gpu|tile-plan-fragments|tile-plan-async-operands" --remark-format=emitRemark -o /dev/null 2>&1 | FileCheck %s --check-prefix=REMARK
+// The plan alone: the loads copied ahead carry tile.copy_ahead.
+// RUN: tile-opt %s --split-input-file --tile-verify-ownership --tile-mark-in-bounds-loads --tile-plan-fragments="wgmma-dots=1" --tile-plan-async-operands | FileCheck %s --check-prefix=PLAN
+// PLAN-LABEL: tile.kernel @flash_step
+// PLAN-COUNT-2: tile.load {{.*}} {tile.copy_ahead, tile.in_bounds}
+// PLAN-LABEL: tile.kernel @unproven_blocks
+// PLAN-NOT: tile.copy_ahead
 
 // A flash-attention step: S = Q K^T and O += S V, K and V loaded per block
 // of an innermost loop from read-only views, proven in bounds (the loop
@@ -47,7 +53,7 @@
 // CHECK: nvvm.cp.async.commit.group
 // CHECK: scf.yield
 // CHECK: nvvm.cp.async.wait.group 0
-// REMARK-COUNT-2: remark: [Passed] async-dot-operands | Category:convert-tile-to-gpu | Function=flash_step | Remark="B copied one iteration ahead with cp.async into its swizzled buffer"
+// REMARK-COUNT-2: remark: [Passed] async-dot-operands | Category:tile-plan-async-operands | Function=flash_step | Remark="B copied one iteration ahead with cp.async into its swizzled buffer"
 tile.kernel @flash_step(%arg0: !tile.view<in, 64x64xf16>, %arg1: !tile.view<in, ?x64xf16>, %arg2: !tile.view<in, ?x64xf16>, %arg3: !tile.view<out, 64x64xf16>) {
   %0 = tile.partition %arg3 : !tile.partition<out, 64x64xf16, tile = [64, 64]>
   %c1 = arith.constant 1 : index
@@ -110,7 +116,7 @@ tile.kernel @flash_step(%arg0: !tile.view<in, 64x64xf16>, %arg1: !tile.view<in, 
 // CHECK: scf.for
 // CHECK: vector.load
 // CHECK: gpu.return
-// REMARK: remark: [Missed] async-dot-operands | Category:convert-tile-to-gpu | Function=unproven_blocks | Reason="B not copied ahead with cp.async: the load is not proven in bounds"
+// REMARK: remark: [Missed] async-dot-operands | Category:tile-plan-async-operands | Function=unproven_blocks | Reason="B not copied ahead with cp.async: the load is not proven in bounds"
 tile.kernel @unproven_blocks(%arg0: !tile.view<in, 64x64xf16>, %arg1: !tile.view<in, ?x64xf16>, %arg2: !tile.view<in, ?x64xf16>, %arg3: !tile.view<out, 64x64xf16>) {
   %0 = tile.partition %arg3 : !tile.partition<out, 64x64xf16, tile = [64, 64]>
   %c1 = arith.constant 1 : index
