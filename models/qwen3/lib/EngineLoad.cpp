@@ -192,23 +192,6 @@ Status EngineShard::open(Device &dev, const ModelConfig &full, DType dtype,
   return Status::ok();
 }
 
-namespace {
-
-/// `n` checkpoint elements of a 16-bit or F32 tensor at `src` as floats.
-void widen(const uint8_t *src, TensorDType from, int64_t n, float *dst) {
-  for (int64_t i = 0; i < n; ++i) {
-    uint16_t h;
-    if (from == TensorDType::F32) {
-      std::memcpy(&dst[i], src + 4 * i, 4);
-      continue;
-    }
-    std::memcpy(&h, src + 2 * i, 2);
-    dst[i] = from == TensorDType::BF16 ? fromBF16(h) : fromHalf(h);
-  }
-}
-
-} // namespace
-
 Status EngineShard::loadWeights(const Checkpoint &ck,
                                 const std::function<void()> &layerDone) {
   const int64_t r = place.rank;
@@ -289,7 +272,7 @@ Status EngineShard::loadWeights(const Checkpoint &ck,
   // (block rows stacked) in f32; 16-bit pieces are quantized 128 rows at a
   // time.
   std::vector<uint8_t> bytes;
-  std::vector<float> scales, strip, stripScales;
+  std::vector<float> scales;
   auto uploadFp8 = [&](const std::vector<Piece> &pieces, Projection &proj) -> Status {
     int64_t count = 0, cols = 0;
     for (const Piece &p : pieces) {
@@ -323,13 +306,8 @@ Status EngineShard::loadWeights(const Checkpoint &ck,
             !st)
           return st;
       } else {
-        strip.resize(128 * cols);
-        for (int64_t r0 = 0; r0 < rows; r0 += 128) {
-          for (int64_t i = 0; i < 128; ++i)
-            widen(t->data + ((p.row0 + r0 + i) * C + p.col0) * elementBytes(t->dtype),
-                  t->dtype, cols, strip.data() + i * cols);
-          quantizeFp8(strip.data(), 128, cols, out + r0 * cols, outScales + r0 / 128 * bcols);
-        }
+        quantizeFp8Matrix(t->data + (p.row0 * C + p.col0) * elementBytes(t->dtype), t->dtype, C,
+                          rows, cols, out, outScales);
       }
       at += rows;
     }

@@ -9,6 +9,7 @@
 #include <cstring>
 #include <limits>
 #include <string>
+#include <thread>
 #include <vector>
 
 namespace qwen3 {
@@ -131,6 +132,39 @@ void quantizeFp8(const float *src, int64_t rows, int64_t cols, uint8_t *bytes, f
         for (int64_t c = bc * B; c < (bc + 1) * B; ++c)
           bytes[r * cols + c] = floatToE4m3(src[r * cols + c] / scale);
     }
+}
+
+void quantizeFp8Matrix(const uint8_t *src, TensorDType from, int64_t stride, int64_t rows,
+                       int64_t cols, uint8_t *bytes, float *scales) {
+  const int64_t strips = rows / 128, bcols = cols / 128;
+  const int64_t eb = from == TensorDType::F32 ? 4 : 2;
+  auto work = [&](int64_t first, int64_t step) {
+    std::vector<float> strip(128 * cols);
+    for (int64_t s = first; s < strips; s += step) {
+      for (int64_t i = 0; i < 128; ++i) {
+        const uint8_t *row = src + (s * 128 + i) * stride * eb;
+        float *out = strip.data() + i * cols;
+        for (int64_t c = 0; c < cols; ++c) {
+          if (from == TensorDType::F32) {
+            std::memcpy(&out[c], row + 4 * c, 4);
+            continue;
+          }
+          uint16_t h;
+          std::memcpy(&h, row + 2 * c, 2);
+          out[c] = from == TensorDType::BF16 ? fromBF16(h) : fromHalf(h);
+        }
+      }
+      quantizeFp8(strip.data(), 128, cols, bytes + s * 128 * cols, scales + s * bcols);
+    }
+  };
+  const int64_t threads = std::min<int64_t>(
+      strips, std::max<unsigned>(1, std::thread::hardware_concurrency()));
+  std::vector<std::thread> pool;
+  for (int64_t t = 1; t < threads; ++t)
+    pool.emplace_back(work, t, threads);
+  work(0, std::max<int64_t>(threads, 1));
+  for (std::thread &t : pool)
+    t.join();
 }
 
 } // namespace qwen3

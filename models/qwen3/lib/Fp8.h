@@ -51,6 +51,13 @@ Status readFp8Scales(const TensorInfo &scaleInv, int64_t row0, int64_t rows, int
 /// value / scale into `bytes`.
 void quantizeFp8(const float *src, int64_t rows, int64_t cols, uint8_t *bytes, float *scales);
 
+/// quantizeFp8 of the rows x cols elements of a BF16, F16 or F32 matrix at
+/// `src` whose rows are `stride` elements apart (a slice of a checkpoint
+/// tensor), 128-row strips at a time on the machine's cores: a model's
+/// worth of weights quantized at load in seconds, not minutes.
+void quantizeFp8Matrix(const uint8_t *src, TensorDType from, int64_t stride, int64_t rows,
+                       int64_t cols, uint8_t *bytes, float *scales);
+
 } // namespace qwen3
 
 #endif // QWEN3_LIB_FP8_H

@@ -104,3 +104,36 @@ TEST(Fp8, QuantizesEachBlockByItsLargestMagnitude) {
     }
   }
 }
+
+// A slice of a 16-bit or F32 checkpoint matrix (rows a stride apart, more
+// strips than one thread takes) quantizes to exactly what quantizeFp8
+// makes of its values.
+TEST(Fp8, QuantizesACheckpointSliceAsItsValues) {
+  const int64_t rows = 640, cols = 256, stride = 384, col0 = 64;
+  for (TensorDType from : {TensorDType::BF16, TensorDType::F16, TensorDType::F32}) {
+    const int64_t eb = from == TensorDType::F32 ? 4 : 2;
+    std::vector<uint8_t> data(rows * stride * eb);
+    std::vector<float> values(rows * cols);
+    for (int64_t r = 0; r < rows; ++r)
+      for (int64_t c = 0; c < stride; ++c) {
+        float v = std::sin(0.1f * r + 0.37f * c) * (1 + r % 7);
+        uint8_t *at = data.data() + (r * stride + c) * eb;
+        if (from == TensorDType::F32) {
+          std::memcpy(at, &v, 4);
+        } else {
+          uint16_t h = from == TensorDType::BF16 ? tile_runtime::toBF16(v) : tile_runtime::toHalf(v);
+          std::memcpy(at, &h, 2);
+          v = from == TensorDType::BF16 ? tile_runtime::fromBF16(h) : tile_runtime::fromHalf(h);
+        }
+        if (c >= col0 && c < col0 + cols)
+          values[r * cols + c - col0] = v;
+      }
+    std::vector<uint8_t> want(rows * cols), got(rows * cols, 0x7F);
+    std::vector<float> wantScales(rows / 128 * cols / 128), gotScales(wantScales.size(), -1);
+    quantizeFp8(values.data(), rows, cols, want.data(), wantScales.data());
+    quantizeFp8Matrix(data.data() + col0 * eb, from, stride, rows, cols, got.data(),
+                      gotScales.data());
+    EXPECT_EQ(got, want) << dtypeName(from);
+    EXPECT_EQ(gotScales, wantScales) << dtypeName(from);
+  }
+}
