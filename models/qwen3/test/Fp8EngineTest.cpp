@@ -28,8 +28,9 @@ namespace {
 
 using Weights = EngineOptions::Weights;
 
-test::ModelShape fp8Shape(bool fp8Checkpoint) {
+test::ModelShape fp8Shape(bool fp8Checkpoint, bool f16) {
   test::ModelShape s;
+  s.f16 = f16;
   s.hidden = 1024; // K = 1024: the GEMVs' U = 8 (gate/up: 4)
   s.heads = 4;
   s.kvHeads = 2;
@@ -99,11 +100,13 @@ void expectSameLogits(Engine &a, Engine &b, double minCosine, double maxRel) {
   EXPECT_LE(ties, 2);
 }
 
-class Qwen3Fp8Engine : public ::testing::TestWithParam<bool> {};
+/// (grouped decode attention, f16 model) of each case.
+class Qwen3Fp8Engine : public ::testing::TestWithParam<std::tuple<bool, bool>> {};
 
 TEST_P(Qwen3Fp8Engine, FP8CheckpointMatchesItsDequantizationAtEveryStep) {
-  const int64_t groupedFrom = GetParam() ? 0 : 2048;
-  const std::string dir = modelDir("checkpoint", fp8Shape(true));
+  const auto [grouped, f16] = GetParam();
+  const int64_t groupedFrom = grouped ? 0 : 2048;
+  const std::string dir = modelDir(f16 ? "checkpoint-f16" : "checkpoint", fp8Shape(true, f16));
   std::unique_ptr<Engine> fp8 = open(dir, Weights::Stored, groupedFrom);
   std::unique_ptr<Engine> wide = open(dir, Weights::Dequantized, groupedFrom);
   ASSERT_TRUE(fp8 && wide);
@@ -115,14 +118,14 @@ TEST_P(Qwen3Fp8Engine, FP8CheckpointMatchesItsDequantizationAtEveryStep) {
   EXPECT_TRUE(launches(prefill, "dequantize_fp8"));
   for (const char *k : {"gemv_rms_fp8__U_8", "gemv_swiglu_fp8__U_4", "gemv_residual_fp8__U_8"})
     EXPECT_TRUE(launches(decode, k)) << k;
-  EXPECT_TRUE(launches(decode, GetParam() ? "gemv_residual_fp8__U_4" : "gemv_residual_kv_fp8__U_4"));
+  EXPECT_TRUE(launches(decode, grouped ? "gemv_residual_fp8__U_4" : "gemv_residual_kv_fp8__U_4"));
   for (const char *k : {"gemv_rms__", "gemv_swiglu__", "gemv_residual__", "gemv_residual_kv__"})
     EXPECT_FALSE(launches(decode, k)) << k;
   fp8 = open(dir, Weights::Stored, groupedFrom);
   ASSERT_TRUE(fp8);
   // The two add the same products in other roundings: the 16-bit path
   // rounds each dequantized weight (and its norm weight folded in) to
-  // bf16, the FP8 path scales in f32.
+  // the model dtype, the FP8 path scales in f32.
   expectSameLogits(*fp8, *wide, 0.999, 0.03);
 }
 
@@ -130,11 +133,13 @@ TEST_P(Qwen3Fp8Engine, FP8CheckpointMatchesItsDequantizationAtEveryStep) {
 // scales the FP8 checkpoint of the same weights stores: the two run the same
 // kernels on the same values, so every logit of every step is the same.
 TEST_P(Qwen3Fp8Engine, SixteenBitCheckpointQuantizedAtLoadRunsAsItsFP8Checkpoint) {
-  const int64_t groupedFrom = GetParam() ? 0 : 2048;
+  const auto [grouped, f16] = GetParam();
+  const int64_t groupedFrom = grouped ? 0 : 2048;
   std::unique_ptr<Engine> atLoad =
-      open(modelDir("bf16", fp8Shape(false)), Weights::Fp8, groupedFrom);
-  std::unique_ptr<Engine> stored =
-      open(modelDir("checkpoint", fp8Shape(true)), Weights::Stored, groupedFrom);
+      open(modelDir(f16 ? "f16" : "bf16", fp8Shape(false, f16)), Weights::Fp8, groupedFrom);
+  std::unique_ptr<Engine> stored = open(
+      modelDir(f16 ? "checkpoint-f16" : "checkpoint", fp8Shape(true, f16)), Weights::Stored,
+      groupedFrom);
   ASSERT_TRUE(atLoad && stored);
   const std::vector<int32_t> prompt = {17, 900, 4, 2000, 55, 1234, 7, 300, 2100, 64, 999, 12};
   int32_t a = 0, b = 0;
@@ -151,9 +156,15 @@ TEST_P(Qwen3Fp8Engine, SixteenBitCheckpointQuantizedAtLoadRunsAsItsFP8Checkpoint
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Attention, Qwen3Fp8Engine, ::testing::Bool(),
+INSTANTIATE_TEST_SUITE_P(Attention, Qwen3Fp8Engine,
+                         // f16 with one attention family: its CPU kernels
+                         // take several times bf16's.
+                         ::testing::Values(std::make_tuple(false, false),
+                                           std::make_tuple(true, false),
+                                           std::make_tuple(false, true)),
                          [](const auto &info) {
-                           return std::string(info.param ? "grouped" : "per_head");
+                           return std::string(std::get<0>(info.param) ? "grouped" : "per_head") +
+                                  (std::get<1>(info.param) ? "_f16" : "_bf16");
                          });
 
 } // namespace
