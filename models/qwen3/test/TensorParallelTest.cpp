@@ -129,6 +129,35 @@ INSTANTIATE_TEST_SUITE_P(Random, Qwen3TensorParallel, ::testing::ValuesIn(kCases
                            return std::string(i.param.name);
                          });
 
+// Prefix reuse on every rank: a prompt extending the last one prefills its
+// new tokens after the cached rows on each shard, the logits those of a
+// whole prefill on one device.
+TEST(Qwen3TensorParallel, PrefillReusingKeepsEveryRanksCache) {
+  const std::string dir = modelDir("reuse");
+  writeModel(dir, ModelShape{});
+  std::unique_ptr<Engine> one, split;
+  ASSERT_TRUE(open(dir, 1, one).isOk());
+  Status st = open(dir, 2, split);
+  if (!st && test::testDevice() != "cpu")
+    GTEST_SKIP() << "2 ranks on " << test::testDevice() << ": " << st.message();
+  ASSERT_TRUE(st.isOk()) << st.message();
+  const std::vector<int32_t> a = {17, 900, 4, 2000, 55, 1234, 7, 300};
+  std::vector<int32_t> b = a;
+  b.insert(b.end(), {2100, 64, 999, 12});
+  int32_t next = 0, want = 0;
+  int64_t reused = -1;
+  ASSERT_TRUE(split->prefill(a, next).isOk());
+  ASSERT_TRUE(split->prefillReusing(b, next, reused).isOk());
+  EXPECT_EQ(reused, static_cast<int64_t>(a.size()));
+  ASSERT_TRUE(one->prefill(b, want).isOk());
+  std::vector<float> ls, lo;
+  ASSERT_TRUE(split->lastLogits(ls).isOk());
+  ASSERT_TRUE(one->lastLogits(lo).isOk());
+  const test::LogitsAgreement agree = test::agreement(lo.data(), ls.data(), lo.size());
+  EXPECT_GE(agree.cosine, 0.999);
+  EXPECT_LE(agree.relError, 10 * std::ldexp(1.0, -8));
+}
+
 TEST(Qwen3TensorParallel, ShapesThatDoNotSplitNameTheirField) {
   ModelShape s;
   s.intermediate = 384;
