@@ -146,6 +146,11 @@ std::optional<std::string> whyNotAsyncOperand(DotOp dot, scf::ForOp loop, int64_
                                               const FragmentPlan &fragments,
                                               SmallVectorImpl<Operation *> &chain);
 
+/// A prefetch, or a load of memory no launch the kernel overlaps writes (a
+/// `frozen` or `settled` partition): what may run before the kernel waits
+/// for the grid before it.
+bool accessesBeforeGridWait(Operation &op);
+
 /// The dims of `shape` other than 1, in order: what reshapes that add or
 /// drop unit dims leave unchanged.
 SmallVector<int64_t> nonUnitSizes(ArrayRef<int64_t> shape);
