@@ -159,11 +159,8 @@ GPUKernelLowering::planAsyncOperands(scf::ForOp loop) {
     if (!dot || !runsOnWgmma(dot))
       continue;
     SmallVector<Operation *> chain;
-    LoadOp load = stagedLoad(dot, loop, fragments, chain);
-    if (!load || !load->hasAttr(kCopyAheadAttrName))
-      continue;
-    chain.clear();
-    if (whyNotAsyncOperand(dot, loop, threads, fragments, chain))
+    if (whyNotAsyncOperand(dot, loop, threads, fragments, chain) ||
+        !chain.back()->hasAttr(kCopyAheadAttrName))
       continue;
     found.push_back({dot, std::move(chain)});
   }

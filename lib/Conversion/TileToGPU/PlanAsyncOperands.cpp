@@ -45,28 +45,8 @@ struct PlanAsyncOperandsPass
           .function(kernel.getSymName());
     };
     const bool remarks = remarksEnabled(&getContext());
-    // Marks pinned by hand are checked.
-    bool failedPin = false;
-    kernel.walk([&](LoadOp load) {
-      if (!load->hasAttr(kCopyAheadAttrName))
-        return;
-      auto loop = load->getParentOfType<scf::ForOp>();
-      bool ok = false;
-      for (Operation *op : fragments->wgmmaDots) {
-        SmallVector<Operation *> chain;
-        auto dot = cast<DotOp>(op);
-        if (loop && dot->getBlock() == loop.getBody() &&
-            stagedLoad(dot, loop, *fragments, chain) == load)
-          ok = !whyNotAsyncOperand(dot, loop, threads, *fragments, chain);
-      }
-      if (!ok) {
-        load.emitError("tile.copy_ahead: not the B load of a wgmma dot in its "
-                       "innermost loop that can be copied ahead");
-        failedPin = true;
-      }
-    });
-    if (failedPin)
-      return signalPassFailure();
+    // The B loads of the wgmma dots that can be copied ahead.
+    llvm::DenseSet<Operation *> copyable;
     kernel.walk([&](scf::ForOp loop) {
       for (Operation &op : *loop.getBody()) {
         auto dot = dyn_cast<DotOp>(op);
@@ -80,13 +60,25 @@ struct PlanAsyncOperandsPass
                 << remark::reason("B not copied ahead with cp.async: {0}", *why);
           continue;
         }
-        cast<LoadOp>(chain.back())->setAttr(kCopyAheadAttrName, UnitAttr::get(&getContext()));
+        copyable.insert(chain.back());
         if (remarks)
           remark::passed(dot.getLoc(), opts())
               << remark::add("B copied one iteration ahead with cp.async into "
                              "its swizzled buffer");
       }
     });
+    // Marks pinned by hand must be on such loads.
+    WalkResult pinned = kernel.walk([&](LoadOp load) {
+      if (!load->hasAttr(kCopyAheadAttrName) || copyable.count(load))
+        return WalkResult::advance();
+      load.emitError("tile.copy_ahead: not the B load of a wgmma dot in its "
+                     "innermost loop that can be copied ahead");
+      return WalkResult::interrupt();
+    });
+    if (pinned.wasInterrupted())
+      return signalPassFailure();
+    for (Operation *load : copyable)
+      load->setAttr(kCopyAheadAttrName, UnitAttr::get(&getContext()));
   }
 };
 } // namespace

@@ -26,15 +26,15 @@ Status EngineShard::linear(int64_t T, const Buffer &x, int64_t k, const Buffer &
 // just before into the one scratch every FP8 projection shares (each GEMM
 // is done with it before the next dequantization, in stream order), with
 // the norm weight before it folded in as the 16-bit weights have theirs.
-Status EngineShard::promptWeight(Acts &a, const Projection &p, int64_t n, int64_t k,
-                                 const Buffer *norm, const Buffer *&w) {
+Status EngineShard::promptWeight(const Projection &p, int64_t n, int64_t k, const Buffer *norm,
+                                 const Buffer *&w) {
   w = &p.w;
   if (!p.fp8)
     return Status::ok();
-  w = &a.weight16;
+  w = &weight16;
   return launch(kDequantFp8, {Arg::in(p.w, {n, k}), Arg::in(p.scale, {n / 128, k / 128}),
                               Arg::in(norm ? *norm : unitNorm, {1, k}),
-                              Arg::out(a.weight16, {n, k})},
+                              Arg::out(weight16, {n, k})},
                 n * k * 3.0 + n * k / 4096.0);
 }
 
@@ -255,7 +255,7 @@ Status EngineShard::prefillLayers(Acts &a, int64_t T) {
   for (int64_t l = 0; l < c.layers; ++l) {
     const Layer &L = layers[l];
     const Buffer *w = nullptr;
-    TRY(promptWeight(a, L.qkv, nqkv, H, &L.inNorm, w));
+    TRY(promptWeight(L.qkv, nqkv, H, &L.inNorm, w));
     TRY(linear(T, a.h, H, *w, nqkv, a.qkv));
     auto cosRows = Arg::in(a.ropeCos, {T, HD}), sinRows = Arg::in(a.ropeSin, {T, HD});
     TRY(launch(kQRopeTable, {Arg::in(a.qkv, {T, nqkv}), Arg::in(L.qNorm, {HD}), cosRows,
@@ -272,7 +272,7 @@ Status EngineShard::prefillLayers(Acts &a, int64_t T) {
     auto vin = Arg::in(vcache, {cacheRows, c.kvHeads, HD}, {}, l * cacheLayer);
     TRY(launch(kPreAttn, {Arg::in(a.q, {T, nq}), kin, vin, Arg::in(pos, {1}),
                           Arg::out(a.attn, {T, nq}), Arg::real(scale)}));
-    TRY(promptWeight(a, L.o, H, nq, nullptr, w));
+    TRY(promptWeight(L.o, H, nq, nullptr, w));
     TRY(linear(T, a.attn, nq, *w, H, a.ao));
     if (place.ranks > 1)
       TRY(allReduce(a.ao, T * H));
@@ -284,10 +284,10 @@ Status EngineShard::prefillLayers(Acts &a, int64_t T) {
     // activations from 128 gate and the 128 up rows that pair with them,
     // so the [T, 2I] projection is never written nor read back (every
     // supported intermediate size, per rank too, is whole 128-row tiles).
-    TRY(promptWeight(a, L.gateUp, 2 * I, H, &L.postNorm, w));
+    TRY(promptWeight(L.gateUp, 2 * I, H, &L.postNorm, w));
     TRY(launch(kGemmSwiglu, {Arg::in(a.h, {T, H}), Arg::in(*w, {2 * I, H}),
                              Arg::out(a.act, {T, I})}));
-    TRY(promptWeight(a, L.down, H, I, nullptr, w));
+    TRY(promptWeight(L.down, H, I, nullptr, w));
     TRY(linear(T, a.act, I, *w, H, a.mo));
     if (place.ranks > 1)
       TRY(allReduce(a.mo, T * H));

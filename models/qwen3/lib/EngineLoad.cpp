@@ -479,6 +479,9 @@ Status EngineShard::allocState(int64_t maxSeqLen) {
       !(st = stream.fill(tickets, 0)) ||
       !(st = allocActs(decodeActs, 1)))
     return st;
+  if (const int64_t fp8 = largestFp8Projection())
+    if (!(st = device->allocate(dt, fp8, stream, weight16)))
+      return st;
   return stream.synchronize();
 }
 
@@ -505,8 +508,6 @@ Status EngineShard::allocActs(Acts &a, int64_t T) {
   if (T > 1) {
     alloc(dt, T * c.headDim, a.ropeCos);
     alloc(dt, T * c.headDim, a.ropeSin);
-    if (const int64_t fp8 = largestFp8Projection())
-      alloc(dt, fp8, a.weight16);
   }
   alloc(dt, T * c.hidden, a.mo);
   alloc(dt, c.vocabSize, a.logits);

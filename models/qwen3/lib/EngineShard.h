@@ -60,7 +60,7 @@ struct EngineShard : EngineDevice, EngineKernels {
   /// A projection's weight: in the model dtype (the norm before it folded
   /// in), or FP8 (`fp8`): e4m3 bytes and one f32 scale per 128 x 128 block
   /// in `scale`, which the decode GEMVs stream as they are and the prompt
-  /// dequantizes into Acts::weight16 before its GEMM.
+  /// dequantizes into weight16 before its GEMM.
   struct Projection {
     Buffer w, scale;
     bool fp8 = false;
@@ -96,12 +96,12 @@ struct EngineShard : EngineDevice, EngineKernels {
     int64_t cap = 0;
     Buffer ids, res, h, qkv, q, attn, ao, act, mo, logits, po, plse, vals, idxs;
     Buffer ropeCos, ropeSin; ///< the prompt's RoPE rows (rope_table)
-    /// The prompt's 16-bit copy of one FP8 projection at a time (the
-    /// largest one's size), which its GEMM reads.
-    Buffer weight16;
   };
   const Acts *last = nullptr; ///< whose logits are the latest
   Acts decodeActs, prefillActs;
+  /// The prompt's 16-bit copy of one FP8 projection at a time (the largest
+  /// one's size, allocated once with the state), which its GEMM reads.
+  Buffer weight16;
   int64_t position = 0; ///< host mirror of pos
   int32_t deviceToken = -1; ///< what `token` holds (the last pick read back)
 
@@ -253,9 +253,9 @@ struct EngineShard : EngineDevice, EngineKernels {
                 int64_t n, const Buffer &y, int64_t xOffset = 0,
                 int64_t yOffset = 0);
   /// The 16-bit [n, k] weight of `p` a prompt GEMM reads: its own, or an
-  /// FP8 one dequantized into a.weight16 times the norm weight `norm`
-  /// before it (null: none).
-  Status promptWeight(Acts &a, const Projection &p, int64_t n, int64_t k, const Buffer *norm,
+  /// FP8 one dequantized into weight16 times the norm weight `norm` before
+  /// it (null: none).
+  Status promptWeight(const Projection &p, int64_t n, int64_t k, const Buffer *norm,
                       const Buffer *&w);
   /// One forward pass over `tokens` tokens whose ids are in `ids`.
   Status forward(Acts &a, int64_t tokens, const Buffer &ids);

@@ -28,21 +28,18 @@ float e4m3ToFloat(uint8_t b) {
 
 namespace {
 
-float scaleAt(const TensorInfo &s, int64_t i) {
-  switch (s.dtype) {
-  case TensorDType::BF16: {
-    uint16_t v;
-    std::memcpy(&v, s.data + 2 * i, 2);
-    return fromBF16(v);
-  }
+/// Element `i` of BF16, F16 or F32 data as a float (NaN for other types).
+float elementAt(const uint8_t *data, TensorDType type, int64_t i) {
+  switch (type) {
+  case TensorDType::BF16:
   case TensorDType::F16: {
     uint16_t v;
-    std::memcpy(&v, s.data + 2 * i, 2);
-    return fromHalf(v);
+    std::memcpy(&v, data + 2 * i, 2);
+    return type == TensorDType::BF16 ? fromBF16(v) : fromHalf(v);
   }
   case TensorDType::F32: {
     float v;
-    std::memcpy(&v, s.data + 4 * i, 4);
+    std::memcpy(&v, data + 4 * i, 4);
     return v;
   }
   case TensorDType::F8E4M3:
@@ -50,6 +47,8 @@ float scaleAt(const TensorInfo &s, int64_t i) {
   }
   return std::numeric_limits<float>::quiet_NaN();
 }
+
+float scaleAt(const TensorInfo &s, int64_t i) { return elementAt(s.data, s.dtype, i); }
 
 } // namespace
 
@@ -143,16 +142,8 @@ void quantizeFp8Matrix(const uint8_t *src, TensorDType from, int64_t stride, int
     for (int64_t s = first; s < strips; s += step) {
       for (int64_t i = 0; i < 128; ++i) {
         const uint8_t *row = src + (s * 128 + i) * stride * eb;
-        float *out = strip.data() + i * cols;
-        for (int64_t c = 0; c < cols; ++c) {
-          if (from == TensorDType::F32) {
-            std::memcpy(&out[c], row + 4 * c, 4);
-            continue;
-          }
-          uint16_t h;
-          std::memcpy(&h, row + 2 * c, 2);
-          out[c] = from == TensorDType::BF16 ? fromBF16(h) : fromHalf(h);
-        }
+        for (int64_t c = 0; c < cols; ++c)
+          strip[i * cols + c] = elementAt(row, from, c);
       }
       quantizeFp8(strip.data(), 128, cols, bytes + s * 128 * cols, scales + s * bcols);
     }
