@@ -351,16 +351,17 @@ Status Stream::copyToHost(void *dst, const Buffer &src, size_t bytes,
   return impl->copyToHost(dst, src.address() + srcOffset, bytes);
 }
 
-Status Stream::copy(const Buffer &dst, const Buffer &src, size_t bytes) {
+Status Stream::copy(const Buffer &dst, const Buffer &src, size_t bytes, size_t dstOffset,
+                    size_t srcOffset) {
   if (!impl)
     return Status::error("copy: no stream");
-  if (Status s = checkBuffer(*impl, dst, "copy (destination)", 0, bytes,
+  if (Status s = checkBuffer(*impl, dst, "copy (destination)", dstOffset, bytes,
                              /*writes=*/true);
       !s)
     return s;
-  if (Status s = checkBuffer(*impl, src, "copy (source)", 0, bytes); !s)
+  if (Status s = checkBuffer(*impl, src, "copy (source)", srcOffset, bytes); !s)
     return s;
-  uint64_t d = dst.address(), s0 = src.address();
+  uint64_t d = dst.address() + dstOffset, s0 = src.address() + srcOffset;
   if (bytes && d < s0 + bytes && s0 < d + bytes)
     return Status::error("copy: source and destination overlap");
   keep(*impl, dst.shared());

@@ -35,9 +35,14 @@ struct Engine::Impl {
   std::vector<std::unique_ptr<Communicator>> comms;
   std::vector<std::unique_ptr<EngineShard>> shards;
   RankThreads threads;
-  /// The tokens whose K/V rows the caches hold, in order: the last prompt
-  /// and the tokens fed after it (prefillReusing's prefix).
-  std::vector<int32_t> cached;
+  /// Per cache slot, the tokens whose K/V rows it holds, in order: the last
+  /// prompt and the tokens fed after it (the prefixes prefill reuses). Slot
+  /// 0 is also the single-sequence steps'.
+  std::vector<std::vector<int32_t>> held;
+  std::vector<int32_t> &cached() { return held[0]; }
+  /// Where each slot's last pick's logits are.
+  enum class LogitsAt { None, Prefill, Batch };
+  std::vector<LogitsAt> logitsAt;
   /// A rank failed mid-step and the collectives were aborted: the shards'
   /// states no longer agree, so every later call fails with this.
   std::atomic<bool> aborted{false};
@@ -58,6 +63,13 @@ struct Engine::Impl {
           comm->abort();
     }
     return st;
+  }
+  /// A prompt's logits replaced the last one's: only `slot` has its pick's.
+  void tookPrefillLogits(size_t slot) {
+    for (LogitsAt &at : logitsAt)
+      if (at == LogitsAt::Prefill)
+        at = LogitsAt::None;
+    logitsAt[slot] = LogitsAt::Prefill;
   }
   /// fn on rank 0's shard only (on its thread).
   Status onFirst(const std::function<Status(EngineShard &)> &fn) {
@@ -123,6 +135,9 @@ Status Engine::create(const std::string &modelDir, const EngineOptions &opts,
   if (opts.attentionPrograms < 0)
     return Status::error("--attention-programs must be >= 0, got " +
                          std::to_string(opts.attentionPrograms));
+  if (opts.maxBatch < 1 || opts.maxBatch > 1024)
+    return Status::error("--max-batch must be in [1, 1024], got " +
+                         std::to_string(opts.maxBatch));
   if (opts.tensorParallel < 1 || opts.tensorParallel > 64)
     return Status::error("--tensor-parallel must be in [1, 64], got " +
                          std::to_string(opts.tensorParallel));
@@ -212,11 +227,13 @@ Status Engine::create(const std::string &modelDir, const EngineOptions &opts,
   }
   if (Status st = m.onShards([&](EngineShard &s, int) { return s.allocState(m.maxSeq); }); !st)
     return st;
+  m.held.assign(opts.maxBatch, {});
+  m.logitsAt.assign(opts.maxBatch, Impl::LogitsAt::None);
   out = std::move(e);
   return Status::ok();
 }
 
-Status Engine::setSampling(const Sampling &sampling) {
+static Status checkSampling(const Sampling &sampling) {
   if (sampling.enabled) {
     if (!(sampling.temperature > 0) || !std::isfinite(sampling.temperature))
       return Status::error("temperature must be > 0, got " +
@@ -226,6 +243,12 @@ Status Engine::setSampling(const Sampling &sampling) {
     if (sampling.topK < 0 || sampling.topK > (int64_t(1) << 24))
       return Status::error("top-k must be in [0, 2^24], got " + std::to_string(sampling.topK));
   }
+  return Status::ok();
+}
+
+Status Engine::setSampling(const Sampling &sampling) {
+  if (Status st = checkSampling(sampling); !st)
+    return st;
   // Every rank draws from the same gathered logits with the same seed.
   for (auto &s : impl->shards)
     s->setSampling(sampling);
@@ -250,7 +273,7 @@ Status Engine::prefill(const std::vector<int32_t> &ids, int32_t &next) {
 
 Status Engine::prefillReusing(const std::vector<int32_t> &ids, int32_t &next,
                               int64_t &reused) {
-  const std::vector<int32_t> &cached = impl->cached;
+  const std::vector<int32_t> &cached = impl->cached();
   // At least two tokens are computed: a prompt of one runs the decode
   // step's kernels, of two or more the prompt's, whose rows come out as in
   // a whole prefill (each row's products in the same order), so a prompt
@@ -272,15 +295,17 @@ Status Engine::run(const std::vector<int32_t> &ids, int64_t from, int32_t &next)
     return Status::error("the prompt has " + std::to_string(T) +
                          " tokens, more than --max-seq-len " + std::to_string(m.maxSeq));
   // Until the prefill completes the caches hold no known sequence.
-  m.cached.clear();
+  m.cached().clear();
+  m.logitsAt[0] = Impl::LogitsAt::None;
   std::vector<int32_t> picks(m.ranks(), -1);
   if (Status st =
-          m.onShards([&](EngineShard &s, int r) { return s.prefill(ids, from, picks[r]); });
+          m.onShards([&](EngineShard &s, int r) { return s.prefill(ids, from, 0, picks[r]); });
       !st)
     return st;
   if (Status st = agreed(picks, next); !st)
     return st;
-  m.cached = ids;
+  m.cached() = ids;
+  m.tookPrefillLogits(0);
   return Status::ok();
 }
 
@@ -291,16 +316,17 @@ Status Engine::decode(int32_t token, int32_t &next) {
   std::vector<int32_t> picks(m.ranks(), -1);
   // The step writes the token's K/V row after the cached ones (unknown if
   // it fails).
-  const bool extends = m.cached.size() == static_cast<size_t>(m.shards[0]->position);
+  const bool extends = m.cached().size() == static_cast<size_t>(m.shards[0]->position);
   if (!extends)
-    m.cached.clear();
+    m.cached().clear();
+  m.logitsAt[0] = Impl::LogitsAt::None;
   if (Status st = m.onShards([&](EngineShard &s, int r) { return s.decode(token, picks[r]); });
       !st) {
-    m.cached.clear();
+    m.cached().clear();
     return st;
   }
   if (extends)
-    m.cached.push_back(token);
+    m.cached().push_back(token);
   return agreed(picks, next);
 }
 
@@ -309,6 +335,141 @@ Status Engine::lastLogits(std::vector<float> &logits) {
     return Status::error("no step has run yet");
   // Every rank holds the gathered logits; rank 0's are read.
   return impl->onFirst([&](EngineShard &s) { return s.lastLogits(logits); });
+}
+
+int64_t Engine::slots() const { return static_cast<int64_t>(impl->held.size()); }
+
+int64_t Engine::slotLength(int64_t slot) const {
+  return slot >= 0 && slot < slots() ? static_cast<int64_t>(impl->held[slot].size()) : 0;
+}
+
+Status Engine::prefillSlot(int64_t slot, const std::vector<int32_t> &ids,
+                           const Sampling &sampling, int32_t &next, int64_t &reused) {
+  Impl &m = *impl;
+  if (slot < 0 || slot >= slots())
+    return Status::error("slot " + std::to_string(slot) + " is not in [0, " +
+                         std::to_string(slots()) + ")");
+  const int64_t T = static_cast<int64_t>(ids.size());
+  if (T == 0)
+    return Status::error("the prompt is empty");
+  if (T > m.maxSeq)
+    return Status::error("the prompt has " + std::to_string(T) +
+                         " tokens, more than --max-seq-len " + std::to_string(m.maxSeq));
+  if (Status st = checkSampling(sampling); !st)
+    return st;
+  // The longest prefix some slot holds (at least two tokens are computed,
+  // as prefillReusing computes them), its own first.
+  const size_t most = ids.size() < 2 ? 0 : ids.size() - 2;
+  auto common = [&](const std::vector<int32_t> &h) {
+    size_t n = 0;
+    while (n < std::min(most, h.size()) && h[n] == ids[n])
+      ++n;
+    return n;
+  };
+  size_t best = common(m.held[slot]);
+  int64_t donor = slot;
+  for (int64_t s = 0; s < slots(); ++s)
+    if (size_t n = common(m.held[s]); n > best) {
+      best = n;
+      donor = s;
+    }
+  m.held[slot].clear();
+  m.logitsAt[slot] = Impl::LogitsAt::None;
+  reused = static_cast<int64_t>(best);
+  std::vector<int32_t> picks(m.ranks(), -1);
+  if (Status st = m.onShards([&](EngineShard &s, int r) {
+        if (donor != slot)
+          if (Status cs = s.copySlotRows(donor, slot, reused); !cs)
+            return cs;
+        // The prompt's pick with this request's sampling; the single-
+        // sequence steps' (and their graphs') is put back.
+        const Sampling kept = s.sampling;
+        s.sampling = sampling.enabled ? sampling : Sampling();
+        Status ps = s.prefill(ids, reused, slot, picks[r]);
+        s.sampling = kept;
+        return ps;
+      });
+      !st)
+    return st;
+  if (Status st = agreed(picks, next); !st)
+    return st;
+  m.held[slot] = ids;
+  m.tookPrefillLogits(slot);
+  return Status::ok();
+}
+
+Status Engine::decodeSlots(const std::vector<SlotStep> &steps, std::vector<int32_t> &next) {
+  Impl &m = *impl;
+  next.assign(steps.size(), -1);
+  if (steps.empty())
+    return Status::ok();
+  int64_t rows = 0;
+  std::vector<bool> seen(slots(), false);
+  for (const SlotStep &step : steps) {
+    const std::string name = "slot " + std::to_string(step.slot);
+    if (step.slot < 0 || step.slot >= slots())
+      return Status::error(name + " is not in [0, " + std::to_string(slots()) + ")");
+    if (seen[step.slot])
+      return Status::error(name + " is stepped twice in one batch");
+    seen[step.slot] = true;
+    if (m.held[step.slot].empty())
+      return Status::error(name + " holds no sequence (prefill it first)");
+    if (static_cast<int64_t>(m.held[step.slot].size()) >= m.maxSeq)
+      return Status::error(name + ": the sequence reached --max-seq-len " +
+                           std::to_string(m.maxSeq));
+    if (Status st = checkSampling(step.sampling); !st)
+      return st;
+    rows = std::max(rows, step.slot + 1);
+  }
+  std::vector<int32_t> ids(rows, 0), positions(rows, -1);
+  std::vector<const Sampling *> sampling(rows, nullptr);
+  for (const SlotStep &step : steps) {
+    ids[step.slot] = step.token;
+    positions[step.slot] = static_cast<int32_t>(m.held[step.slot].size());
+    sampling[step.slot] = &step.sampling;
+    m.logitsAt[step.slot] = Impl::LogitsAt::None;
+  }
+  std::vector<std::vector<int32_t>> picks(m.ranks());
+  Status st = m.onShards([&](EngineShard &s, int r) {
+    Status bs = s.decodeBatch(ids, positions, sampling, picks[r]);
+    if (seen[0]) {
+      // Slot 0's sequence moved on: the single-sequence step follows it.
+      s.position = static_cast<int64_t>(m.held[0].size()) + 1;
+      s.singleStale = true;
+    }
+    return bs;
+  });
+  for (size_t i = 0; i < steps.size() && st; ++i) {
+    std::vector<int32_t> rowPicks;
+    for (const auto &p : picks)
+      rowPicks.push_back(p[steps[i].slot]);
+    st = agreed(rowPicks, next[i]);
+  }
+  for (const SlotStep &step : steps) {
+    if (!st) {
+      m.held[step.slot].clear(); // its row is unknown
+      continue;
+    }
+    m.held[step.slot].push_back(step.token);
+    m.logitsAt[step.slot] = Impl::LogitsAt::Batch;
+  }
+  return st;
+}
+
+Status Engine::slotLogits(int64_t slot, std::vector<float> &logits) {
+  Impl &m = *impl;
+  if (slot < 0 || slot >= slots())
+    return Status::error("slot " + std::to_string(slot) + " is not in [0, " +
+                         std::to_string(slots()) + ")");
+  switch (m.logitsAt[slot]) {
+  case Impl::LogitsAt::Prefill:
+    return m.onFirst([&](EngineShard &s) { return s.readLogits(s.prefillActs.logits, 0, logits); });
+  case Impl::LogitsAt::Batch:
+    return m.onFirst([&](EngineShard &s) { return s.batchLogits(slot, logits); });
+  case Impl::LogitsAt::None:
+    break;
+  }
+  return Status::error("slot " + std::to_string(slot) + " has no logits of its last pick");
 }
 
 Status Engine::profileDecode(std::vector<KernelTime> &times) {

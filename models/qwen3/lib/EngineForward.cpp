@@ -86,7 +86,6 @@ Status EngineShard::decodeLayers(Acts &a, const Buffer &ids) {
   const int64_t nq = c.heads * HD, kvw = c.kvHeads * HD;
   const float eps = static_cast<float>(c.rmsEps);
   const float scale = 1.0f / std::sqrt(static_cast<float>(HD));
-  const int64_t cacheLayer = cacheRows * c.kvHeads * HD;
   const double len = static_cast<double>(position + 1);
   // The step's tier, from the position it runs at (the graph captured for
   // a tier was captured at a position that picks it).
@@ -158,10 +157,11 @@ Status EngineShard::decodeLayers(Acts &a, const Buffer &ids) {
                                          Arg::real(eps)},
                  qkvBytes));
     }
-    auto kin = Arg::in(kcache, {cacheRows, c.kvHeads, HD}, {}, l * cacheLayer);
-    auto vin = Arg::in(vcache, {cacheRows, c.kvHeads, HD}, {}, l * cacheLayer);
-    auto kc = Arg::inout(kcache, {cacheRows, c.kvHeads, HD}, {}, l * cacheLayer);
-    auto vc = Arg::inout(vcache, {cacheRows, c.kvHeads, HD}, {}, l * cacheLayer);
+    // Slot 0's rows: the single-sequence step's.
+    auto kin = Arg::in(kcache, {cacheRows, c.kvHeads, HD}, {}, cacheOffset(l, 0));
+    auto vin = Arg::in(vcache, {cacheRows, c.kvHeads, HD}, {}, cacheOffset(l, 0));
+    auto kc = Arg::inout(kcache, {cacheRows, c.kvHeads, HD}, {}, cacheOffset(l, 0));
+    auto vc = Arg::inout(vcache, {cacheRows, c.kvHeads, HD}, {}, cacheOffset(l, 0));
     const double attnBytes = 2.0 * (2 * (len - 1) * kvw + nqkv);
     const double partBytes = 4.0 * c.heads * splits * (HD + 1);
     if (A.grouped) {
@@ -246,7 +246,6 @@ Status EngineShard::prefillLayers(Acts &a, int64_t T) {
                       Arg::out(a.res, {T, H})}));
   TRY(launch(kRms, {Arg::in(a.res, {T, H}), Arg::in(unitNorm, {H}),
                     Arg::out(a.h, {T, H}), Arg::real(eps)}));
-  const int64_t cacheLayer = cacheRows * c.kvHeads * HD;
   // The angles' cos and sin, one row per token, once for every layer
   // below: each layer's query and key kernels read their rows instead of
   // each head computing the same angles again.
@@ -262,14 +261,14 @@ Status EngineShard::prefillLayers(Acts &a, int64_t T) {
                              sinRows, Arg::out(a.q, {T, nq}), Arg::real(eps)}));
     // The caches' rows of this prompt, from its position (known on the
     // host for a prompt): the kernel writes whole 16-row tiles of them.
-    const int64_t rows = l * cacheLayer + position * c.kvHeads * HD;
+    const int64_t rows = cacheOffset(l, prefillSlot) + position * c.kvHeads * HD;
     TRY(launch(kKvRopeTable,
                {Arg::in(a.qkv, {T, nqkv}), Arg::in(L.kNorm, {HD}), cosRows, sinRows,
                 Arg::out(kcache, {T, c.kvHeads, HD}, {}, rows),
                 Arg::out(vcache, {T, c.kvHeads, HD}, {}, rows), Arg::integer(c.heads),
                 Arg::real(eps)}));
-    auto kin = Arg::in(kcache, {cacheRows, c.kvHeads, HD}, {}, l * cacheLayer);
-    auto vin = Arg::in(vcache, {cacheRows, c.kvHeads, HD}, {}, l * cacheLayer);
+    auto kin = Arg::in(kcache, {cacheRows, c.kvHeads, HD}, {}, cacheOffset(l, prefillSlot));
+    auto vin = Arg::in(vcache, {cacheRows, c.kvHeads, HD}, {}, cacheOffset(l, prefillSlot));
     TRY(launch(kPreAttn, {Arg::in(a.q, {T, nq}), kin, vin, Arg::in(pos, {1}),
                           Arg::out(a.attn, {T, nq}), Arg::real(scale)}));
     TRY(promptWeight(L.o, H, nq, nullptr, w));

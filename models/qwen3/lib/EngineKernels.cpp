@@ -44,7 +44,12 @@ Status EngineKernels::load(const Module &module, const std::string &manifest,
       {K::argmaxPartial(), &kArgmaxP},
       {K::argmaxFinal(), &kArgmaxF},
       {K::sample(), &kSample},
-      {K::advancePosition(), &kAdvance}};
+      {K::advancePosition(), &kAdvance},
+      {K::ropeTablePositions(hd), &kRopeTablePositions},
+      {K::kvNormRopeWriteSlots(hd), &kKvWriteSlots},
+      {K::batchDecodeAttention(group, hd), &kBatchAttn},
+      {K::argmaxRowsPartial(), &kArgmaxRowsP},
+      {K::argmaxRowsFinal(), &kArgmaxRowsF}};
   for (const auto &[inst, kernel] : fixed)
     if (Status st = find(module, manifest, inst.name(), *kernel); !st)
       return st;

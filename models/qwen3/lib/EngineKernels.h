@@ -25,6 +25,10 @@ struct EngineKernels {
   Kernel kEmbed, kEmbedSumsq, kRms, kAddRms, kRowSumsq, kRopeTable, kQRopeTable,
       kKvRopeTable, kPreAttn, kGemm, kGemmNarrow, kGemmSwiglu, kFoldNorm, kArgmaxP,
       kArgmaxF, kSample, kAdvance;
+  /// A batched decode step's own kernels (continuous batching): the angle
+  /// table from a position per row, the K/V written into each row's cache
+  /// slot, the attention of each row over its slot, the argmax per row.
+  Kernel kRopeTablePositions, kKvWriteSlots, kBatchAttn, kArgmaxRowsP, kArgmaxRowsF;
 
   /// One decode GEMV of linear.tile in its instances: the general one, and
   /// those without bounds checks (WHOLE = 1) by U, the K steps of 512 per

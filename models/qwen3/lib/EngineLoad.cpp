@@ -159,6 +159,7 @@ Status EngineShard::open(Device &dev, const ModelConfig &full, DType dtype,
   cfg.kvHeads /= place.ranks;
   cfg.intermediate /= place.ranks;
   vocabRows = full.vocabSize / place.ranks;
+  slots = opts.maxBatch;
   device->setProgrammaticLaunch(opts.programmaticLaunch);
   if (opts.attentionPrograms > 0) {
     attentionPrograms = groupedAttentionPrograms = opts.attentionPrograms;
@@ -437,7 +438,10 @@ Status EngineShard::cacheBudget(int64_t &positions) {
   // copy of an FP8 projection).
   int64_t reserve = std::max<int64_t>(int64_t(1) << 30, totalBytes / 20) +
                     largestFp8Projection() * 2;
-  positions = (freeBytes - reserve) / bytesPerPosition / 64 * 64;
+  // Room for the batched step's rows, then the positions of every slot.
+  reserve += slots * (cfg.vocabSize * 2 + 16 * (cfg.hidden + cfg.intermediate +
+                                                cfg.heads * cfg.headDim * (kBatchSplits + 2)));
+  positions = (freeBytes - reserve) / slots / bytesPerPosition / 64 * 64;
   if (positions < 1)
     return Status::error("no memory left for a KV cache after the weights (" +
                          std::to_string(freeBytes >> 20) + " MiB free on " +
@@ -450,13 +454,14 @@ Status EngineShard::allocState(int64_t maxSeqLen) {
   maxSeq = maxSeqLen;
   cacheRows = (maxSeq + 63) / 64 * 64;
   const int64_t bytesPerPosition = 2 * c.layers * c.kvHeads * c.headDim * 2;
-  int64_t cacheCount = c.layers * cacheRows * c.kvHeads * c.headDim;
+  int64_t cacheCount = c.layers * slots * cacheRows * c.kvHeads * c.headDim;
   Status ak = device->allocate(dt, cacheCount, stream, kcache);
   if (ak)
     ak = device->allocate(dt, cacheCount, stream, vcache);
   if (!ak)
-    return Status::error("the KV cache for " + std::to_string(maxSeq) + " positions (" +
-                         std::to_string(cacheRows * bytesPerPosition >> 20) +
+    return Status::error("the KV cache for " + std::to_string(slots) + " x " +
+                         std::to_string(maxSeq) + " positions (" +
+                         std::to_string(slots * cacheRows * bytesPerPosition >> 20) +
                          " MiB) does not fit: " + ak.message() +
                          "; pass a smaller --max-seq-len");
   // Zeros, so rows past the length are finite (they meet a zero weight).
@@ -477,7 +482,7 @@ Status EngineShard::allocState(int64_t maxSeqLen) {
       !(st = stream.fill(normSums, 0)) ||
       !(st = device->allocate(DType::I32, c.heads, stream, tickets)) ||
       !(st = stream.fill(tickets, 0)) ||
-      !(st = allocActs(decodeActs, 1)))
+      !(st = allocActs(decodeActs, 1)) || !(st = allocBatch()))
     return st;
   if (const int64_t fp8 = largestFp8Projection())
     if (!(st = device->allocate(dt, fp8, stream, weight16)))

@@ -75,7 +75,19 @@ struct EngineShard : EngineDevice, EngineKernels {
   /// which the prefill attention's contract requires (its K/V loads then
   /// run without bounds checks); the rows past maxSeq are never written.
   int64_t cacheRows = 0;
-  Buffer kcache, vcache; // [layers, cacheRows, kvHeads, headDim]
+  /// Sequences the caches hold (EngineOptions::maxBatch): slot s's rows of
+  /// layer l start at cacheOffset(l, s). The single-sequence steps use slot
+  /// 0, a batched step's row b slot b.
+  int64_t slots = 1;
+  int64_t cacheOffset(int64_t layer, int64_t slot) const {
+    return (layer * slots + slot) * cacheRows * cfg.kvHeads * cfg.headDim;
+  }
+  Buffer kcache, vcache; // [layers, slots, cacheRows, kvHeads, headDim]
+  /// The slot a prompt's rows go to (prefill's).
+  int64_t prefillSlot = 0;
+  /// A prompt ran in another slot than 0, so `pos` and `token` no longer
+  /// hold the single-sequence step's state: decode uploads them again.
+  bool singleStale = false;
 
   // Device-side step state: the position of the first input token and the
   // token a decode step reads (the one the previous step picked).
@@ -104,6 +116,29 @@ struct EngineShard : EngineDevice, EngineKernels {
   Buffer weight16;
   int64_t position = 0; ///< host mirror of pos
   int32_t deviceToken = -1; ///< what `token` holds (the last pick read back)
+
+  /// A batched decode step (EngineBatch.cpp): one row per slot, rows
+  /// 0 .. B - 1 of these buffers for a step of B rows. A row with no token
+  /// this step has position -1 (its K/V write is skipped).
+  struct Batch {
+    Buffer ids, pos, next; ///< [slots] i32: the fed tokens, their positions, the picks
+    Acts acts;             ///< for `slots` rows; logits [slots, vocab]
+    Buffer tickets;        ///< batch_decode_attention's, [slots * heads]
+    /// A sampled row's position and draw, one 16-byte slot per row (kernel
+    /// views start 16-byte aligned).
+    Buffer samplePos, sampleNext;
+    std::map<int64_t, Graph> graphs; ///< by rows (a bucket of rowBuckets)
+  } batch;
+  /// batch_decode_attention's S (the kernel's default).
+  static constexpr int64_t kBatchSplits = 8;
+  /// The rows a step of `rows` runs as: the next power of two (at most the
+  /// slots), so a few graphs serve every batch.
+  int64_t rowBucket(int64_t rows) const {
+    int64_t b = 1;
+    while (b < rows)
+      b *= 2;
+    return std::min(b, slots);
+  }
 
   /// decode_attention's ticket counters (one per query head, zero between
   /// launches: each launch leaves them so).
@@ -237,15 +272,30 @@ struct EngineShard : EngineDevice, EngineKernels {
   Status allocState(int64_t maxSeq);
   Status allocActs(Acts &a, int64_t tokens);
 
+  // Batched decode (EngineBatch.cpp).
+  Status allocBatch();
+  /// One step of rows 0 .. rows - 1 (row b: slot b, fed ids[b] at
+  /// positions[b], -1 for a row with no token), picks greedy, or drawn
+  /// with sampling[b] where set; the picks in next.
+  Status decodeBatch(const std::vector<int32_t> &ids, const std::vector<int32_t> &positions,
+                     const std::vector<const Sampling *> &sampling, std::vector<int32_t> &next);
+  Status batchLayers(int64_t rows);
+  /// Row `row` of the last batched step's logits.
+  Status batchLogits(int64_t row, std::vector<float> &logits);
+  /// Copies the K/V rows [0, n) of slot `from` into slot `to`.
+  Status copySlotRows(int64_t from, int64_t to, int64_t n);
+
   // Steps (EngineStep.cpp): what the Engine API runs on every shard.
-  /// Runs ids[from..] at positions from.. (the cache rows before `from`
-  /// kept).
-  Status prefill(const std::vector<int32_t> &ids, int64_t from, int32_t &next);
+  /// Runs ids[from..] at positions from.. of `slot` (the cache rows before
+  /// `from` kept).
+  Status prefill(const std::vector<int32_t> &ids, int64_t from, int64_t slot, int32_t &next);
   /// Feeds `fed` (uploaded only if the last pick was another token).
   Status decode(int32_t fed, int32_t &next);
   void setSampling(const Sampling &sampling);
   Status profileDecode(std::vector<KernelTime> *times);
   Status lastLogits(std::vector<float> &logits);
+  /// The vocabulary's logits from element `offset` of `b`, as f32.
+  Status readLogits(const Buffer &b, int64_t offset, std::vector<float> &logits);
   Status copyBandwidth(double &bytesPerSecond);
 
   // Forward passes (EngineForward.cpp).

@@ -20,9 +20,16 @@ void EngineShard::setSampling(const Sampling &s) {
     t.graphReady = false; // the captured steps launched the old picker
 }
 
-Status EngineShard::prefill(const std::vector<int32_t> &ids, int64_t from, int32_t &next) {
+Status EngineShard::prefill(const std::vector<int32_t> &ids, int64_t from, int64_t slot,
+                            int32_t &next) {
   const int64_t T = static_cast<int64_t>(ids.size()) - from;
   Status st = Status::ok();
+  // Another slot's prompt leaves the single-sequence state as it was (the
+  // host mirrors; decode uploads `pos` and `token` again).
+  const int64_t singlePosition = position;
+  prefillSlot = slot;
+  if (slot != 0)
+    singleStale = true;
   if (T != prefillActs.cap)
     if (!(st = allocActs(prefillActs, T)))
       return st;
@@ -35,13 +42,26 @@ Status EngineShard::prefill(const std::vector<int32_t> &ids, int64_t from, int32
   if (!(st = forward(prefillActs, T, prefillActs.ids)) ||
       !(st = stream.copyToHost(&next, token, 4)) || !(st = stream.synchronize()))
     return st;
+  if (slot != 0) {
+    position = singlePosition;
+    deviceToken = -1;
+    return Status::ok();
+  }
   deviceToken = next;
   position = from + T;
+  singleStale = false;
   return Status::ok();
 }
 
 Status EngineShard::decode(int32_t fed, int32_t &next) {
   Status st = Status::ok();
+  if (singleStale) {
+    const int32_t p = static_cast<int32_t>(position);
+    if (!(st = stream.copyToDevice(pos, &p, 4)))
+      return st;
+    deviceToken = -1;
+    singleStale = false;
+  }
   // The graph reads `token`, where the last step left its pick; only a
   // different token from the caller (teacher forcing, an API user's own
   // choice) is uploaded.
@@ -77,9 +97,12 @@ Status EngineShard::decode(int32_t fed, int32_t &next) {
 }
 
 Status EngineShard::lastLogits(std::vector<float> &logits) {
-  const Buffer &b = last->logits;
+  return readLogits(last->logits, 0, logits);
+}
+
+Status EngineShard::readLogits(const Buffer &b, int64_t offset, std::vector<float> &logits) {
   std::vector<uint16_t> raw(cfg.vocabSize);
-  Status st = stream.copyToHost(raw.data(), b, raw.size() * 2);
+  Status st = stream.copyToHost(raw.data(), b, raw.size() * 2, offset * 2);
   if (!st || !(st = stream.synchronize()))
     return st;
   logits.resize(raw.size());

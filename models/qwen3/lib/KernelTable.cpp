@@ -138,6 +138,16 @@ KernelInstance prefillAttention(int64_t group, int64_t hd) {
   return inst("prefill_attention", {{"G", group}, {"HD", hd}});
 }
 
+KernelInstance ropeTablePositions(int64_t hd) {
+  return inst("rope_table_positions", {{"HD", hd}});
+}
+KernelInstance kvNormRopeWriteSlots(int64_t hd) {
+  return inst("kv_norm_rope_write_slots", {{"HD", hd}});
+}
+KernelInstance batchDecodeAttention(int64_t group, int64_t hd) {
+  return inst("batch_decode_attention", {{"G", group}, {"HD", hd}});
+}
+
 std::vector<AttentionTier> decodeAttentionTiers(int64_t group, int64_t hd) {
   std::vector<AttentionTier> tiers;
   for (bool grouped : {false, true}) {
@@ -225,6 +235,8 @@ KernelInstance embedSumsq() { return inst("embed_sumsq"); }
 KernelInstance foldNormWeight() { return inst("fold_norm_weight"); }
 KernelInstance argmaxPartial() { return inst("argmax_partial"); }
 KernelInstance argmaxFinal() { return inst("argmax_final"); }
+KernelInstance argmaxRowsPartial() { return inst("argmax_rows_partial"); }
+KernelInstance argmaxRowsFinal() { return inst("argmax_rows_final"); }
 KernelInstance sample() { return inst("sample"); }
 KernelInstance advancePosition() { return inst("advance_position"); }
 
@@ -246,8 +258,11 @@ KernelSet kernelSet(KernelDType dt) {
     add(ropeTable(hd));
     add(qNormRopeFromTable(hd));
     add(kvNormRopeWriteRows(hd));
+    add(ropeTablePositions(hd));
+    add(kvNormRopeWriteSlots(hd));
     for (int64_t g = SupportedShapes::minGroup; g <= SupportedShapes::maxGroup; ++g) {
       add(prefillAttention(g, hd));
+      add(batchDecodeAttention(g, hd));
       for (const AttentionTier &t : decodeAttentionTiers(g, hd)) {
         add(t.attn);
         if (t.grouped)
@@ -271,7 +286,8 @@ KernelSet kernelSet(KernelDType dt) {
   add(dequantizeFp8());
   for (const KernelInstance &k :
        {gemm(), gemmNarrow(), gemmSwiglu(), embed(), embedSumsq(), foldNormWeight(),
-        argmaxPartial(), argmaxFinal(), sample(), advancePosition()})
+        argmaxPartial(), argmaxFinal(), argmaxRowsPartial(), argmaxRowsFinal(), sample(),
+        advancePosition()})
     add(k);
   return set;
 }

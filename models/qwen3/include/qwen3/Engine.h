@@ -38,6 +38,11 @@ struct EngineOptions {
   enum class Weights { Stored, Dequantized, Fp8 };
   Weights weights = Weights::Stored;
   int64_t maxSeqLen = 0;       ///< 0: the model's, capped by free memory
+  /// Sequences held at once (continuous batching, docs/serving.md): the KV
+  /// cache has a slot of maxSeqLen rows for each, and a batched decode step
+  /// (decodeSlots) runs one token of each. Needs one device (no tensor
+  /// parallelism).
+  int64_t maxBatch = 1;
   bool useGraph = true;        ///< replay the decode step as a graph
   /// Launch kernels as programmatic dependents (CUDA; see
   /// Device::setProgrammaticLaunch).
@@ -124,6 +129,31 @@ public:
   Status decode(int32_t token, int32_t &next);
   /// The logits of the last step (as f32; rounded like the model dtype).
   Status lastLogits(std::vector<float> &logits);
+
+  /// Continuous batching (docs/serving.md): EngineOptions::maxBatch
+  /// sequences, one per cache slot. prefill/decode above run slot 0.
+  int64_t slots() const;
+  /// Runs `ids` into `slot` (its sequence replaced), computing only what
+  /// follows the longest prefix of `ids` that some slot holds (a shared
+  /// system prompt; the turns before in a chat): that slot's rows are
+  /// copied in first. `reused` is the prefix length; the pick (with
+  /// `sampling`) is in `next`.
+  Status prefillSlot(int64_t slot, const std::vector<int32_t> &ids, const Sampling &sampling,
+                     int32_t &next, int64_t &reused);
+  /// One token of a slot's sequence in a batched step.
+  struct SlotStep {
+    int64_t slot = 0;
+    int32_t token = 0; ///< fed at the slot's next position
+    Sampling sampling;
+  };
+  /// Runs every step's token at once (a slot at most once) and leaves
+  /// each one's pick in next[i]. Each row's result is the same whichever
+  /// slots run beside it.
+  Status decodeSlots(const std::vector<SlotStep> &steps, std::vector<int32_t> &next);
+  /// The logits that made the last pick of `slot`.
+  Status slotLogits(int64_t slot, std::vector<float> &logits);
+  /// The tokens whose K/V rows `slot` holds.
+  int64_t slotLength(int64_t slot) const;
   /// Times each kernel of one decode step at the current position (the
   /// step's result is discarded: the position is restored).
   Status profileDecode(std::vector<KernelTime> &times);

@@ -77,6 +77,12 @@ KernelInstance ropeTable(int64_t headDim);
 KernelInstance qNormRopeFromTable(int64_t headDim);
 KernelInstance kvNormRopeWriteRows(int64_t headDim);
 KernelInstance prefillAttention(int64_t group, int64_t headDim);
+/// A batched decode step (continuous batching): the angle table from a
+/// position per row, each row's K/V written into its cache slot, the
+/// attention of each row over its slot.
+KernelInstance ropeTablePositions(int64_t headDim);
+KernelInstance kvNormRopeWriteSlots(int64_t headDim);
+KernelInstance batchDecodeAttention(int64_t group, int64_t headDim);
 
 /// A decode attention tier: the kernel at S KV shares; the grouped
 /// family's with the merge of the same S (decode_attention merges its own).
@@ -124,6 +130,9 @@ KernelInstance embedSumsq();
 KernelInstance foldNormWeight();
 KernelInstance argmaxPartial();
 KernelInstance argmaxFinal();
+/// The two-level argmax of every row of a batched step's logits.
+KernelInstance argmaxRowsPartial();
+KernelInstance argmaxRowsFinal();
 KernelInstance sample();
 KernelInstance advancePosition();
 } // namespace kernels

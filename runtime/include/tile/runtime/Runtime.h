@@ -218,7 +218,9 @@ public:
                       size_t dstOffset = 0);
   Status copyToHost(void *dst, const Buffer &src, size_t bytes,
                     size_t srcOffset = 0);
-  Status copy(const Buffer &dst, const Buffer &src, size_t bytes);
+  /// Device-to-device, inside one device (the ranges must not overlap).
+  Status copy(const Buffer &dst, const Buffer &src, size_t bytes, size_t dstOffset = 0,
+              size_t srcOffset = 0);
   Status fill(const Buffer &dst, uint8_t byte);
 
   /// Freezes `buffer` for the rest of its life: no launch may write it and

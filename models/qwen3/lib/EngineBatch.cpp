@@ -1,0 +1,225 @@
+//===- EngineBatch.cpp - a shard's batched decode step --------------------===//
+//
+// Continuous batching (docs/serving.md): one decode token of each of B
+// sequences at once, row b in cache slot b. The projections are the
+// prompt's GEMMs over the B rows, so each weight is read once per step for
+// the whole batch, and a row's products are the same whichever rows run
+// beside it (the step is batch-invariant). The K/V rows are written into
+// each row's slot before the attention, which reads each row's own slot.
+// A step of B rows is captured once per bucket (rowBucket) and replayed;
+// the fed tokens and their positions are uploaded before each replay.
+//
+//===----------------------------------------------------------------------===//
+
+#include "EngineShard.h"
+
+#include <cmath>
+
+namespace qwen3 {
+
+Status EngineShard::allocBatch() {
+  const ModelConfig &c = cfg;
+  batch = Batch();
+  Acts &a = batch.acts;
+  const int64_t S = slots, nq = c.heads * c.headDim;
+  const int64_t nparts = (c.vocabSize + argmaxChunk - 1) / argmaxChunk;
+  a.cap = S;
+  Status st = Status::ok();
+  auto alloc = [&](DType t, int64_t n, Buffer &b) {
+    if (st)
+      st = device->allocate(t, n, stream, b);
+  };
+  alloc(DType::I32, S, batch.ids);
+  alloc(DType::I32, S, batch.pos);
+  alloc(DType::I32, S, batch.next);
+  alloc(dt, S * c.hidden, a.res);
+  alloc(dt, S * c.hidden, a.h);
+  alloc(dt, S * nqkv, a.qkv);
+  alloc(dt, S * nq, a.q);
+  alloc(dt, S * nq, a.attn);
+  alloc(dt, S * c.hidden, a.ao);
+  alloc(dt, S * c.intermediate, a.act);
+  alloc(dt, S * c.hidden, a.mo);
+  alloc(dt, S * c.headDim, a.ropeCos);
+  alloc(dt, S * c.headDim, a.ropeSin);
+  alloc(dt, S * c.vocabSize, a.logits);
+  alloc(DType::F32, S * nq * kBatchSplits, a.po);
+  alloc(DType::F32, S * c.heads * kBatchSplits, a.plse);
+  alloc(DType::F32, S * nparts, a.vals);
+  alloc(DType::I32, S * nparts, a.idxs);
+  alloc(DType::I32, S * c.heads, batch.tickets);
+  alloc(DType::I32, S * 4, batch.samplePos);
+  alloc(DType::I32, S * 4, batch.sampleNext);
+  if (st)
+    st = stream.fill(batch.tickets, 0);
+  return st;
+}
+
+Status EngineShard::copySlotRows(int64_t from, int64_t to, int64_t n) {
+  const size_t esize = 2, row = static_cast<size_t>(cfg.kvHeads * cfg.headDim) * esize;
+  for (int64_t l = 0; l < cfg.layers; ++l)
+    for (Buffer *c : {&kcache, &vcache})
+      if (Status st = stream.copy(*c, *c, n * row, cacheOffset(l, to) * esize,
+                                  cacheOffset(l, from) * esize);
+          !st)
+        return st;
+  return Status::ok();
+}
+
+Status EngineShard::batchLayers(int64_t B) {
+  const ModelConfig &c = cfg;
+  const int64_t H = c.hidden, I = c.intermediate, HD = c.headDim, V = c.vocabSize;
+  const int64_t nq = c.heads * HD;
+  const float eps = static_cast<float>(c.rmsEps);
+  const float scale = 1.0f / std::sqrt(static_cast<float>(HD));
+  const bool split = place.ranks > 1;
+  Acts &a = batch.acts;
+  auto gemm = [&](const Buffer &x, int64_t k, const Buffer &w, int64_t n, const Buffer &y) {
+    return launch(pickGemm(B, n), {Arg::in(x, {B, k}), Arg::in(w, {n, k}), Arg::out(y, {B, n})});
+  };
+  Status st = Status::ok();
+#define TRY(x)                                                                 \
+  if (!(st = (x)))                                                             \
+    return st;
+  TRY(launch(kEmbed, {Arg::in(batch.ids, {B}), Arg::in(embed, {V, H}), Arg::out(a.res, {B, H})}));
+  TRY(launch(kRms, {Arg::in(a.res, {B, H}), Arg::in(unitNorm, {H}), Arg::out(a.h, {B, H}),
+                    Arg::real(eps)}));
+  TRY(launch(kRopeTablePositions, {Arg::in(invFreq, {HD / 2}), Arg::in(batch.pos, {B}),
+                                   Arg::out(a.ropeCos, {B, HD}), Arg::out(a.ropeSin, {B, HD})}));
+  auto cosRows = Arg::in(a.ropeCos, {B, HD}), sinRows = Arg::in(a.ropeSin, {B, HD});
+  // The caches of one layer, every slot: [slots, rows, KV heads, HD].
+  auto cacheIn = [&](const Buffer &b, int64_t l) {
+    return Arg::in(b, {slots, cacheRows, c.kvHeads, HD}, {}, cacheOffset(l, 0));
+  };
+  auto cacheInout = [&](const Buffer &b, int64_t l) {
+    return Arg::inout(b, {slots, cacheRows, c.kvHeads, HD}, {}, cacheOffset(l, 0));
+  };
+  for (int64_t l = 0; l < c.layers; ++l) {
+    const Layer &L = layers[l];
+    const Buffer *w = nullptr;
+    TRY(promptWeight(L.qkv, nqkv, H, &L.inNorm, w));
+    TRY(gemm(a.h, H, *w, nqkv, a.qkv));
+    TRY(launch(kQRopeTable, {Arg::in(a.qkv, {B, nqkv}), Arg::in(L.qNorm, {HD}), cosRows, sinRows,
+                             Arg::out(a.q, {B, nq}), Arg::real(eps)}));
+    TRY(launch(kKvWriteSlots,
+               {Arg::in(a.qkv, {B, nqkv}), Arg::in(L.kNorm, {HD}), cosRows, sinRows,
+                Arg::in(batch.pos, {B}), cacheInout(kcache, l),
+                cacheInout(vcache, l), Arg::integer(c.heads), Arg::real(eps)}));
+    TRY(launch(kBatchAttn,
+               {Arg::in(a.q, {B * c.heads, HD}), cacheIn(kcache, l),
+                cacheIn(vcache, l), Arg::in(batch.pos, {B}),
+                Arg::inout(a.po, {B * c.heads, HD, kBatchSplits}),
+                Arg::inout(a.plse, {B * c.heads, kBatchSplits}),
+                Arg::out(a.attn, {B * c.heads, HD}), Arg::ticket(batch.tickets, {B * c.heads}),
+                Arg::real(scale)}));
+    TRY(promptWeight(L.o, H, nq, nullptr, w));
+    TRY(gemm(a.attn, nq, *w, H, a.ao));
+    if (split)
+      TRY(allReduce(a.ao, B * H));
+    TRY(launch(kAddRms, {Arg::in(a.ao, {B, H}), Arg::inout(a.res, {B, H}),
+                         Arg::in(unitNorm, {H}), Arg::out(a.h, {B, H}), Arg::real(eps)}));
+    TRY(promptWeight(L.gateUp, 2 * I, H, &L.postNorm, w));
+    TRY(launch(kGemmSwiglu, {Arg::in(a.h, {B, H}), Arg::in(*w, {2 * I, H}),
+                             Arg::out(a.act, {B, I})}));
+    TRY(promptWeight(L.down, H, I, nullptr, w));
+    TRY(gemm(a.act, I, *w, H, a.mo));
+    if (split)
+      TRY(allReduce(a.mo, B * H));
+    const Buffer &nextNorm = l + 1 < c.layers ? unitNorm : finalNorm;
+    TRY(launch(kAddRms, {Arg::in(a.mo, {B, H}), Arg::inout(a.res, {B, H}),
+                         Arg::in(nextNorm, {H}), Arg::out(a.h, {B, H}), Arg::real(eps)}));
+  }
+  if (!split) {
+    TRY(gemm(a.h, H, lmHead, V, a.logits));
+  } else {
+    // Each rank's vocabulary rows of each row's logits, gathered whole row
+    // by row (a row's slices are contiguous only within the row).
+    for (int64_t b = 0; b < B; ++b) {
+      TRY(linear(1, a.h, H, lmHead, vocabRows, a.logits, b * H, b * V + place.rank * vocabRows));
+      TRY(timed("all_gather_logits", 2.0 * V, [&] {
+        return place.comm->allGather(stream, a.logits, b * V, vocabRows);
+      }));
+    }
+  }
+  const int64_t nparts = (V + argmaxChunk - 1) / argmaxChunk;
+  TRY(launch(kArgmaxRowsP, {Arg::in(a.logits, {B, V}), Arg::out(a.vals, {B, nparts}),
+                            Arg::out(a.idxs, {B, nparts})}));
+  TRY(launch(kArgmaxRowsF, {Arg::in(a.vals, {B, nparts}), Arg::in(a.idxs, {B, nparts}),
+                            Arg::out(batch.next, {B})}));
+#undef TRY
+  return Status::ok();
+}
+
+Status EngineShard::decodeBatch(const std::vector<int32_t> &ids,
+                                const std::vector<int32_t> &positions,
+                                const std::vector<const Sampling *> &sampling,
+                                std::vector<int32_t> &next) {
+  const int64_t rows = static_cast<int64_t>(ids.size());
+  const int64_t B = rowBucket(rows);
+  // The bucket's rows past the step's: token 0 at no position (nothing
+  // written, nothing picked that anyone reads).
+  std::vector<int32_t> id(B, 0), at(B, -1);
+  std::copy(ids.begin(), ids.end(), id.begin());
+  std::copy(positions.begin(), positions.end(), at.begin());
+  Status st = Status::ok();
+  if (!(st = stream.copyToDevice(batch.ids, id.data(), B * 4)) ||
+      !(st = stream.copyToDevice(batch.pos, at.data(), B * 4)))
+    return st;
+  if (opts.useGraph) {
+    Graph &g = batch.graphs[B];
+    if (!g.valid()) {
+      if (!(st = stream.beginCapture()))
+        return st;
+      Status fs = batchLayers(B);
+      Status es = stream.endCapture(g);
+      if (!fs)
+        return fs;
+      if (!es)
+        return es;
+    }
+    st = g.replay(stream);
+  } else {
+    st = batchLayers(B);
+  }
+  if (!st)
+    return st;
+  // Sampled rows draw after the greedy picks (each with its own settings,
+  // so outside the graph).
+  const int64_t V = cfg.vocabSize;
+  std::vector<int64_t> drawn;
+  for (int64_t b = 0; b < rows; ++b) {
+    const Sampling *s = sampling[b];
+    if (!s || !s->enabled)
+      continue;
+    if (V % 8 != 0)
+      return Status::error("sampling in a batched step needs a vocab_size that is a multiple "
+                           "of 8 (each row's logits 16-byte aligned), got " +
+                           std::to_string(V));
+    if (!(st = stream.copyToDevice(batch.samplePos, &positions[b], 4, b * 16)))
+      return st;
+    st = launch(kSample,
+                {Arg::in(batch.acts.logits, {1, V}, {}, b * V),
+                 Arg::in(batch.samplePos, {1}, {}, b * 4),
+                 Arg::out(batch.sampleNext, {1}, {}, b * 4), Arg::real(s->temperature),
+                 Arg::integer(s->topK), Arg::real(s->topP),
+                 Arg::integer(static_cast<int32_t>(static_cast<uint32_t>(s->seed)))});
+    if (!st)
+      return st;
+    drawn.push_back(b);
+  }
+  next.assign(rows, -1);
+  std::vector<int32_t> draws(drawn.empty() ? 0 : rows * 4);
+  if (!(st = stream.copyToHost(next.data(), batch.next, rows * 4)) ||
+      (!drawn.empty() && !(st = stream.copyToHost(draws.data(), batch.sampleNext, rows * 16))) ||
+      !(st = stream.synchronize()))
+    return st;
+  for (int64_t b : drawn)
+    next[b] = draws[b * 4];
+  return Status::ok();
+}
+
+Status EngineShard::batchLogits(int64_t row, std::vector<float> &logits) {
+  return readLogits(batch.acts.logits, row * cfg.vocabSize, logits);
+}
+
+} // namespace qwen3

@@ -1,0 +1,238 @@
+//===- BatchEngineTest.cpp - batched decode steps over cache slots --------===//
+//
+// Continuous batching's engine (Engine::prefillSlot, decodeSlots) on the
+// committed tiny models on the test device: every row of a batched step
+// against the same sequence decoded alone by the single-sequence steps,
+// rows bit for bit the same whichever slots run beside them, prompts
+// reusing a prefix another slot holds, and the refusals.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Qwen3TestUtils.h"
+#include "qwen3/Engine.h"
+
+#include <gtest/gtest.h>
+
+using namespace qwen3;
+
+namespace {
+
+std::unique_ptr<Engine> openEngine(const std::string &name, int64_t maxBatch) {
+  EngineOptions opts;
+  opts.device = test::testDevice();
+  opts.kernelsDir = test::kernelsDir();
+  opts.maxSeqLen = 96;
+  opts.maxBatch = maxBatch;
+  std::unique_ptr<Engine> engine;
+  Status st = Engine::create(test::fixturesDir() + "/" + name, opts, engine);
+  EXPECT_TRUE(st.isOk()) << st.message();
+  return engine;
+}
+
+// Four prompts of different lengths (so the rows sit at different
+// positions), none a prefix of another.
+const std::vector<std::vector<int32_t>> kPrompts = {
+    {17, 900, 4, 2000, 55, 1234, 7, 300},
+    {5, 6},
+    {801, 802, 803, 804, 805, 806, 807, 808, 809, 810, 811, 812, 813, 814, 815, 816, 817, 818,
+     819, 820, 821, 822, 823, 824, 825, 826, 827, 828, 829, 830, 831, 832, 833, 834, 835, 836},
+    {42, 43, 44, 45, 46}};
+constexpr int kSteps = 12;
+
+struct Decoded {
+  std::vector<int32_t> picks;
+  std::vector<std::vector<float>> logits;
+};
+
+} // namespace
+
+class Qwen3BatchEngine : public ::testing::TestWithParam<std::string> {};
+
+// Each row of a batched step against its sequence decoded alone by the
+// single-sequence path (GEMVs there, GEMMs here: within rounding), greedy,
+// teacher-forced on the single path's picks.
+TEST_P(Qwen3BatchEngine, RowsAgreeWithTheSequenceDecodedAlone) {
+  std::unique_ptr<Engine> batched = openEngine(GetParam(), 4);
+  ASSERT_TRUE(batched);
+  std::vector<Decoded> alone(kPrompts.size());
+  for (size_t i = 0; i < kPrompts.size(); ++i) {
+    std::unique_ptr<Engine> single = openEngine(GetParam(), 1);
+    ASSERT_TRUE(single);
+    int32_t next = 0;
+    ASSERT_TRUE(single->prefill(kPrompts[i], next).isOk());
+    for (int s = 0; s < kSteps; ++s) {
+      alone[i].picks.push_back(next);
+      ASSERT_TRUE(single->decode(next, next).isOk());
+      alone[i].logits.emplace_back();
+      ASSERT_TRUE(single->lastLogits(alone[i].logits.back()).isOk());
+    }
+  }
+  for (size_t i = 0; i < kPrompts.size(); ++i) {
+    int32_t next = 0;
+    int64_t reused = -1;
+    Status st = batched->prefillSlot(static_cast<int64_t>(i), kPrompts[i], Sampling(), next, reused);
+    ASSERT_TRUE(st.isOk()) << st.message();
+    EXPECT_EQ(reused, 0);
+    EXPECT_EQ(next, alone[i].picks[0]) << "prompt " << i;
+  }
+  int ties = 0;
+  for (int s = 0; s < kSteps; ++s) {
+    std::vector<Engine::SlotStep> steps;
+    for (size_t i = 0; i < kPrompts.size(); ++i)
+      steps.push_back({static_cast<int64_t>(i), alone[i].picks[s], Sampling()});
+    std::vector<int32_t> next;
+    Status st = batched->decodeSlots(steps, next);
+    ASSERT_TRUE(st.isOk()) << st.message();
+    for (size_t i = 0; i < kPrompts.size(); ++i) {
+      std::vector<float> got;
+      ASSERT_TRUE(batched->slotLogits(static_cast<int64_t>(i), got).isOk());
+      const std::vector<float> &want = alone[i].logits[s];
+      ASSERT_EQ(got.size(), want.size());
+      test::LogitsAgreement agree = test::agreement(want.data(), got.data(), want.size());
+      EXPECT_GE(agree.cosine, 0.999) << "prompt " << i << " step " << s;
+      EXPECT_LE(agree.relError, 0.03) << "prompt " << i << " step " << s;
+      // The pick is the argmax of its own logits; it may differ from the
+      // single path's only where that one's top two are within rounding.
+      const int32_t best = static_cast<int32_t>(
+          std::max_element(got.begin(), got.end()) - got.begin());
+      EXPECT_EQ(next[i], best);
+      if (s + 1 < kSteps && next[i] != alone[i].picks[s + 1])
+        ++ties;
+    }
+    EXPECT_EQ(batched->slotLength(0), static_cast<int64_t>(kPrompts[0].size()) + s + 1);
+  }
+  EXPECT_LE(ties, 2);
+}
+
+// A row's logits are bit for bit the same alone (a step of one row) as
+// beside three others: the GEMMs' products of a row do not depend on the
+// rows beside it, nor its attention on the other slots.
+TEST_P(Qwen3BatchEngine, ARowIsTheSameAloneAndInABatch) {
+  std::unique_ptr<Engine> a = openEngine(GetParam(), 4), b = openEngine(GetParam(), 4);
+  ASSERT_TRUE(a && b);
+  int32_t na = 0, nb = 0;
+  int64_t reused = 0;
+  ASSERT_TRUE(a->prefillSlot(0, kPrompts[0], Sampling(), na, reused).isOk());
+  std::vector<int32_t> rows(kPrompts.size());
+  for (size_t i = 0; i < kPrompts.size(); ++i)
+    ASSERT_TRUE(b->prefillSlot(static_cast<int64_t>(i), kPrompts[i], Sampling(), rows[i], reused)
+                    .isOk());
+  nb = rows[0];
+  ASSERT_EQ(na, nb);
+  for (int s = 0; s < kSteps; ++s) {
+    std::vector<int32_t> next;
+    ASSERT_TRUE(a->decodeSlots({{0, na, Sampling()}}, next).isOk());
+    na = next[0];
+    std::vector<Engine::SlotStep> steps;
+    for (size_t i = 0; i < kPrompts.size(); ++i)
+      steps.push_back({static_cast<int64_t>(i), rows[i], Sampling()});
+    ASSERT_TRUE(b->decodeSlots(steps, rows).isOk());
+    std::vector<float> la, lb;
+    ASSERT_TRUE(a->slotLogits(0, la).isOk());
+    ASSERT_TRUE(b->slotLogits(0, lb).isOk());
+    EXPECT_EQ(la, lb) << "step " << s;
+    EXPECT_EQ(na, rows[0]) << "step " << s;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Tiny, Qwen3BatchEngine,
+                         ::testing::Values("tiny-bf16", "tiny-g3-bf16", "tiny-g5-f16"),
+                         [](const auto &info) {
+                           std::string n = info.param.substr(5);
+                           std::replace(n.begin(), n.end(), '-', '_');
+                           return n;
+                         });
+
+// A prompt that extends what another slot holds copies that slot's rows
+// and computes the rest: the logits and the steps after are a whole
+// prefill's (the copied rows were prefilled).
+TEST(Qwen3BatchEngine, APromptReusesThePrefixAnotherSlotHolds) {
+  std::unique_ptr<Engine> engine = openEngine("tiny-bf16", 3), fresh = openEngine("tiny-bf16", 1);
+  ASSERT_TRUE(engine && fresh);
+  const std::vector<int32_t> &system = kPrompts[2];
+  std::vector<int32_t> ask = system;
+  ask.insert(ask.end(), {60, 61, 62});
+  int32_t next = 0, want = 0;
+  int64_t reused = -1;
+  ASSERT_TRUE(engine->prefillSlot(1, system, Sampling(), next, reused).isOk());
+  EXPECT_EQ(reused, 0);
+  ASSERT_TRUE(engine->prefillSlot(2, ask, Sampling(), next, reused).isOk());
+  EXPECT_EQ(reused, static_cast<int64_t>(system.size()));
+  ASSERT_TRUE(fresh->prefill(ask, want).isOk());
+  std::vector<float> got, ref;
+  ASSERT_TRUE(engine->slotLogits(2, got).isOk());
+  ASSERT_TRUE(fresh->lastLogits(ref).isOk());
+  EXPECT_EQ(got, ref);
+  EXPECT_EQ(next, want);
+  // Slot 1's own sequence is untouched: stepping both goes on as each alone.
+  std::vector<int32_t> picks;
+  ASSERT_TRUE(engine->decodeSlots({{2, next, Sampling()}}, picks).isOk());
+  ASSERT_TRUE(fresh->decode(want, want).isOk());
+  ASSERT_TRUE(engine->slotLogits(2, got).isOk());
+  ASSERT_TRUE(fresh->lastLogits(ref).isOk());
+  EXPECT_GE(test::agreement(ref.data(), got.data(), ref.size()).cosine, 0.999);
+  EXPECT_EQ(engine->slotLength(1), static_cast<int64_t>(system.size()));
+  EXPECT_EQ(engine->slotLength(2), static_cast<int64_t>(ask.size()) + 1);
+  // The prompt logits of slot 1 were replaced by slot 2's prompt.
+  EXPECT_FALSE(engine->slotLogits(1, got).isOk());
+}
+
+// Sampled rows draw with their own settings beside greedy ones; a seed
+// reproduces its draws.
+TEST(Qwen3BatchEngine, SampledRowsAreReproducibleBesideGreedyOnes) {
+  std::vector<std::vector<int32_t>> runs;
+  for (int run = 0; run < 2; ++run) {
+    std::unique_ptr<Engine> engine = openEngine("tiny-bf16", 2);
+    ASSERT_TRUE(engine);
+    Sampling hot;
+    hot.enabled = true;
+    hot.temperature = 1.5;
+    hot.topK = 50;
+    hot.seed = 1234;
+    int32_t g = 0, h = 0;
+    int64_t reused = 0;
+    ASSERT_TRUE(engine->prefillSlot(0, kPrompts[0], Sampling(), g, reused).isOk());
+    ASSERT_TRUE(engine->prefillSlot(1, kPrompts[1], hot, h, reused).isOk());
+    std::vector<int32_t> drawn;
+    for (int s = 0; s < kSteps; ++s) {
+      std::vector<int32_t> next;
+      Status st = engine->decodeSlots({{0, g, Sampling()}, {1, h, hot}}, next);
+      ASSERT_TRUE(st.isOk()) << st.message();
+      g = next[0];
+      h = next[1];
+      ASSERT_GE(h, 0);
+      ASSERT_LT(h, engine->config().vocabSize);
+      drawn.push_back(h);
+    }
+    runs.push_back(drawn);
+  }
+  EXPECT_EQ(runs[0], runs[1]);
+}
+
+TEST(Qwen3BatchEngine, RefusesBadSlotsAndSteps) {
+  std::unique_ptr<Engine> engine = openEngine("tiny-bf16", 2);
+  ASSERT_TRUE(engine);
+  int32_t next = 0;
+  int64_t reused = 0;
+  std::vector<int32_t> picks;
+  EXPECT_EQ(engine->prefillSlot(2, kPrompts[0], Sampling(), next, reused).message(),
+            "slot 2 is not in [0, 2)");
+  EXPECT_EQ(engine->decodeSlots({{1, 5, Sampling()}}, picks).message(),
+            "slot 1 holds no sequence (prefill it first)");
+  ASSERT_TRUE(engine->prefillSlot(1, kPrompts[1], Sampling(), next, reused).isOk());
+  EXPECT_EQ(engine->decodeSlots({{1, 5, Sampling()}, {1, 6, Sampling()}}, picks).message(),
+            "slot 1 is stepped twice in one batch");
+  Sampling bad;
+  bad.enabled = true;
+  bad.temperature = 0;
+  EXPECT_FALSE(engine->decodeSlots({{1, 5, bad}}, picks).isOk());
+  EXPECT_EQ(engine->slotLength(1), static_cast<int64_t>(kPrompts[1].size()))
+      << "a refused step leaves the slot as it was";
+  std::unique_ptr<Engine> none;
+  EngineOptions opts;
+  opts.device = test::testDevice();
+  opts.kernelsDir = test::kernelsDir();
+  opts.maxBatch = 0;
+  EXPECT_EQ(Engine::create(test::fixturesDir() + "/tiny-bf16", opts, none).message(),
+            "--max-batch must be in [1, 1024], got 0");
+}
