@@ -343,6 +343,16 @@ int64_t Engine::slotLength(int64_t slot) const {
   return slot >= 0 && slot < slots() ? static_cast<int64_t>(impl->held[slot].size()) : 0;
 }
 
+int64_t Engine::sharedPrefix(int64_t slot, const std::vector<int32_t> &ids) const {
+  if (slot < 0 || slot >= slots())
+    return 0;
+  const std::vector<int32_t> &h = impl->held[slot];
+  size_t n = 0;
+  while (n < std::min(h.size(), ids.size()) && h[n] == ids[n])
+    ++n;
+  return static_cast<int64_t>(n);
+}
+
 Status Engine::prefillSlot(int64_t slot, const std::vector<int32_t> &ids,
                            const Sampling &sampling, int32_t &next, int64_t &reused) {
   Impl &m = *impl;

@@ -57,6 +57,8 @@ Serves a Qwen3 checkpoint through the OpenAI API (POST /v1/chat/completions,
                            (quantized at load): qwen3-run --help
   --max-seq-len N          the context: prompt and completion (default: the
                            model's, or what fits)
+  --max-batch N            requests generating at once, each in a KV cache
+                           slot of --max-seq-len positions (default 16)
   --max-tokens N           the most tokens one request may generate
                            (default 4096)
   --max-queue N            requests waiting at most; more get 429 (default 64)
@@ -71,7 +73,7 @@ Serves a Qwen3 checkpoint through the OpenAI API (POST /v1/chat/completions,
 struct Options {
   std::string model, name, device = "cuda", kernels = QWEN3_DEFAULT_KERNELS_DIR;
   serve::ServerOptions server;
-  int64_t tensorParallel = 1, maxSeq = 0, maxTokens = 4096, maxQueue = 64;
+  int64_t tensorParallel = 1, maxSeq = 0, maxTokens = 4096, maxQueue = 64, maxBatch = 16;
   EngineOptions::Weights weights = EngineOptions::Weights::Stored;
 };
 
@@ -115,6 +117,8 @@ Options parseArgs(int argc, char **argv) {
       o.weights = tool::parseWeights(a, value());
     } else if (a == "--max-seq-len") {
       o.maxSeq = parseInt(a, value(), 1, 1 << 24);
+    } else if (a == "--max-batch") {
+      o.maxBatch = parseInt(a, value(), 1, 1024);
     } else if (a == "--max-tokens") {
       o.maxTokens = parseInt(a, value(), 1, 1 << 24);
     } else if (a == "--max-queue") {
@@ -172,6 +176,7 @@ int main(int argc, char **argv) {
   eo.kernelsDir = o.kernels;
   eo.weights = o.weights;
   eo.maxSeqLen = o.maxSeq;
+  eo.maxBatch = o.maxBatch;
   std::unique_ptr<Engine> engine;
   if (Status st = Engine::create(o.model, eo, engine); !st)
     fail(st.message());
@@ -212,9 +217,10 @@ int main(int argc, char **argv) {
       std::this_thread::sleep_for(std::chrono::milliseconds(20));
     }
   });
-  std::fprintf(stderr, "qwen3-serve: serving %s at http://%s:%d/v1 on %s (context %lld)\n",
+  std::fprintf(stderr,
+               "qwen3-serve: serving %s at http://%s:%d/v1 on %s (context %lld, batch %lld)\n",
                o.name.c_str(), o.server.host.c_str(), port, engine->deviceName().c_str(),
-               static_cast<long long>(engine->maxSeqLen()));
+               static_cast<long long>(engine->maxSeqLen()), static_cast<long long>(o.maxBatch));
   server.run();
   served = true;
   pthread_kill(stopper.native_handle(), SIGTERM); // wakes it if no signal came

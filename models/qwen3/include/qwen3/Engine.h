@@ -154,6 +154,8 @@ public:
   Status slotLogits(int64_t slot, std::vector<float> &logits);
   /// The tokens whose K/V rows `slot` holds.
   int64_t slotLength(int64_t slot) const;
+  /// How many leading tokens of `ids` `slot` holds.
+  int64_t sharedPrefix(int64_t slot, const std::vector<int32_t> &ids) const;
   /// Times each kernel of one decode step at the current position (the
   /// step's result is discarded: the position is restored).
   Status profileDecode(std::vector<KernelTime> &times);

@@ -46,6 +46,12 @@ void Metrics::setRunning(int64_t n) {
   std::lock_guard<std::mutex> l(mutex_);
   running_ = n;
 }
+void Metrics::batchSize(int64_t n) {
+  std::lock_guard<std::mutex> l(mutex_);
+  lastBatch_ = n;
+  ++decodeSteps_;
+  decodeRows_ += static_cast<uint64_t>(n);
+}
 
 std::string Metrics::prometheus() const {
   std::lock_guard<std::mutex> l(mutex_);
@@ -70,6 +76,18 @@ std::string Metrics::prometheus() const {
     << "# HELP qwen3_running_requests Requests generating now (the batch size).\n"
        "# TYPE qwen3_running_requests gauge\n"
        "qwen3_running_requests " << running_ << "\n";
+  o << "# HELP qwen3_kv_slots_used KV cache slots holding a running sequence.\n"
+       "# TYPE qwen3_kv_slots_used gauge\n"
+       "qwen3_kv_slots_used " << running_ << "\n";
+  o << "# HELP qwen3_batch_size Sequences in the last batched decode step.\n"
+       "# TYPE qwen3_batch_size gauge\n"
+       "qwen3_batch_size " << lastBatch_ << "\n";
+  o << "# HELP qwen3_decode_steps_total Batched decode steps.\n"
+       "# TYPE qwen3_decode_steps_total counter\n"
+       "qwen3_decode_steps_total " << decodeSteps_ << "\n";
+  o << "# HELP qwen3_decode_rows_total Sequences over all batched decode steps (their mean batch: rows / steps).\n"
+       "# TYPE qwen3_decode_rows_total counter\n"
+       "qwen3_decode_rows_total " << decodeRows_ << "\n";
   auto hist = [&](const char *name, const char *help, const Histogram &h) {
     o << "# HELP " << name << " " << help << "\n# TYPE " << name << " histogram\n";
     uint64_t cum = 0;

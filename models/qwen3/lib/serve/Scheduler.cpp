@@ -27,10 +27,16 @@ void Job::push(Event event) {
   cv_.notify_all();
 }
 
+Scheduler::Sequence::Sequence(std::shared_ptr<Job> j, int64_t s)
+    : job(std::move(j)), slot(s), text(job->request.stop, job->request.thinking) {
+  finish.finished = true;
+  finish.usage.promptTokens = static_cast<int64_t>(job->request.promptIds.size());
+}
+
 Scheduler::Scheduler(Engine &engine, const Tokenizer &tokenizer, const ModelConfig &config,
                      size_t maxQueue, Metrics &metrics)
     : engine_(engine), tokenizer_(tokenizer), config_(config), maxQueue_(maxQueue),
-      metrics_(metrics) {
+      metrics_(metrics), slotFree_(engine.slots(), true), slotUsed_(engine.slots(), 0) {
   worker_ = std::thread([this] { loop(); });
 }
 
@@ -61,110 +67,153 @@ void Scheduler::drain() {
 }
 
 void Scheduler::loop() {
+  std::vector<Sequence> running;
   for (;;) {
-    std::shared_ptr<Job> job;
+    // Admit what waits, while slots are free.
+    std::vector<std::shared_ptr<Job>> admitted;
     {
       std::unique_lock<std::mutex> lock(mutex_);
-      cv_.wait(lock, [&] { return draining_ || !queue_.empty(); });
-      if (queue_.empty())
+      if (running.empty())
+        cv_.wait(lock, [&] { return draining_ || !queue_.empty(); });
+      if (running.empty() && queue_.empty())
         return; // draining, and nothing left
-      job = queue_.front();
-      queue_.pop_front();
+      size_t free = static_cast<size_t>(std::count(slotFree_.begin(), slotFree_.end(), true));
+      while (!queue_.empty() && admitted.size() < free) {
+        admitted.push_back(queue_.front());
+        queue_.pop_front();
+      }
       metrics_.setQueueDepth(static_cast<int64_t>(queue_.size()));
     }
-    metrics_.setRunning(1);
-    run(*job);
-    metrics_.setRunning(0);
+    for (std::shared_ptr<Job> &job : admitted) {
+      admit(std::move(job), running);
+      metrics_.setRunning(static_cast<int64_t>(running.size()));
+    }
+    if (running.empty())
+      continue;
+    // One batched step of every running sequence.
+    ++steps_;
+    std::vector<Engine::SlotStep> batch;
+    for (const Sequence &seq : running)
+      batch.push_back({seq.slot, seq.token, seq.sampling});
+    std::vector<int32_t> next;
+    tile_runtime::Status st = engine_.decodeSlots(batch, next);
+    metrics_.batchSize(static_cast<int64_t>(batch.size()));
+    const auto now = Clock::now();
+    std::vector<Sequence> still;
+    for (size_t i = 0; i < running.size(); ++i) {
+      Sequence &seq = running[i];
+      slotUsed_[seq.slot] = steps_;
+      bool done;
+      if (!st) {
+        finishWith(seq, st.message());
+        done = true;
+      } else {
+        seq.token = next[i];
+        metrics_.interTokenLatency(std::chrono::duration<double>(now - seq.last).count());
+        seq.last = now;
+        done = emit(seq);
+      }
+      if (done)
+        slotFree_[seq.slot] = true;
+      else
+        still.push_back(std::move(seq));
+    }
+    running = std::move(still);
+    metrics_.setRunning(static_cast<int64_t>(running.size()));
   }
 }
 
-void Scheduler::run(Job &job) {
-  const GenerationRequest &r = job.request;
-  Job::Event finish;
-  finish.finished = true;
-  finish.usage.promptTokens = static_cast<int64_t>(r.promptIds.size());
-  if (job.cancelled()) {
-    finish.error = "cancelled";
-    job.push(std::move(finish));
-    return;
+int64_t Scheduler::pickSlot(const std::vector<int32_t> &ids) {
+  int64_t pick = -1, best = 0;
+  for (int64_t s = 0; s < static_cast<int64_t>(slotFree_.size()); ++s) {
+    if (!slotFree_[s])
+      continue;
+    const int64_t shared = engine_.sharedPrefix(s, ids);
+    if (pick < 0 || shared > best || (shared == best && slotUsed_[s] < slotUsed_[pick])) {
+      pick = s;
+      best = shared;
+    }
   }
-  auto fail = [&](const tile_runtime::Status &st) {
-    finish.error = st.message();
-    job.push(std::move(finish));
+  return pick;
+}
+
+bool Scheduler::admit(std::shared_ptr<Job> job, std::vector<Sequence> &running) {
+  const GenerationRequest &r = job->request;
+  Sequence seq(job, pickSlot(r.promptIds));
+  if (job->cancelled()) {
+    finishWith(seq, "cancelled");
+    return false;
+  }
+  seq.sampling = r.sampling.enabled ? r.sampling : Sampling();
+  slotFree_[seq.slot] = false;
+  slotUsed_[seq.slot] = steps_;
+  // The prompt's prefix a slot still holds (a shared system prompt, the
+  // turns before in a chat) is not computed again.
+  if (tile_runtime::Status st = engine_.prefillSlot(seq.slot, r.promptIds, seq.sampling,
+                                                    seq.token, seq.finish.usage.cachedTokens);
+      !st) {
+    slotFree_[seq.slot] = true;
+    finishWith(seq, st.message());
+    return false;
+  }
+  metrics_.promptTokens(seq.finish.usage.promptTokens, seq.finish.usage.cachedTokens);
+  seq.last = Clock::now();
+  metrics_.timeToFirstToken(std::chrono::duration<double>(seq.last - job->arrived).count());
+  if (emit(seq)) {
+    slotFree_[seq.slot] = true;
+    return false;
+  }
+  running.push_back(std::move(seq));
+  return true;
+}
+
+bool Scheduler::emit(Sequence &seq) {
+  const GenerationRequest &r = seq.job->request;
+  ++seq.generated;
+  auto done = [&](const char *reason) {
+    seq.finish.finishReason = reason;
+    finishWith(seq, "");
+    return true;
   };
-  // A new sampling setting recaptures the decode graphs; requests with the
-  // same one (all greedy ones, whatever their seeds) reuse them.
-  Sampling s = r.sampling;
-  if (!s.enabled)
-    s = Sampling();
-  if (!samplingSet_ || s.enabled != sampling_.enabled || s.temperature != sampling_.temperature ||
-      s.topK != sampling_.topK || s.topP != sampling_.topP || s.seed != sampling_.seed) {
-    if (tile_runtime::Status st = engine_.setSampling(s); !st)
-      return fail(st);
-    sampling_ = s;
-    samplingSet_ = true;
+  if (!r.ignoreEos && config_.isEndOfSequence(seq.token))
+    return done("stop");
+  if (r.topLogprobs >= 0) {
+    // The logits that picked the token.
+    std::vector<float> logits;
+    if (tile_runtime::Status st = engine_.slotLogits(seq.slot, logits); !st) {
+      finishWith(seq, st.message());
+      return true;
+    }
+    seq.logprobs.push_back(tokenLogprob(logits, seq.token, r.topLogprobs));
   }
-  OutputText text(r.stop, r.thinking);
-  int32_t token = -1;
-  // The prompt's prefix the engine still holds from the request before
-  // (a shared system prompt, the turns before in a chat) is not computed
-  // again.
-  if (tile_runtime::Status st =
-          engine_.prefillReusing(r.promptIds, token, finish.usage.cachedTokens);
-      !st)
-    return fail(st);
-  metrics_.promptTokens(finish.usage.promptTokens, finish.usage.cachedTokens);
-  auto last = Clock::now();
-  metrics_.timeToFirstToken(std::chrono::duration<double>(last - job.arrived).count());
-  int64_t generated = 0;
-  auto isEos = [&](int32_t t) { return !r.ignoreEos && config_.isEndOfSequence(t); };
-  std::vector<TokenLogprob> logprobs; // not yet sent
-  std::vector<float> logits;
-  for (;;) {
-    ++generated;
-    if (isEos(token)) {
-      finish.finishReason = "stop";
-      break;
-    }
-    if (r.topLogprobs >= 0) {
-      // The logits that picked `token`.
-      if (tile_runtime::Status st = engine_.lastLogits(logits); !st)
-        return fail(st);
-      logprobs.push_back(tokenLogprob(logits, token, r.topLogprobs));
-    }
-    Job::Event ev;
-    ev.delta = text.feed(tokenizer_.tokenBytes(token));
-    if (!ev.delta.empty()) {
-      ev.logprobs = std::move(logprobs);
-      logprobs.clear();
-      job.push(std::move(ev));
-    }
-    if (text.stopped()) {
-      finish.finishReason = "stop";
-      break;
-    }
-    if (generated >= r.maxTokens) {
-      finish.finishReason = "length";
-      break;
-    }
-    if (job.cancelled())
-      break;
-    if (tile_runtime::Status st = engine_.decode(token, token); !st) {
-      metrics_.generatedTokens(generated);
-      return fail(st);
-    }
-    auto now = Clock::now();
-    metrics_.interTokenLatency(std::chrono::duration<double>(now - last).count());
-    last = now;
+  Job::Event ev;
+  ev.delta = seq.text.feed(tokenizer_.tokenBytes(seq.token));
+  if (!ev.delta.empty()) {
+    ev.logprobs = std::move(seq.logprobs);
+    seq.logprobs.clear();
+    seq.job->push(std::move(ev));
   }
-  metrics_.generatedTokens(generated);
-  finish.usage.completionTokens = generated;
-  if (!text.stopped())
-    finish.delta = text.finish();
-  finish.logprobs = std::move(logprobs);
-  if (job.cancelled() && finish.finishReason.empty())
-    finish.error = "cancelled";
-  job.push(std::move(finish));
+  if (seq.text.stopped())
+    return done("stop");
+  if (seq.generated >= r.maxTokens)
+    return done("length");
+  if (seq.job->cancelled()) {
+    finishWith(seq, "cancelled");
+    return true;
+  }
+  if (engine_.slotLength(seq.slot) >= engine_.maxSeqLen())
+    return done("length"); // the context is full
+  return false;
+}
+
+void Scheduler::finishWith(Sequence &seq, const std::string &error) {
+  metrics_.generatedTokens(seq.generated);
+  seq.finish.usage.completionTokens = seq.generated;
+  if (error.empty() && !seq.text.stopped())
+    seq.finish.delta = seq.text.finish();
+  seq.finish.logprobs = std::move(seq.logprobs);
+  seq.finish.error = error;
+  seq.job->push(std::move(seq.finish));
 }
 
 } // namespace qwen3::serve

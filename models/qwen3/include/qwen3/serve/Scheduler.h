@@ -1,11 +1,13 @@
 //===- Scheduler.h - requests in, generated text out ------------*- C++ -*-===//
 //
 // The server's requests wait in a bounded queue; one worker thread owns the
-// engine and runs them. Each request is a Job whose events (text deltas,
-// then one finish) the HTTP side reads as they come; a job whose client has
-// gone is cancelled and gives up its sequence at the next step. Requests
-// run one at a time (a batch of one); continuous batching over a paged KV
-// cache is the next step of docs/serving.md.
+// engine and batches them continuously (docs/serving.md): every step it
+// admits waiting requests into free cache slots (each prompt prefilled,
+// reusing the longest prefix a slot holds), then runs one batched decode
+// step of every running sequence, and retires the finished ones. Each
+// request is a Job whose events (text deltas, then one finish) the HTTP
+// side reads as they come; a job whose client has gone is cancelled and
+// gives up its slot at the next step.
 //
 //===----------------------------------------------------------------------===//
 
@@ -75,8 +77,30 @@ public:
   void drain();
 
 private:
+  /// A running request: its slot and the token it feeds next.
+  struct Sequence {
+    std::shared_ptr<Job> job;
+    int64_t slot = 0;
+    int32_t token = 0;
+    int64_t generated = 0;
+    Sampling sampling;
+    OutputText text;
+    std::vector<TokenLogprob> logprobs; ///< not yet sent
+    Job::Event finish;
+    std::chrono::steady_clock::time_point last;
+    Sequence(std::shared_ptr<Job> j, int64_t s);
+  };
   void loop();
-  void run(Job &job);
+  /// Prefills the job into a free slot; false if it finished there (an
+  /// error, or its first token ended it).
+  bool admit(std::shared_ptr<Job> job, std::vector<Sequence> &running);
+  /// The free slot for `ids`: the one holding the longest prefix of it,
+  /// else the least recently used.
+  int64_t pickSlot(const std::vector<int32_t> &ids);
+  /// Emits seq's current token; true when the sequence is finished (its
+  /// finish event sent).
+  bool emit(Sequence &seq);
+  void finishWith(Sequence &seq, const std::string &error);
 
   Engine &engine_;
   const Tokenizer &tokenizer_;
@@ -87,8 +111,11 @@ private:
   std::condition_variable cv_;
   std::deque<std::shared_ptr<Job>> queue_;
   bool draining_ = false;
-  Sampling sampling_; ///< what the engine is set to
-  bool samplingSet_ = false;
+  /// Per slot: free, and the step it was last used at (least recently
+  /// used free slots are taken first).
+  std::vector<bool> slotFree_;
+  std::vector<uint64_t> slotUsed_;
+  uint64_t steps_ = 0;
   std::thread worker_;
 };
 
