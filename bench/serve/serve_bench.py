@@ -3,7 +3,10 @@
 prompt ids and `--tg` generated tokens (ignore_eos, greedy), streamed over
 loopback at each concurrency of `--concurrency`; per request the time to
 first token and the gaps between tokens as the client sees them; per
-concurrency the aggregate output tok/s. Beside it, in the same run,
+concurrency the aggregate output tok/s. Then prefix caching: `--prefix-requests`
+concurrent requests that share a `--prefix-len`-token system prompt (each
+with its own 32-token question) against as many whose system prompts all
+differ, time to first token p50 of each. Beside it, in the same run,
 qwen3-run's batch-1 decode on the same checkpoint and prompt length, and
 the copy bandwidth. Random weights at the real shapes, made here.
 
@@ -32,6 +35,8 @@ ap.add_argument("--pp", type=int, default=512)
 ap.add_argument("--tg", type=int, default=256)
 ap.add_argument("--concurrency", default="1,4")
 ap.add_argument("--requests-per-client", type=int, default=3)
+ap.add_argument("--prefix-requests", type=int, default=32)
+ap.add_argument("--prefix-len", type=int, default=2000)
 args = ap.parse_args()
 
 
@@ -40,10 +45,10 @@ def pct(v, p):
     return v[min(len(v) - 1, max(0, round(p * (len(v) - 1))))]
 
 
-def stream_request(port, ids, out):
+def stream_request(port, ids, out, tg=None):
     """One streamed completion; its arrival times per token chunk."""
-    c = http.client.HTTPConnection("127.0.0.1", port, timeout=120)
-    body = json.dumps({"prompt": ids, "max_tokens": args.tg, "temperature": 0,
+    c = http.client.HTTPConnection("127.0.0.1", port, timeout=600)
+    body = json.dumps({"prompt": ids, "max_tokens": tg or args.tg, "temperature": 0,
                        "ignore_eos": True, "stream": True,
                        "stream_options": {"include_usage": True}})
     t0 = time.perf_counter()
@@ -79,9 +84,12 @@ for name, d, cfg, nparam, streamed, kvpp in common.checkpoints(args):
                 decode_tok_s=common.stats([r["decode_tok_s"] for r in j["runs"]]),
                 ttft_ms=common.stats([r["prefill_ms"] for r in j["runs"]]),
                 copy_bytes_per_s=bw)
+    levels = [int(c) for c in args.concurrency.split(",")]
+    batch = max(levels + [args.prefix_requests])
+    seq = max(args.pp + args.tg, args.prefix_len + 32 + 16) + 64
     srv = subprocess.Popen([args.qwen3_serve, "--model", d, "--kernels", args.kernels,
-                            "--port", "0", "--max-seq-len", str(args.pp + args.tg + 64),
-                            "--max-queue", "1024"],
+                            "--port", "0", "--max-seq-len", str(seq),
+                            "--max-queue", "1024", "--max-batch", str(batch)],
                            stderr=subprocess.PIPE, text=True)
     port = None
     for line in srv.stderr:
@@ -97,7 +105,7 @@ for name, d, cfg, nparam, streamed, kvpp in common.checkpoints(args):
     stream_request(port, ids, warm)  # graphs captured, clocks up
     if not warm[0]["times"]:
         raise SystemExit("the warm-up request returned no text: " + json.dumps(warm[0]["usage"]))
-    for conc in [int(c) for c in args.concurrency.split(",")]:
+    for conc in levels:
         results = []
 
         def client(k):
@@ -120,6 +128,28 @@ for name, d, cfg, nparam, streamed, kvpp in common.checkpoints(args):
                     per_request_decode_tok_s=common.stats(decode),
                     ttft_ms={"p50": pct(ttft, 0.5), "p99": pct(ttft, 0.99)},
                     itl_ms={"p50": pct(itl, 0.5), "p99": pct(itl, 0.99)},
+                    copy_bytes_per_s=bw)
+    # Prefix caching: one shared system prompt, then (as the baseline) a
+    # different one per request; each request's own question after it.
+    for shared in (True, False) if args.prefix_requests > 0 else ():
+        results = []
+
+        def ask(k):
+            system = common.prompt_ids(args.prefix_len, seed=7 if shared else 1000 + k)
+            question = common.prompt_ids(32, seed=5000 + k)
+            stream_request(port, system + question, results, tg=16)
+
+        threads = [threading.Thread(target=ask, args=(k,)) for k in range(args.prefix_requests)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        ttft = [(r["times"][0] - r["t0"]) * 1e3 for r in results if r["times"]]
+        cached = sum(r["usage"]["prompt_tokens_details"]["cached_tokens"] for r in results)
+        common.emit(args.out, kind="prefix", model=name, shared=shared,
+                    prefix_len=args.prefix_len, requests=len(results),
+                    cached_tokens=cached,
+                    ttft_ms={"p50": pct(ttft, 0.5), "p99": pct(ttft, 0.99)},
                     copy_bytes_per_s=bw)
     srv.send_signal(2)
     srv.wait(60)

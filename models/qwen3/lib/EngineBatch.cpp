@@ -74,8 +74,13 @@ Status EngineShard::batchLayers(int64_t B) {
   const float scale = 1.0f / std::sqrt(static_cast<float>(HD));
   const bool split = place.ranks > 1;
   Acts &a = batch.acts;
+  // Up to 64 rows, GEMMs of 64 x 32 tiles: the prompt's 128 x 256 (or
+  // 128) tiles leave most SMs idle at a few rows (Qwen3-8B's down
+  // projection: 32 programs).
+  const bool few = B <= 64;
   auto gemm = [&](const Buffer &x, int64_t k, const Buffer &w, int64_t n, const Buffer &y) {
-    return launch(pickGemm(B, n), {Arg::in(x, {B, k}), Arg::in(w, {n, k}), Arg::out(y, {B, n})});
+    return launch(few ? kGemmRows64 : pickGemm(B, n),
+                  {Arg::in(x, {B, k}), Arg::in(w, {n, k}), Arg::out(y, {B, n})});
   };
   Status st = Status::ok();
 #define TRY(x)                                                                 \
@@ -119,8 +124,8 @@ Status EngineShard::batchLayers(int64_t B) {
     TRY(launch(kAddRms, {Arg::in(a.ao, {B, H}), Arg::inout(a.res, {B, H}),
                          Arg::in(unitNorm, {H}), Arg::out(a.h, {B, H}), Arg::real(eps)}));
     TRY(promptWeight(L.gateUp, 2 * I, H, &L.postNorm, w));
-    TRY(launch(kGemmSwiglu, {Arg::in(a.h, {B, H}), Arg::in(*w, {2 * I, H}),
-                             Arg::out(a.act, {B, I})}));
+    TRY(launch(few ? kGemmSwigluRows64 : kGemmSwiglu,
+               {Arg::in(a.h, {B, H}), Arg::in(*w, {2 * I, H}), Arg::out(a.act, {B, I})}));
     TRY(promptWeight(L.down, H, I, nullptr, w));
     TRY(gemm(a.act, I, *w, H, a.mo));
     if (split)

@@ -49,7 +49,9 @@ Status EngineKernels::load(const Module &module, const std::string &manifest,
       {K::kvNormRopeWriteSlots(hd), &kKvWriteSlots},
       {K::batchDecodeAttention(group, hd), &kBatchAttn},
       {K::argmaxRowsPartial(), &kArgmaxRowsP},
-      {K::argmaxRowsFinal(), &kArgmaxRowsF}};
+      {K::argmaxRowsFinal(), &kArgmaxRowsF},
+      {K::gemmRows64(), &kGemmRows64},
+      {K::gemmSwigluRows64(), &kGemmSwigluRows64}};
   for (const auto &[inst, kernel] : fixed)
     if (Status st = find(module, manifest, inst.name(), *kernel); !st)
       return st;

@@ -29,6 +29,8 @@ struct EngineKernels {
   /// table from a position per row, the K/V written into each row's cache
   /// slot, the attention of each row over its slot, the argmax per row.
   Kernel kRopeTablePositions, kKvWriteSlots, kBatchAttn, kArgmaxRowsP, kArgmaxRowsF;
+  /// The batched step's GEMMs up to 64 rows (64 x 32 tiles).
+  Kernel kGemmRows64, kGemmSwigluRows64;
 
   /// One decode GEMV of linear.tile in its instances: the general one, and
   /// those without bounds checks (WHOLE = 1) by U, the K steps of 512 per

@@ -230,6 +230,8 @@ KernelInstance dequantizeFp8() { return inst("dequantize_fp8"); }
 KernelInstance gemm() { return inst("gemm"); }
 KernelInstance gemmNarrow() { return inst("gemm", {{"BN", 128}}); }
 KernelInstance gemmSwiglu() { return inst("gemm_swiglu"); }
+KernelInstance gemmRows64() { return inst("gemm", {{"BM", 64}, {"BN", 32}}); }
+KernelInstance gemmSwigluRows64() { return inst("gemm_swiglu", {{"BM", 64}, {"BI", 32}}); }
 KernelInstance embed() { return inst("embed"); }
 KernelInstance embedSumsq() { return inst("embed_sumsq"); }
 KernelInstance foldNormWeight() { return inst("fold_norm_weight"); }
@@ -285,7 +287,7 @@ KernelSet kernelSet(KernelDType dt) {
         add(gemvFp8(f, u, hd));
   add(dequantizeFp8());
   for (const KernelInstance &k :
-       {gemm(), gemmNarrow(), gemmSwiglu(), embed(), embedSumsq(), foldNormWeight(),
+       {gemm(), gemmNarrow(), gemmSwiglu(), gemmRows64(), gemmSwigluRows64(), embed(), embedSumsq(), foldNormWeight(),
         argmaxPartial(), argmaxFinal(), argmaxRowsPartial(), argmaxRowsFinal(), sample(),
         advancePosition()})
     add(k);

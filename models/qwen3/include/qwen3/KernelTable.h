@@ -125,6 +125,10 @@ KernelInstance dequantizeFp8();
 KernelInstance gemm();
 KernelInstance gemmNarrow();
 KernelInstance gemmSwiglu();
+/// A batched decode step's GEMMs (at most 64 rows): 64 x 32 tiles, so a
+/// projection of a few rows still spreads over every SM.
+KernelInstance gemmRows64();
+KernelInstance gemmSwigluRows64();
 KernelInstance embed();
 KernelInstance embedSumsq();
 KernelInstance foldNormWeight();
