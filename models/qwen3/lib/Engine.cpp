@@ -41,7 +41,7 @@ struct Engine::Impl {
   std::vector<std::vector<int32_t>> held;
   std::vector<int32_t> &cached() { return held[0]; }
   /// Where each slot's last pick's logits are.
-  enum class LogitsAt { None, Prefill, Batch };
+  enum class LogitsAt { None, Prefill, Batch, Single };
   std::vector<LogitsAt> logitsAt;
   /// A rank failed mid-step and the collectives were aborted: the shards'
   /// states no longer agree, so every later call fails with this.
@@ -327,6 +327,7 @@ Status Engine::decode(int32_t token, int32_t &next) {
   }
   if (extends)
     m.cached().push_back(token);
+  m.logitsAt[0] = Impl::LogitsAt::Single;
   return agreed(picks, next);
 }
 
@@ -476,6 +477,8 @@ Status Engine::slotLogits(int64_t slot, std::vector<float> &logits) {
     return m.onFirst([&](EngineShard &s) { return s.readLogits(s.prefillActs.logits, 0, logits); });
   case Impl::LogitsAt::Batch:
     return m.onFirst([&](EngineShard &s) { return s.batchLogits(slot, logits); });
+  case Impl::LogitsAt::Single:
+    return m.onFirst([&](EngineShard &s) { return s.readLogits(s.decodeActs.logits, 0, logits); });
   case Impl::LogitsAt::None:
     break;
   }

@@ -131,7 +131,9 @@ public:
   Status lastLogits(std::vector<float> &logits);
 
   /// Continuous batching (docs/serving.md): EngineOptions::maxBatch
-  /// sequences, one per cache slot. prefill/decode above run slot 0.
+  /// sequences, one per cache slot. prefill/decode above run slot 0 (and
+  /// go on from whatever slot 0 holds: a sequence may alternate between
+  /// decode and decodeSlots).
   int64_t slots() const;
   /// Runs `ids` into `slot` (its sequence replaced), computing only what
   /// follows the longest prefix of `ids` that some slot holds (a shared

@@ -36,7 +36,7 @@ Scheduler::Sequence::Sequence(std::shared_ptr<Job> j, int64_t s)
 Scheduler::Scheduler(Engine &engine, const Tokenizer &tokenizer, const ModelConfig &config,
                      size_t maxQueue, Metrics &metrics)
     : engine_(engine), tokenizer_(tokenizer), config_(config), maxQueue_(maxQueue),
-      metrics_(metrics), slotFree_(engine.slots(), true), slotUsed_(engine.slots(), 0) {
+      metrics_(metrics), slotFree_(engine.slots(), true) {
   worker_ = std::thread([this] { loop(); });
 }
 
@@ -91,18 +91,35 @@ void Scheduler::loop() {
     if (running.empty())
       continue;
     // One batched step of every running sequence.
-    ++steps_;
     std::vector<Engine::SlotStep> batch;
     for (const Sequence &seq : running)
       batch.push_back({seq.slot, seq.token, seq.sampling});
     std::vector<int32_t> next;
-    tile_runtime::Status st = engine_.decodeSlots(batch, next);
+    // A sequence alone in slot 0 runs the single-sequence step (GEMVs, the
+    // batch-1 graph): a lone request decodes as fast as qwen3-run.
+    tile_runtime::Status st = tile_runtime::Status::ok();
+    if (running.size() == 1 && running[0].slot == 0) {
+      next.assign(1, -1);
+      // A new sampling setting recaptures the single step's graphs;
+      // requests with the same one (all greedy ones) reuse them.
+      const Sampling &s = running[0].sampling;
+      if (!samplingSet_ || s.enabled != sampling_.enabled ||
+          s.temperature != sampling_.temperature || s.topK != sampling_.topK ||
+          s.topP != sampling_.topP || s.seed != sampling_.seed) {
+        st = engine_.setSampling(s);
+        sampling_ = s;
+        samplingSet_ = st.isOk();
+      }
+      if (st)
+        st = engine_.decode(running[0].token, next[0]);
+    } else {
+      st = engine_.decodeSlots(batch, next);
+    }
     metrics_.batchSize(static_cast<int64_t>(batch.size()));
     const auto now = Clock::now();
     std::vector<Sequence> still;
     for (size_t i = 0; i < running.size(); ++i) {
       Sequence &seq = running[i];
-      slotUsed_[seq.slot] = steps_;
       bool done;
       if (!st) {
         finishWith(seq, st.message());
@@ -129,7 +146,7 @@ int64_t Scheduler::pickSlot(const std::vector<int32_t> &ids) {
     if (!slotFree_[s])
       continue;
     const int64_t shared = engine_.sharedPrefix(s, ids);
-    if (pick < 0 || shared > best || (shared == best && slotUsed_[s] < slotUsed_[pick])) {
+    if (pick < 0 || shared > best) {
       pick = s;
       best = shared;
     }
@@ -146,7 +163,6 @@ bool Scheduler::admit(std::shared_ptr<Job> job, std::vector<Sequence> &running) 
   }
   seq.sampling = r.sampling.enabled ? r.sampling : Sampling();
   slotFree_[seq.slot] = false;
-  slotUsed_[seq.slot] = steps_;
   // The prompt's prefix a slot still holds (a shared system prompt, the
   // turns before in a chat) is not computed again.
   if (tile_runtime::Status st = engine_.prefillSlot(seq.slot, r.promptIds, seq.sampling,

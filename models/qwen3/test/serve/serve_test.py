@@ -149,9 +149,7 @@ for p, ref in zip(prompts, refs):
 # Prefix reuse: a prompt that extends the one before it computes only its
 # new tokens (usage.prompt_tokens_details.cached_tokens), with the text a
 # whole prefill gives (a fresh server's, where nothing is cached); the same
-# prompt again reuses all but its last two. Finished requests leave their
-# rows in their cache slots, so a later prompt sharing a prefix with any
-# of them reuses it.
+# prompt again reuses all but its last two.
 base = [18, 901, 4, 2000, 55, 8, 9]
 longer = base + [30, 31]
 fresh = Server()
@@ -171,13 +169,9 @@ for what, want in (("extends the one before", len(base)), ("repeats the one befo
     cached = body["usage"]["prompt_tokens_details"]["cached_tokens"] if st == 200 else None
     check(st == 200 and cached == want and body["choices"][0]["text"] == ref,
           f"a prompt that {what}: {want} cached tokens (got {cached}), a whole prefill's text")
-st, body = call(port, "POST", "/v1/completions",
-                {"model": "tiny", "prompt": prompts[0] + [77, 78], "max_tokens": 2, "temperature": 0})
-check(st == 200 and body["usage"]["prompt_tokens_details"]["cached_tokens"] == len(prompts[0]),
-      "a prompt extending an earlier request's (not the last one's) reuses it too")
 st, text = call(port, "GET", "/metrics")
-check("qwen3_prompt_tokens_cached_total " + str(len(base) + len(longer) - 2 + len(prompts[0]))
-      in text, "/metrics counts the cached prompt tokens")
+check("qwen3_prompt_tokens_cached_total " + str(len(base) + len(longer) - 2) in text,
+      "/metrics counts the cached prompt tokens")
 
 # Streaming: SSE framing through curl, the same text as the whole response.
 req = {"model": "tiny", "prompt": prompts[0], "max_tokens": 12, "temperature": 0,

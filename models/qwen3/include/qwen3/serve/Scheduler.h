@@ -95,7 +95,8 @@ private:
   /// error, or its first token ended it).
   bool admit(std::shared_ptr<Job> job, std::vector<Sequence> &running);
   /// The free slot for `ids`: the one holding the longest prefix of it,
-  /// else the least recently used.
+  /// else the first (a lone request in slot 0 runs the single-sequence
+  /// step).
   int64_t pickSlot(const std::vector<int32_t> &ids);
   /// Emits seq's current token; true when the sequence is finished (its
   /// finish event sent).
@@ -111,11 +112,9 @@ private:
   std::condition_variable cv_;
   std::deque<std::shared_ptr<Job>> queue_;
   bool draining_ = false;
-  /// Per slot: free, and the step it was last used at (least recently
-  /// used free slots are taken first).
   std::vector<bool> slotFree_;
-  std::vector<uint64_t> slotUsed_;
-  uint64_t steps_ = 0;
+  Sampling sampling_; ///< what the engine's single-sequence step is set to
+  bool samplingSet_ = false;
   std::thread worker_;
 };
 
