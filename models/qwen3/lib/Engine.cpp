@@ -267,33 +267,56 @@ static Status agreed(const std::vector<int32_t> &picks, int32_t &next) {
   return Status::ok();
 }
 
+/// A prompt of T tokens fits a sequence of maxSeq.
+static Status checkPrompt(int64_t T, int64_t maxSeq) {
+  if (T == 0)
+    return Status::error("the prompt is empty");
+  if (T > maxSeq)
+    return Status::error("the prompt has " + std::to_string(T) +
+                         " tokens, more than --max-seq-len " + std::to_string(maxSeq));
+  return Status::ok();
+}
+
+static Status checkSlot(int64_t slot, int64_t slots) {
+  if (slot < 0 || slot >= slots)
+    return Status::error("slot " + std::to_string(slot) + " is not in [0, " +
+                         std::to_string(slots) + ")");
+  return Status::ok();
+}
+
+/// How many leading tokens of `ids` `held` holds, at most `most`.
+static size_t commonPrefix(const std::vector<int32_t> &held, const std::vector<int32_t> &ids,
+                           size_t most) {
+  const size_t n = std::min({most, held.size(), ids.size()});
+  size_t i = 0;
+  while (i < n && held[i] == ids[i])
+    ++i;
+  return i;
+}
+
+/// The most of `ids` a prefill may reuse: at least two tokens are computed.
+/// A prompt of one runs the decode step's kernels, of two or more the
+/// prompt's, whose rows come out as in a whole prefill (each row's products
+/// in the same order), so a prompt whose reused rows were all prefilled
+/// gives a whole prefill's logits.
+static size_t reusable(const std::vector<int32_t> &ids) {
+  return ids.size() < 2 ? 0 : ids.size() - 2;
+}
+
 Status Engine::prefill(const std::vector<int32_t> &ids, int32_t &next) {
   return run(ids, 0, next);
 }
 
 Status Engine::prefillReusing(const std::vector<int32_t> &ids, int32_t &next,
                               int64_t &reused) {
-  const std::vector<int32_t> &cached = impl->cached();
-  // At least two tokens are computed: a prompt of one runs the decode
-  // step's kernels, of two or more the prompt's, whose rows come out as in
-  // a whole prefill (each row's products in the same order), so a prompt
-  // whose reused rows were all prefilled gives a whole prefill's logits.
-  const size_t most = std::min(cached.size(), ids.size() < 2 ? 0 : ids.size() - 2);
-  size_t common = 0;
-  while (common < most && cached[common] == ids[common])
-    ++common;
-  reused = static_cast<int64_t>(common);
+  reused = static_cast<int64_t>(commonPrefix(impl->cached(), ids, reusable(ids)));
   return run(ids, reused, next);
 }
 
 Status Engine::run(const std::vector<int32_t> &ids, int64_t from, int32_t &next) {
   Impl &m = *impl;
-  const int64_t T = static_cast<int64_t>(ids.size());
-  if (T == 0)
-    return Status::error("the prompt is empty");
-  if (T > m.maxSeq)
-    return Status::error("the prompt has " + std::to_string(T) +
-                         " tokens, more than --max-seq-len " + std::to_string(m.maxSeq));
+  if (Status st = checkPrompt(static_cast<int64_t>(ids.size()), m.maxSeq); !st)
+    return st;
   // Until the prefill completes the caches hold no known sequence.
   m.cached().clear();
   m.logitsAt[0] = Impl::LogitsAt::None;
@@ -345,42 +368,25 @@ int64_t Engine::slotLength(int64_t slot) const {
 }
 
 int64_t Engine::sharedPrefix(int64_t slot, const std::vector<int32_t> &ids) const {
-  if (slot < 0 || slot >= slots())
+  if (!checkSlot(slot, slots()))
     return 0;
-  const std::vector<int32_t> &h = impl->held[slot];
-  size_t n = 0;
-  while (n < std::min(h.size(), ids.size()) && h[n] == ids[n])
-    ++n;
-  return static_cast<int64_t>(n);
+  return static_cast<int64_t>(commonPrefix(impl->held[slot], ids, ids.size()));
 }
 
 Status Engine::prefillSlot(int64_t slot, const std::vector<int32_t> &ids,
                            const Sampling &sampling, int32_t &next, int64_t &reused) {
   Impl &m = *impl;
-  if (slot < 0 || slot >= slots())
-    return Status::error("slot " + std::to_string(slot) + " is not in [0, " +
-                         std::to_string(slots()) + ")");
-  const int64_t T = static_cast<int64_t>(ids.size());
-  if (T == 0)
-    return Status::error("the prompt is empty");
-  if (T > m.maxSeq)
-    return Status::error("the prompt has " + std::to_string(T) +
-                         " tokens, more than --max-seq-len " + std::to_string(m.maxSeq));
+  if (Status st = checkSlot(slot, slots()); !st)
+    return st;
+  if (Status st = checkPrompt(static_cast<int64_t>(ids.size()), m.maxSeq); !st)
+    return st;
   if (Status st = checkSampling(sampling); !st)
     return st;
-  // The longest prefix some slot holds (at least two tokens are computed,
-  // as prefillReusing computes them), its own first.
-  const size_t most = ids.size() < 2 ? 0 : ids.size() - 2;
-  auto common = [&](const std::vector<int32_t> &h) {
-    size_t n = 0;
-    while (n < std::min(most, h.size()) && h[n] == ids[n])
-      ++n;
-    return n;
-  };
-  size_t best = common(m.held[slot]);
+  // The longest prefix some slot holds, its own first.
+  size_t best = commonPrefix(m.held[slot], ids, reusable(ids));
   int64_t donor = slot;
   for (int64_t s = 0; s < slots(); ++s)
-    if (size_t n = common(m.held[s]); n > best) {
+    if (size_t n = commonPrefix(m.held[s], ids, reusable(ids)); n > best) {
       best = n;
       donor = s;
     }
@@ -418,8 +424,8 @@ Status Engine::decodeSlots(const std::vector<SlotStep> &steps, std::vector<int32
   std::vector<bool> seen(slots(), false);
   for (const SlotStep &step : steps) {
     const std::string name = "slot " + std::to_string(step.slot);
-    if (step.slot < 0 || step.slot >= slots())
-      return Status::error(name + " is not in [0, " + std::to_string(slots()) + ")");
+    if (Status st = checkSlot(step.slot, slots()); !st)
+      return st;
     if (seen[step.slot])
       return Status::error(name + " is stepped twice in one batch");
     seen[step.slot] = true;
@@ -469,9 +475,8 @@ Status Engine::decodeSlots(const std::vector<SlotStep> &steps, std::vector<int32
 
 Status Engine::slotLogits(int64_t slot, std::vector<float> &logits) {
   Impl &m = *impl;
-  if (slot < 0 || slot >= slots())
-    return Status::error("slot " + std::to_string(slot) + " is not in [0, " +
-                         std::to_string(slots()) + ")");
+  if (Status st = checkSlot(slot, slots()); !st)
+    return st;
   switch (m.logitsAt[slot]) {
   case Impl::LogitsAt::Prefill:
     return m.onFirst([&](EngineShard &s) { return s.readLogits(s.prefillActs.logits, 0, logits); });
