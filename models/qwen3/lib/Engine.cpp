@@ -499,6 +499,15 @@ Status Engine::profileDecode(std::vector<KernelTime> &times) {
   });
 }
 
+Status Engine::profileSlots(const std::vector<SlotStep> &steps, std::vector<int32_t> &next,
+                            std::vector<KernelTime> &times) {
+  times.clear();
+  impl->shards[0]->profile = &times;
+  Status st = decodeSlots(steps, next);
+  impl->shards[0]->profile = nullptr;
+  return st;
+}
+
 Status Engine::profilePrefill(const std::vector<int32_t> &ids,
                               std::vector<KernelTime> &times) {
   times.clear();

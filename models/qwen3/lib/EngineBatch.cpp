@@ -21,7 +21,7 @@ Status EngineShard::allocBatch() {
   const ModelConfig &c = cfg;
   batch = Batch();
   Acts &a = batch.acts;
-  const int64_t S = slots, nq = c.heads * c.headDim;
+  const int64_t S = slots, P = gemmRows(slots), nq = c.heads * c.headDim;
   const int64_t nparts = (c.vocabSize + argmaxChunk - 1) / argmaxChunk;
   a.cap = S;
   Status st = Status::ok();
@@ -33,16 +33,17 @@ Status EngineShard::allocBatch() {
   alloc(DType::I32, S, batch.pos);
   alloc(DType::I32, S, batch.next);
   alloc(dt, S * c.hidden, a.res);
-  alloc(dt, S * c.hidden, a.h);
-  alloc(dt, S * nqkv, a.qkv);
+  // The GEMMs' operands, for P >= S rows (gemmRows).
+  alloc(dt, P * c.hidden, a.h);
+  alloc(dt, P * nqkv, a.qkv);
   alloc(dt, S * nq, a.q);
-  alloc(dt, S * nq, a.attn);
-  alloc(dt, S * c.hidden, a.ao);
-  alloc(dt, S * c.intermediate, a.act);
-  alloc(dt, S * c.hidden, a.mo);
+  alloc(dt, P * nq, a.attn);
+  alloc(dt, P * c.hidden, a.ao);
+  alloc(dt, P * c.intermediate, a.act);
+  alloc(dt, P * c.hidden, a.mo);
   alloc(dt, S * c.headDim, a.ropeCos);
   alloc(dt, S * c.headDim, a.ropeSin);
-  alloc(dt, S * c.vocabSize, a.logits);
+  alloc(dt, P * c.vocabSize, a.logits);
   alloc(DType::F32, S * nq * kBatchSplits, a.po);
   alloc(DType::F32, S * c.heads * kBatchSplits, a.plse);
   alloc(DType::F32, S * nparts, a.vals);
@@ -52,6 +53,10 @@ Status EngineShard::allocBatch() {
   alloc(DType::I32, S * 4, batch.sampleNext);
   if (st)
     st = stream.fill(batch.tickets, 0);
+  // The GEMMs' rows past a step's are read before any step writes them.
+  for (Buffer *b : {&a.h, &a.attn})
+    if (st)
+      st = stream.fill(*b, 0);
   return st;
 }
 
@@ -74,13 +79,18 @@ Status EngineShard::batchLayers(int64_t B) {
   const float scale = 1.0f / std::sqrt(static_cast<float>(HD));
   const bool split = place.ranks > 1;
   Acts &a = batch.acts;
-  // Up to 64 rows, GEMMs of 64 x 32 tiles: the prompt's 128 x 256 (or
-  // 128) tiles leave most SMs idle at a few rows (Qwen3-8B's down
-  // projection: 32 programs).
+  // Up to 64 rows, GEMMs of 64 x 32 tiles (64 x 64 for the outputs of
+  // the hidden size): the prompt's 128 x 256 (or 128) tiles leave most SMs
+  // idle at a few rows (Qwen3-8B's down projection: 32 programs). Each runs
+  // over P rows, whole tiles (gemmRows).
   const bool few = B <= 64;
-  auto gemm = [&](const Buffer &x, int64_t k, const Buffer &w, int64_t n, const Buffer &y) {
-    return launch(few ? kGemmRows64 : pickGemm(B, n),
-                  {Arg::in(x, {B, k}), Arg::in(w, {n, k}), Arg::out(y, {B, n})});
+  const int64_t P = gemmRows(B);
+  const double esize = 2;
+  auto gemm = [&](const char *what, const Buffer &x, int64_t k, const Buffer &w, int64_t n,
+                  const Buffer &y) {
+    const Arg args[] = {Arg::in(x, {P, k}), Arg::in(w, {n, k}), Arg::out(y, {P, n})};
+    const Kernel &kernel = !few ? pickGemm(P, n) : n == H ? kGemmRows64Wide : kGemmRows64;
+    return launch(kernel, args, 3, esize * (n * k + B * (k + n)), what);
   };
   Status st = Status::ok();
 #define TRY(x)                                                                 \
@@ -103,7 +113,7 @@ Status EngineShard::batchLayers(int64_t B) {
     const Layer &L = layers[l];
     const Buffer *w = nullptr;
     TRY(promptWeight(L.qkv, nqkv, H, &L.inNorm, w));
-    TRY(gemm(a.h, H, *w, nqkv, a.qkv));
+    TRY(gemm("qkv", a.h, H, *w, nqkv, a.qkv));
     TRY(launch(kQRopeTable, {Arg::in(a.qkv, {B, nqkv}), Arg::in(L.qNorm, {HD}), cosRows, sinRows,
                              Arg::out(a.q, {B, nq}), Arg::real(eps)}));
     TRY(launch(kKvWriteSlots,
@@ -113,21 +123,22 @@ Status EngineShard::batchLayers(int64_t B) {
     TRY(launch(kBatchAttn,
                {Arg::in(a.q, {B * c.heads, HD}), cacheIn(kcache, l),
                 cacheIn(vcache, l), Arg::in(batch.pos, {B}),
-                Arg::inout(a.po, {B * c.heads, HD, kBatchSplits}),
+                Arg::inout(a.po, {B * c.heads, kBatchSplits, HD}),
                 Arg::inout(a.plse, {B * c.heads, kBatchSplits}),
-                Arg::out(a.attn, {B * c.heads, HD}), Arg::ticket(batch.tickets, {B * c.heads}),
+                Arg::out(a.attn, {B * c.heads, HD}), Arg::ticket(batch.tickets, {B * c.kvHeads}),
                 Arg::real(scale)}));
     TRY(promptWeight(L.o, H, nq, nullptr, w));
-    TRY(gemm(a.attn, nq, *w, H, a.ao));
+    TRY(gemm("o", a.attn, nq, *w, H, a.ao));
     if (split)
       TRY(allReduce(a.ao, B * H));
     TRY(launch(kAddRms, {Arg::in(a.ao, {B, H}), Arg::inout(a.res, {B, H}),
                          Arg::in(unitNorm, {H}), Arg::out(a.h, {B, H}), Arg::real(eps)}));
     TRY(promptWeight(L.gateUp, 2 * I, H, &L.postNorm, w));
     TRY(launch(few ? kGemmSwigluRows64 : kGemmSwiglu,
-               {Arg::in(a.h, {B, H}), Arg::in(*w, {2 * I, H}), Arg::out(a.act, {B, I})}));
+               {Arg::in(a.h, {P, H}), Arg::in(*w, {2 * I, H}), Arg::out(a.act, {P, I})},
+               esize * (2 * I * H + B * (H + I))));
     TRY(promptWeight(L.down, H, I, nullptr, w));
-    TRY(gemm(a.act, I, *w, H, a.mo));
+    TRY(gemm("down", a.act, I, *w, H, a.mo));
     if (split)
       TRY(allReduce(a.mo, B * H));
     const Buffer &nextNorm = l + 1 < c.layers ? unitNorm : finalNorm;
@@ -135,7 +146,7 @@ Status EngineShard::batchLayers(int64_t B) {
                          Arg::in(nextNorm, {H}), Arg::out(a.h, {B, H}), Arg::real(eps)}));
   }
   if (!split) {
-    TRY(gemm(a.h, H, lmHead, V, a.logits));
+    TRY(gemm("lm_head", a.h, H, lmHead, V, a.logits));
   } else {
     // Each rank's vocabulary rows of each row's logits, gathered whole row
     // by row (a row's slices are contiguous only within the row).
@@ -170,7 +181,8 @@ Status EngineShard::decodeBatch(const std::vector<int32_t> &ids,
   if (!(st = stream.copyToDevice(batch.ids, id.data(), B * 4)) ||
       !(st = stream.copyToDevice(batch.pos, at.data(), B * 4)))
     return st;
-  if (opts.useGraph) {
+  // A profiled step runs its launches one by one (each timed alone).
+  if (opts.useGraph && !profile) {
     Graph &g = batch.graphs[B];
     if (!g.valid()) {
       if (!(st = stream.beginCapture()))

@@ -51,6 +51,7 @@ Status EngineKernels::load(const Module &module, const std::string &manifest,
       {K::argmaxRowsPartial(), &kArgmaxRowsP},
       {K::argmaxRowsFinal(), &kArgmaxRowsF},
       {K::gemmRows64(), &kGemmRows64},
+      {K::gemmRows64Wide(), &kGemmRows64Wide},
       {K::gemmSwigluRows64(), &kGemmSwigluRows64}};
   for (const auto &[inst, kernel] : fixed)
     if (Status st = find(module, manifest, inst.name(), *kernel); !st)

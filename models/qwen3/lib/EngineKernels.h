@@ -30,7 +30,7 @@ struct EngineKernels {
   /// slot, the attention of each row over its slot, the argmax per row.
   Kernel kRopeTablePositions, kKvWriteSlots, kBatchAttn, kArgmaxRowsP, kArgmaxRowsF;
   /// The batched step's GEMMs up to 64 rows (64 x 32 tiles).
-  Kernel kGemmRows64, kGemmSwigluRows64;
+  Kernel kGemmRows64, kGemmRows64Wide, kGemmSwigluRows64;
 
   /// One decode GEMV of linear.tile in its instances: the general one, and
   /// those without bounds checks (WHOLE = 1) by U, the K steps of 512 per

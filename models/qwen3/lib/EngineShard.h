@@ -123,7 +123,7 @@ struct EngineShard : EngineDevice, EngineKernels {
   struct Batch {
     Buffer ids, pos, next; ///< [slots] i32: the fed tokens, their positions, the picks
     Acts acts;             ///< for `slots` rows; logits [slots, vocab]
-    Buffer tickets;        ///< batch_decode_attention's, [slots * heads]
+    Buffer tickets;        ///< batch_decode_attention's, one per row and KV head
     /// A sampled row's position and draw, one 16-byte slot per row (kernel
     /// views start 16-byte aligned).
     Buffer samplePos, sampleNext;
@@ -131,6 +131,12 @@ struct EngineShard : EngineDevice, EngineKernels {
   } batch;
   /// batch_decode_attention's S (the kernel's default).
   static constexpr int64_t kBatchSplits = 8;
+  /// The rows a step of `rows` runs its GEMMs over: whole tiles of rows
+  /// (64 up to 64 rows, else 128), the rows past the step's computed and
+  /// unread. A tile reaching past x's rows makes TMA fill them with zeros,
+  /// which measured far slower than reading real rows
+  /// (bench/results/2026-11-28-batched-step.md).
+  static int64_t gemmRows(int64_t rows) { return rows <= 64 ? 64 : (rows + 127) / 128 * 128; }
   /// The rows a step of `rows` runs as: the next power of two (at most the
   /// slots), so a few graphs serve every batch.
   int64_t rowBucket(int64_t rows) const {
@@ -217,12 +223,15 @@ struct EngineShard : EngineDevice, EngineKernels {
                 double bytes = 0) {
     return launch(k, args.begin(), args.size(), bytes);
   }
+  /// `what`: the profile entry's suffix where one kernel serves several
+  /// roles (the projections of one GEMM instance).
   Status launch(const Kernel &k, const Arg *args, size_t numArgs,
-                double bytes = 0) {
+                double bytes = 0, const char *what = nullptr) {
     for (const std::string &prefix : opts.leaveOut)
       if (k.name().rfind(prefix, 0) == 0)
         return Status::ok();
-    return timed(k.name(), bytes, [&] { return stream.launch(k, args, numArgs); });
+    return timed(what ? k.name() + " (" + what + ")" : k.name(), bytes,
+                 [&] { return stream.launch(k, args, numArgs); });
   }
   /// Queues `op`; while profiling, waits for it and adds its time to the
   /// entry `name`.

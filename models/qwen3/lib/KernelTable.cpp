@@ -145,6 +145,11 @@ KernelInstance kvNormRopeWriteSlots(int64_t hd) {
   return inst("kv_norm_rope_write_slots", {{"HD", hd}});
 }
 KernelInstance batchDecodeAttention(int64_t group, int64_t hd) {
+  // The query tile's rows (QP, a multiple of 16) hold the group's heads
+  // and at least one more; a warp per 16 rows. From 8 heads, 2 warps: the
+  // merge of [G, S, HD] partials spilled from one warp's registers.
+  if (group >= 8)
+    return inst("batch_decode_attention", {{"G", group}, {"HD", hd}, {"QP", 32}, {"W", 2}});
   return inst("batch_decode_attention", {{"G", group}, {"HD", hd}});
 }
 
@@ -231,6 +236,7 @@ KernelInstance gemm() { return inst("gemm"); }
 KernelInstance gemmNarrow() { return inst("gemm", {{"BN", 128}}); }
 KernelInstance gemmSwiglu() { return inst("gemm_swiglu"); }
 KernelInstance gemmRows64() { return inst("gemm", {{"BM", 64}, {"BN", 32}}); }
+KernelInstance gemmRows64Wide() { return inst("gemm", {{"BM", 64}, {"BN", 64}}); }
 KernelInstance gemmSwigluRows64() { return inst("gemm_swiglu", {{"BM", 64}, {"BI", 32}}); }
 KernelInstance embed() { return inst("embed"); }
 KernelInstance embedSumsq() { return inst("embed_sumsq"); }
@@ -287,7 +293,7 @@ KernelSet kernelSet(KernelDType dt) {
         add(gemvFp8(f, u, hd));
   add(dequantizeFp8());
   for (const KernelInstance &k :
-       {gemm(), gemmNarrow(), gemmSwiglu(), gemmRows64(), gemmSwigluRows64(), embed(), embedSumsq(), foldNormWeight(),
+       {gemm(), gemmNarrow(), gemmSwiglu(), gemmRows64(), gemmRows64Wide(), gemmSwigluRows64(), embed(), embedSumsq(), foldNormWeight(),
         argmaxPartial(), argmaxFinal(), argmaxRowsPartial(), argmaxRowsFinal(), sample(),
         advancePosition()})
     add(k);

@@ -13,6 +13,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 using namespace qwen3;
 
 namespace {
@@ -92,16 +94,24 @@ TEST_P(Qwen3BatchEngine, RowsAgreeWithTheSequenceDecodedAlone) {
       EXPECT_GE(agree.cosine, 0.999) << "prompt " << i << " step " << s;
       EXPECT_LE(agree.relError, 0.03) << "prompt " << i << " step " << s;
       // The pick is the argmax of its own logits; it may differ from the
-      // single path's only where that one's top two are within rounding.
+      // single path's only where that one's logits of the two picks are
+      // within rounding: two units in the last place of the model dtype
+      // (bf16: 8 bits of mantissa) at the largest logit.
       const int32_t best = static_cast<int32_t>(
           std::max_element(got.begin(), got.end()) - got.begin());
       EXPECT_EQ(next[i], best);
-      if (s + 1 < kSteps && next[i] != alone[i].picks[s + 1])
+      if (s + 1 < kSteps && next[i] != alone[i].picks[s + 1]) {
         ++ties;
+        float top = 0;
+        for (float v : want)
+          top = std::max(top, std::fabs(v));
+        EXPECT_LE(want[alone[i].picks[s + 1]] - want[next[i]], top * std::ldexp(1.0f, -6))
+            << "prompt " << i << " step " << s;
+      }
     }
     EXPECT_EQ(batched->slotLength(0), static_cast<int64_t>(kPrompts[0].size()) + s + 1);
   }
-  EXPECT_LE(ties, 2);
+  EXPECT_LE(ties, kSteps * static_cast<int>(kPrompts.size()) / 4);
 }
 
 // A row's logits are bit for bit the same alone (a step of one row) as

@@ -9,6 +9,7 @@
 #define QWEN3_TOOLS_TOOLSUPPORT_H
 
 #include "qwen3/Config.h"
+#include "qwen3/Engine.h"
 #include "qwen3/Tokenizer.h"
 
 #include <cerrno>

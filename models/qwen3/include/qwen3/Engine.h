@@ -161,6 +161,10 @@ public:
   /// Times each kernel of one decode step at the current position (the
   /// step's result is discarded: the position is restored).
   Status profileDecode(std::vector<KernelTime> &times);
+  /// decodeSlots(steps, next) with each kernel of the batched step timed
+  /// alone (no graph; rank 0's launches).
+  Status profileSlots(const std::vector<SlotStep> &steps, std::vector<int32_t> &next,
+                      std::vector<KernelTime> &times);
   /// Per-kernel time of a prefill of `ids` (each launch timed alone); the
   /// engine is left as after prefill(ids).
   Status profilePrefill(const std::vector<int32_t> &ids,

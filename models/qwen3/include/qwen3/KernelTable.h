@@ -126,8 +126,11 @@ KernelInstance gemm();
 KernelInstance gemmNarrow();
 KernelInstance gemmSwiglu();
 /// A batched decode step's GEMMs (at most 64 rows): 64 x 32 tiles, so a
-/// projection of a few rows still spreads over every SM.
+/// projection of a few rows still spreads over every SM; 64 x 64 tiles for
+/// the projections whose outputs are the hidden size (o, down), which
+/// measured faster so (bench/results/2026-11-28-batched-step.md).
 KernelInstance gemmRows64();
+KernelInstance gemmRows64Wide();
 KernelInstance gemmSwigluRows64();
 KernelInstance embed();
 KernelInstance embedSumsq();
