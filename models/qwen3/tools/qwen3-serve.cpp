@@ -59,6 +59,10 @@ Serves a Qwen3 checkpoint through the OpenAI API (POST /v1/chat/completions,
                            model's, or what fits)
   --max-batch N            requests generating at once, each in a KV cache
                            slot of --max-seq-len positions (default 16)
+  --prefill-chunk N        prompt tokens prefilled per step at most (a
+                           long prompt in chunks over several steps), so
+                           running requests wait for no more between two
+                           tokens; 0: whole prompts (default 512)
   --max-tokens N           the most tokens one request may generate
                            (default 4096)
   --max-queue N            requests waiting at most; more get 429 (default 64)
@@ -73,7 +77,8 @@ Serves a Qwen3 checkpoint through the OpenAI API (POST /v1/chat/completions,
 struct Options {
   std::string model, name, device = "cuda", kernels = QWEN3_DEFAULT_KERNELS_DIR;
   serve::ServerOptions server;
-  int64_t tensorParallel = 1, maxSeq = 0, maxTokens = 4096, maxQueue = 64, maxBatch = 16;
+  int64_t tensorParallel = 1, maxSeq = 0, maxTokens = 4096, maxQueue = 64, maxBatch = 16,
+          prefillChunk = 512;
   EngineOptions::Weights weights = EngineOptions::Weights::Stored;
 };
 
@@ -119,6 +124,8 @@ Options parseArgs(int argc, char **argv) {
       o.maxSeq = parseInt(a, value(), 1, 1 << 24);
     } else if (a == "--max-batch") {
       o.maxBatch = parseInt(a, value(), 1, 1024);
+    } else if (a == "--prefill-chunk") {
+      o.prefillChunk = parseInt(a, value(), 0, 1 << 24);
     } else if (a == "--max-tokens") {
       o.maxTokens = parseInt(a, value(), 1, 1 << 24);
     } else if (a == "--max-queue") {
@@ -189,7 +196,7 @@ int main(int argc, char **argv) {
   info.maxTokens = o.maxTokens;
   serve::Metrics metrics;
   serve::Scheduler scheduler(*engine, tok, engine->config(), static_cast<size_t>(o.maxQueue),
-                             metrics);
+                             metrics, o.prefillChunk);
   serve::HttpServer server(o.server, info, scheduler, metrics);
   int port = 0;
   if (Status st = server.bind(port); !st) {

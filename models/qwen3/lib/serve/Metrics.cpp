@@ -53,6 +53,11 @@ void Metrics::batchSize(int64_t n) {
   decodeRows_ += static_cast<uint64_t>(n);
 }
 
+void Metrics::prefillRun() {
+  std::lock_guard<std::mutex> l(mutex_);
+  ++prefillRuns_;
+}
+
 std::string Metrics::prometheus() const {
   std::lock_guard<std::mutex> l(mutex_);
   std::ostringstream o;
@@ -88,6 +93,9 @@ std::string Metrics::prometheus() const {
   o << "# HELP qwen3_decode_rows_total Sequences over all batched decode steps (their mean batch: rows / steps).\n"
        "# TYPE qwen3_decode_rows_total counter\n"
        "qwen3_decode_rows_total " << decodeRows_ << "\n";
+  o << "# HELP qwen3_prefill_runs_total Prefills run: whole prompts, or their chunks (--prefill-chunk).\n"
+       "# TYPE qwen3_prefill_runs_total counter\n"
+       "qwen3_prefill_runs_total " << prefillRuns_ << "\n";
   auto hist = [&](const char *name, const char *help, const Histogram &h) {
     o << "# HELP " << name << " " << help << "\n# TYPE " << name << " histogram\n";
     uint64_t cum = 0;

@@ -34,9 +34,9 @@ Scheduler::Sequence::Sequence(std::shared_ptr<Job> j, int64_t s)
 }
 
 Scheduler::Scheduler(Engine &engine, const Tokenizer &tokenizer, const ModelConfig &config,
-                     size_t maxQueue, Metrics &metrics)
+                     size_t maxQueue, Metrics &metrics, int64_t prefillChunk)
     : engine_(engine), tokenizer_(tokenizer), config_(config), maxQueue_(maxQueue),
-      metrics_(metrics), slotFree_(engine.slots(), true) {
+      metrics_(metrics), prefillChunk_(prefillChunk), slotFree_(engine.slots(), true) {
   worker_ = std::thread([this] { loop(); });
 }
 
@@ -67,15 +67,17 @@ void Scheduler::drain() {
 }
 
 void Scheduler::loop() {
+  std::deque<Sequence> prefilling;
   std::vector<Sequence> running;
   for (;;) {
     // Admit what waits, while slots are free.
     std::vector<std::shared_ptr<Job>> admitted;
     {
       std::unique_lock<std::mutex> lock(mutex_);
-      if (running.empty())
+      const bool idle = running.empty() && prefilling.empty();
+      if (idle)
         cv_.wait(lock, [&] { return draining_ || !queue_.empty(); });
-      if (running.empty() && queue_.empty())
+      if (idle && queue_.empty())
         return; // draining, and nothing left
       size_t free = static_cast<size_t>(std::count(slotFree_.begin(), slotFree_.end(), true));
       while (!queue_.empty() && admitted.size() < free) {
@@ -84,10 +86,10 @@ void Scheduler::loop() {
       }
       metrics_.setQueueDepth(static_cast<int64_t>(queue_.size()));
     }
-    for (std::shared_ptr<Job> &job : admitted) {
-      admit(std::move(job), running);
-      metrics_.setRunning(static_cast<int64_t>(running.size()));
-    }
+    for (std::shared_ptr<Job> &job : admitted)
+      prefilling.push_back(admit(std::move(job)));
+    prefill(prefilling, running);
+    metrics_.setRunning(static_cast<int64_t>(running.size() + prefilling.size()));
     if (running.empty())
       continue;
     // One batched step of every running sequence.
@@ -136,7 +138,7 @@ void Scheduler::loop() {
         still.push_back(std::move(seq));
     }
     running = std::move(still);
-    metrics_.setRunning(static_cast<int64_t>(running.size()));
+    metrics_.setRunning(static_cast<int64_t>(running.size() + prefilling.size()));
   }
 }
 
@@ -154,32 +156,85 @@ int64_t Scheduler::pickSlot(const std::vector<int32_t> &ids) {
   return pick;
 }
 
-bool Scheduler::admit(std::shared_ptr<Job> job, std::vector<Sequence> &running) {
+Scheduler::Sequence Scheduler::admit(std::shared_ptr<Job> job) {
   const GenerationRequest &r = job->request;
   Sequence seq(job, pickSlot(r.promptIds));
-  if (job->cancelled()) {
+  seq.sampling = r.sampling.enabled ? r.sampling : Sampling();
+  slotFree_[seq.slot] = false;
+  return seq;
+}
+
+void Scheduler::prefill(std::deque<Sequence> &waiting, std::vector<Sequence> &running) {
+  int64_t budget = prefillChunk_ > 0 ? prefillChunk_ : -1;
+  while (!waiting.empty() && budget != 0) {
+    Sequence &seq = waiting.front();
+    const std::vector<int32_t> &ids = seq.job->request.promptIds;
+    const int64_t size = static_cast<int64_t>(ids.size());
+    // What the first chunk finds held by some slot is not computed (the
+    // engine reuses all but the last two tokens of a prompt at most).
+    int64_t from = seq.prefilled;
+    if (!seq.started)
+      for (int64_t s = 0; s < engine_.slots(); ++s)
+        from = std::max(from, std::min(engine_.sharedPrefix(s, ids), size - 2));
+    // A chunk computes at least 2 tokens (the engine recomputes the last
+    // two of what it reuses) and leaves at least 2 for the last one.
+    int64_t end = size;
+    if (budget > 0 && size - from > budget)
+      end = std::max(from + std::max<int64_t>(budget, 2), seq.prefilled + 2);
+    if (end > size - 2 && end < size)
+      end = size;
+    const bool whole = end == size;
+    if (budget > 0)
+      budget = std::max<int64_t>(0, budget - (end - from));
+    if (!prefillTo(seq, end)) {
+      slotFree_[seq.slot] = true;
+      waiting.pop_front();
+      continue;
+    }
+    if (!whole)
+      continue; // the budget is spent; the rest in a later step
+    Sequence done = std::move(seq);
+    waiting.pop_front();
+    if (emit(done))
+      slotFree_[done.slot] = true;
+    else
+      running.push_back(std::move(done));
+  }
+}
+
+bool Scheduler::prefillTo(Sequence &seq, int64_t end) {
+  const GenerationRequest &r = seq.job->request;
+  if (seq.job->cancelled()) {
     finishWith(seq, "cancelled");
     return false;
   }
-  seq.sampling = r.sampling.enabled ? r.sampling : Sampling();
-  slotFree_[seq.slot] = false;
+  const bool whole = end == static_cast<int64_t>(r.promptIds.size());
   // The prompt's prefix a slot still holds (a shared system prompt, the
-  // turns before in a chat) is not computed again.
-  if (tile_runtime::Status st = engine_.prefillSlot(seq.slot, r.promptIds, seq.sampling,
-                                                    seq.token, seq.finish.usage.cachedTokens);
+  // turns before in a chat) is not computed again; nor are the chunks
+  // this slot already holds. A chunk's pick is dropped.
+  std::vector<int32_t> part;
+  if (!whole)
+    part.assign(r.promptIds.begin(), r.promptIds.begin() + end);
+  int32_t pick = 0;
+  int64_t reused = 0;
+  if (tile_runtime::Status st = engine_.prefillSlot(seq.slot, whole ? r.promptIds : part,
+                                                    whole ? seq.sampling : Sampling(), pick,
+                                                    reused);
       !st) {
-    slotFree_[seq.slot] = true;
     finishWith(seq, st.message());
     return false;
   }
+  metrics_.prefillRun();
+  if (!seq.started)
+    seq.finish.usage.cachedTokens = reused;
+  seq.started = true;
+  seq.prefilled = end;
+  if (!whole)
+    return true;
+  seq.token = pick;
   metrics_.promptTokens(seq.finish.usage.promptTokens, seq.finish.usage.cachedTokens);
   seq.last = Clock::now();
-  metrics_.timeToFirstToken(std::chrono::duration<double>(seq.last - job->arrived).count());
-  if (emit(seq)) {
-    slotFree_[seq.slot] = true;
-    return false;
-  }
-  running.push_back(std::move(seq));
+  metrics_.timeToFirstToken(std::chrono::duration<double>(seq.last - seq.job->arrived).count());
   return true;
 }
 

@@ -173,6 +173,57 @@ st, text = call(port, "GET", "/metrics")
 check("qwen3_prompt_tokens_cached_total " + str(len(base) + len(longer) - 2) in text,
       "/metrics counts the cached prompt tokens")
 
+# Chunked prefill: prompts prefilled 3 tokens per step, alone and three at
+# once, give a whole prefill's texts (a server prefilling whole prompts);
+# a prompt extending a chunked one reuses its rows.
+long_a = [(37 * i + 11) % 1900 + 5 for i in range(40)]
+long_b = [(53 * i + 7) % 1900 + 5 for i in range(33)]
+chunk_cases = [long_a, long_b, prompts[1], long_a + [40, 41, 42]]
+whole = Server("--prefill-chunk", "0")
+chunk_refs = []
+for p in chunk_cases:
+    st, body = call(whole.port, "POST", "/v1/completions",
+                    {"prompt": p, "max_tokens": 8, "temperature": 0})
+    chunk_refs.append(body["choices"][0]["text"] if st == 200 else None)
+whole.stop()
+chunked = Server("--prefill-chunk", "3")
+
+
+def prefill_runs():
+    st, text = call(chunked.port, "GET", "/metrics")
+    return [int(l.split()[1]) for l in text.splitlines()
+            if l.startswith("qwen3_prefill_runs_total ")][0]
+
+
+st, body = call(chunked.port, "POST", "/v1/completions",
+                {"prompt": long_a, "max_tokens": 8, "temperature": 0})
+check(st == 200 and body["choices"][0]["text"] == chunk_refs[0] and
+      body["usage"]["prompt_tokens_details"]["cached_tokens"] == 0 and prefill_runs() >= 13,
+      f"a 40-token prompt prefilled 3 tokens per step ({prefill_runs()} runs): a whole prefill's text")
+st, body = call(chunked.port, "POST", "/v1/completions",
+                {"prompt": chunk_cases[3], "max_tokens": 8, "temperature": 0})
+check(st == 200 and body["choices"][0]["text"] == chunk_refs[3] and
+      body["usage"]["prompt_tokens_details"]["cached_tokens"] == len(long_a),
+      "a prompt extending a chunked one reuses its 40 rows")
+chunk_out = {}
+
+
+def chunk_worker(i):
+    chunk_out[i] = call(chunked.port, "POST", "/v1/completions",
+                        {"prompt": chunk_cases[i], "max_tokens": 8, "temperature": 0},
+                        timeout=120)
+
+
+workers = [threading.Thread(target=chunk_worker, args=(i,)) for i in range(3)]
+for t in workers:
+    t.start()
+for t in workers:
+    t.join()
+check(all(chunk_out[i][0] == 200 and chunk_out[i][1]["choices"][0]["text"] == chunk_refs[i]
+          for i in range(3)),
+      "three concurrent prompts prefilled in chunks: each a whole prefill's text")
+chunked.stop()
+
 # Streaming: SSE framing through curl, the same text as the whole response.
 req = {"model": "tiny", "prompt": prompts[0], "max_tokens": 12, "temperature": 0,
        "stream": True, "stream_options": {"include_usage": True}}

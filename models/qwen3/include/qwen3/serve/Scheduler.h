@@ -2,9 +2,10 @@
 //
 // The server's requests wait in a bounded queue; one worker thread owns the
 // engine and batches them continuously (docs/serving.md): every step it
-// admits waiting requests into free cache slots (each prompt prefilled,
-// reusing the longest prefix a slot holds), then runs one batched decode
-// step of every running sequence, and retires the finished ones. Each
+// admits waiting requests into free cache slots, prefills up to a budget of
+// prompt tokens (a prompt in chunks over several steps where it does not
+// fit, each reusing the longest prefix a slot holds), then runs one batched
+// decode step of every running sequence, and retires the finished ones. Each
 // request is a Job whose events (text deltas, then one finish) the HTTP
 // side reads as they come; a job whose client has gone is cancelled and
 // gives up its slot at the next step.
@@ -66,8 +67,11 @@ private:
 
 class Scheduler {
 public:
+  /// `prefillChunk`: the prompt tokens prefilled per step at most, so the
+  /// running sequences wait for at most that much prefill between two
+  /// tokens (0: whole prompts, every admitted one before the next step).
   Scheduler(Engine &engine, const Tokenizer &tokenizer, const ModelConfig &config,
-            size_t maxQueue, Metrics &metrics);
+            size_t maxQueue, Metrics &metrics, int64_t prefillChunk = 0);
   ~Scheduler();
 
   enum class Admission { Accepted, QueueFull, Draining };
@@ -77,10 +81,13 @@ public:
   void drain();
 
 private:
-  /// A running request: its slot and the token it feeds next.
+  /// A request in its slot: its prompt being prefilled (`prefilled` of its
+  /// tokens held by the slot), then running (the token it feeds next).
   struct Sequence {
     std::shared_ptr<Job> job;
     int64_t slot = 0;
+    int64_t prefilled = 0;
+    bool started = false; ///< a first chunk ran (its reuse counted)
     int32_t token = 0;
     int64_t generated = 0;
     Sampling sampling;
@@ -91,9 +98,15 @@ private:
     Sequence(std::shared_ptr<Job> j, int64_t s);
   };
   void loop();
-  /// Prefills the job into a free slot; false if it finished there (an
-  /// error, or its first token ended it).
-  bool admit(std::shared_ptr<Job> job, std::vector<Sequence> &running);
+  /// Takes a free slot for the job (its prompt not yet prefilled).
+  Sequence admit(std::shared_ptr<Job> job);
+  /// Prefills waiting prompts in order, `budget` computed tokens at most
+  /// (whole prompts where 0); a finished prompt's sequence moves to
+  /// `running` (or is retired, where its first token ends it).
+  void prefill(std::deque<Sequence> &waiting, std::vector<Sequence> &running);
+  /// Runs seq's prompt up to token `end` (the whole prompt: its first
+  /// token picked); false where it failed or was cancelled (finished).
+  bool prefillTo(Sequence &seq, int64_t end);
   /// The free slot for `ids`: the one holding the longest prefix of it,
   /// else the first (a lone request in slot 0 runs the single-sequence
   /// step).
@@ -108,6 +121,7 @@ private:
   const ModelConfig &config_;
   const size_t maxQueue_;
   Metrics &metrics_;
+  const int64_t prefillChunk_;
   std::mutex mutex_;
   std::condition_variable cv_;
   std::deque<std::shared_ptr<Job>> queue_;
