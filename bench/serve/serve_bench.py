@@ -37,6 +37,8 @@ ap.add_argument("--concurrency", default="1,4")
 ap.add_argument("--requests-per-client", type=int, default=3)
 ap.add_argument("--prefix-requests", type=int, default=32)
 ap.add_argument("--prefix-len", type=int, default=2000)
+ap.add_argument("--prefill-chunk", type=int, default=None,
+                help="qwen3-serve's --prefill-chunk (its default if not given)")
 args = ap.parse_args()
 
 
@@ -89,7 +91,9 @@ for name, d, cfg, nparam, streamed, kvpp in common.checkpoints(args):
     seq = max(args.pp + args.tg, args.prefix_len + 32 + 16) + 64
     srv = subprocess.Popen([args.qwen3_serve, "--model", d, "--kernels", args.kernels,
                             "--port", "0", "--max-seq-len", str(seq),
-                            "--max-queue", "1024", "--max-batch", str(batch)],
+                            "--max-queue", "1024", "--max-batch", str(batch)] +
+                           ([] if args.prefill_chunk is None
+                            else ["--prefill-chunk", str(args.prefill_chunk)]),
                            stderr=subprocess.PIPE, text=True)
     port = None
     for line in srv.stderr:
@@ -123,7 +127,7 @@ for name, d, cfg, nparam, streamed, kvpp in common.checkpoints(args):
         ttft = [(r["times"][0] - r["t0"]) * 1e3 for r in results]
         itl = [(b - a) * 1e3 for r in results for a, b in zip(r["times"], r["times"][1:])]
         decode = [(len(r["times"]) - 1) / (r["times"][-1] - r["times"][0]) for r in results]
-        common.emit(args.out, kind="serve", model=name, pp=args.pp, tg=args.tg,
+        common.emit(args.out, kind="serve", model=name, prefill_chunk=args.prefill_chunk, pp=args.pp, tg=args.tg,
                     concurrency=conc, requests=len(results), output_tok_s=tokens / wall,
                     per_request_decode_tok_s=common.stats(decode),
                     ttft_ms={"p50": pct(ttft, 0.5), "p99": pct(ttft, 0.99)},
@@ -146,7 +150,7 @@ for name, d, cfg, nparam, streamed, kvpp in common.checkpoints(args):
             t.join()
         ttft = [(r["times"][0] - r["t0"]) * 1e3 for r in results if r["times"]]
         cached = sum(r["usage"]["prompt_tokens_details"]["cached_tokens"] for r in results)
-        common.emit(args.out, kind="prefix", model=name, shared=shared,
+        common.emit(args.out, kind="prefix", model=name, prefill_chunk=args.prefill_chunk, shared=shared,
                     prefix_len=args.prefix_len, requests=len(results),
                     cached_tokens=cached,
                     ttft_ms={"p50": pct(ttft, 0.5), "p99": pct(ttft, 0.99)},
