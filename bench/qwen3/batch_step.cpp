@@ -2,6 +2,7 @@
 //
 //   qwen3-batch-bench --model DIR --kernels DIR [--rows 1,16,64]
 //                     [--context 640] [--steps 64] [--device cuda]
+//                     [--attention-splits S]
 //
 // The step continuous batching runs (Engine::decodeSlots, docs/serving.md)
 // without the server around it: for each row count R, R cache slots hold a
@@ -55,7 +56,7 @@ int main(int argc, char **argv) {
   qwen3::tool::name() = "qwen3-batch-bench";
   std::string model, kernels, device = "cuda";
   std::vector<int64_t> rows = {1, 16, 64};
-  int64_t context = 640, steps = 64;
+  int64_t context = 640, steps = 64, splits = 0;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     auto value = [&]() -> std::string {
@@ -75,6 +76,8 @@ int main(int argc, char **argv) {
       context = qwen3::tool::parseInt(a, value(), 2, 1 << 20);
     else if (a == "--steps")
       steps = qwen3::tool::parseInt(a, value(), 1, 100000);
+    else if (a == "--attention-splits")
+      splits = qwen3::tool::parseInt(a, value(), 0, 8); // EngineOptions::batchAttentionSplits
     else
       fail("unknown flag '" + a + "'");
   }
@@ -85,6 +88,7 @@ int main(int argc, char **argv) {
   eo.device = device;
   eo.kernelsDir = kernels;
   eo.maxBatch = *std::max_element(rows.begin(), rows.end());
+  eo.batchAttentionSplits = splits;
   eo.maxSeqLen = context + steps + 8;
   std::unique_ptr<Engine> engine;
   if (Status st = Engine::create(model, eo, engine); !st)
@@ -146,6 +150,7 @@ int main(int argc, char **argv) {
                         {"device", engine->deviceName()},
                         {"rows", R},
                         {"context", context},
+                        {"attention_splits", splits},
                         {"steps", ms.size()},
                         {"step_ms", {{"median", med},
                                      {"p25", ms.empty() ? 0 : quantile(ms, 0.25)},

@@ -135,6 +135,11 @@ Status Engine::create(const std::string &modelDir, const EngineOptions &opts,
   if (opts.attentionPrograms < 0)
     return Status::error("--attention-programs must be >= 0, got " +
                          std::to_string(opts.attentionPrograms));
+  if (opts.batchAttentionSplits != 0 &&
+      std::find(std::begin(kernels::kBatchAttentionSplits), std::end(kernels::kBatchAttentionSplits),
+                opts.batchAttentionSplits) == std::end(kernels::kBatchAttentionSplits))
+    return Status::error("--attention-splits for the batched step must be 0, 2, 4 or 8, got " +
+                         std::to_string(opts.batchAttentionSplits));
   if (opts.maxBatch < 1 || opts.maxBatch > 1024)
     return Status::error("--max-batch must be in [1, 1024], got " +
                          std::to_string(opts.maxBatch));

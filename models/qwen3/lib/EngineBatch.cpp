@@ -85,6 +85,7 @@ Status EngineShard::batchLayers(int64_t B) {
   // over P rows, whole tiles (gemmRows).
   const bool few = B <= 64;
   const int64_t P = gemmRows(B);
+  const int64_t splits = batchSplits(B);
   const double esize = 2;
   auto gemm = [&](const char *what, const Buffer &x, int64_t k, const Buffer &w, int64_t n,
                   const Buffer &y) {
@@ -120,11 +121,11 @@ Status EngineShard::batchLayers(int64_t B) {
                {Arg::in(a.qkv, {B, nqkv}), Arg::in(L.kNorm, {HD}), cosRows, sinRows,
                 Arg::in(batch.pos, {B}), cacheInout(kcache, l),
                 cacheInout(vcache, l), Arg::integer(c.heads), Arg::real(eps)}));
-    TRY(launch(kBatchAttn,
+    TRY(launch(kBatchAttn.at(splits),
                {Arg::in(a.q, {B * c.heads, HD}), cacheIn(kcache, l),
                 cacheIn(vcache, l), Arg::in(batch.pos, {B}),
-                Arg::inout(a.po, {B * c.heads, kBatchSplits, HD}),
-                Arg::inout(a.plse, {B * c.heads, kBatchSplits}),
+                Arg::inout(a.po, {B * c.heads, splits, HD}),
+                Arg::inout(a.plse, {B * c.heads, splits}),
                 Arg::out(a.attn, {B * c.heads, HD}), Arg::ticket(batch.tickets, {B * c.kvHeads}),
                 Arg::real(scale)}));
     TRY(promptWeight(L.o, H, nq, nullptr, w));

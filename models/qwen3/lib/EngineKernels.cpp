@@ -47,7 +47,6 @@ Status EngineKernels::load(const Module &module, const std::string &manifest,
       {K::advancePosition(), &kAdvance},
       {K::ropeTablePositions(hd), &kRopeTablePositions},
       {K::kvNormRopeWriteSlots(hd), &kKvWriteSlots},
-      {K::batchDecodeAttention(group, hd), &kBatchAttn},
       {K::argmaxRowsPartial(), &kArgmaxRowsP},
       {K::argmaxRowsFinal(), &kArgmaxRowsF},
       {K::gemmRows64(), &kGemmRows64},
@@ -55,6 +54,12 @@ Status EngineKernels::load(const Module &module, const std::string &manifest,
       {K::gemmSwigluRows64(), &kGemmSwigluRows64}};
   for (const auto &[inst, kernel] : fixed)
     if (Status st = find(module, manifest, inst.name(), *kernel); !st)
+      return st;
+  kBatchAttn.clear();
+  for (int64_t s : K::kBatchAttentionSplits)
+    if (Status st = find(module, manifest, K::batchDecodeAttention(group, hd, s).name(),
+                         kBatchAttn[s]);
+        !st)
       return st;
   // The decode attention's tiers, each family by ascending S. A tier's S is
   // its partial output's static dim; the merge's launch contract refuses

@@ -28,7 +28,9 @@ struct EngineKernels {
   /// A batched decode step's own kernels (continuous batching): the angle
   /// table from a position per row, the K/V written into each row's cache
   /// slot, the attention of each row over its slot, the argmax per row.
-  Kernel kRopeTablePositions, kKvWriteSlots, kBatchAttn, kArgmaxRowsP, kArgmaxRowsF;
+  Kernel kRopeTablePositions, kKvWriteSlots, kArgmaxRowsP, kArgmaxRowsF;
+  /// batch_decode_attention by S (KernelTable's kBatchAttentionSplits).
+  std::map<int64_t, Kernel> kBatchAttn;
   /// The batched step's GEMMs up to 64 rows (64 x 32 tiles).
   Kernel kGemmRows64, kGemmRows64Wide, kGemmSwigluRows64;
 

@@ -129,8 +129,19 @@ struct EngineShard : EngineDevice, EngineKernels {
     Buffer samplePos, sampleNext;
     std::map<int64_t, Graph> graphs; ///< by rows (a bucket of rowBuckets)
   } batch;
-  /// batch_decode_attention's S (the kernel's default).
+  /// batch_decode_attention's most S (its partials are allocated for it).
   static constexpr int64_t kBatchSplits = 8;
+  /// The S a step of B rows (a bucket) runs batch_decode_attention at:
+  /// shares enough for 6 programs per SM, no more (fewer, longer shares
+  /// measured faster at 32 and 64 rows: bench/results/2026-11-28-batched-step.md).
+  int64_t batchSplits(int64_t B) const {
+    if (opts.batchAttentionSplits > 0)
+      return opts.batchAttentionSplits;
+    for (int64_t s : kernels::kBatchAttentionSplits)
+      if (B * cfg.kvHeads * s >= 6 * std::max<int64_t>(multiprocessors, 1))
+        return s;
+    return kBatchSplits;
+  }
   /// The rows a step of `rows` runs its GEMMs over: whole tiles of rows
   /// (64 up to 64 rows, else 128), the rows past the step's computed and
   /// unread. A tile reaching past x's rows makes TMA fill them with zeros,

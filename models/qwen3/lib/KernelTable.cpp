@@ -144,13 +144,14 @@ KernelInstance ropeTablePositions(int64_t hd) {
 KernelInstance kvNormRopeWriteSlots(int64_t hd) {
   return inst("kv_norm_rope_write_slots", {{"HD", hd}});
 }
-KernelInstance batchDecodeAttention(int64_t group, int64_t hd) {
+KernelInstance batchDecodeAttention(int64_t group, int64_t hd, int64_t splits) {
   // The query tile's rows (QP, a multiple of 16) hold the group's heads
   // and at least one more; a warp per 16 rows. From 8 heads, 2 warps: the
   // merge of [G, S, HD] partials spilled from one warp's registers.
   if (group >= 8)
-    return inst("batch_decode_attention", {{"G", group}, {"HD", hd}, {"QP", 32}, {"W", 2}});
-  return inst("batch_decode_attention", {{"G", group}, {"HD", hd}});
+    return inst("batch_decode_attention",
+                {{"G", group}, {"HD", hd}, {"S", splits}, {"QP", 32}, {"W", 2}});
+  return inst("batch_decode_attention", {{"G", group}, {"HD", hd}, {"S", splits}});
 }
 
 std::vector<AttentionTier> decodeAttentionTiers(int64_t group, int64_t hd) {
@@ -270,7 +271,8 @@ KernelSet kernelSet(KernelDType dt) {
     add(kvNormRopeWriteSlots(hd));
     for (int64_t g = SupportedShapes::minGroup; g <= SupportedShapes::maxGroup; ++g) {
       add(prefillAttention(g, hd));
-      add(batchDecodeAttention(g, hd));
+      for (int64_t s : kBatchAttentionSplits)
+        add(batchDecodeAttention(g, hd, s));
       for (const AttentionTier &t : decodeAttentionTiers(g, hd)) {
         add(t.attn);
         if (t.grouped)

@@ -19,8 +19,10 @@ using namespace qwen3;
 
 namespace {
 
-std::unique_ptr<Engine> openEngine(const std::string &name, int64_t maxBatch) {
+std::unique_ptr<Engine> openEngine(const std::string &name, int64_t maxBatch,
+                                   int64_t attentionSplits = 0) {
   EngineOptions opts;
+  opts.batchAttentionSplits = attentionSplits;
   opts.device = test::testDevice();
   opts.kernelsDir = test::kernelsDir();
   opts.maxSeqLen = 96;
@@ -145,6 +147,43 @@ TEST_P(Qwen3BatchEngine, ARowIsTheSameAloneAndInABatch) {
   }
 }
 
+// The attention's share counts (2, 4, 8: each S a kernel instance) split
+// each row's context (up to 3 blocks of 32 keys) differently and merge the
+// shares: the rows' logits agree within the merge's rounding.
+TEST_P(Qwen3BatchEngine, EveryAttentionSplitCountAgrees) {
+  std::vector<std::vector<int32_t>> prompts;
+  for (int n : {90, 70, 40, 10}) {
+    prompts.emplace_back();
+    for (int i = 0; i < n; ++i)
+      prompts.back().push_back((37 * i + 11 * n) % 1900 + 5);
+  }
+  std::vector<std::vector<std::vector<float>>> logits; // [S][row]
+  for (int64_t splits : {2, 4, 8}) {
+    std::unique_ptr<Engine> e = openEngine(GetParam(), 4, splits);
+    ASSERT_TRUE(e);
+    std::vector<Engine::SlotStep> steps;
+    for (size_t i = 0; i < prompts.size(); ++i) {
+      int32_t next = 0;
+      int64_t reused = 0;
+      ASSERT_TRUE(e->prefillSlot(static_cast<int64_t>(i), prompts[i], Sampling(), next, reused)
+                      .isOk());
+      steps.push_back({static_cast<int64_t>(i), next, Sampling()});
+    }
+    std::vector<int32_t> next;
+    ASSERT_TRUE(e->decodeSlots(steps, next).isOk());
+    logits.emplace_back(prompts.size());
+    for (size_t i = 0; i < prompts.size(); ++i)
+      ASSERT_TRUE(e->slotLogits(static_cast<int64_t>(i), logits.back()[i]).isOk());
+  }
+  for (size_t s = 1; s < logits.size(); ++s)
+    for (size_t i = 0; i < prompts.size(); ++i) {
+      test::LogitsAgreement agree =
+          test::agreement(logits[0][i].data(), logits[s][i].data(), logits[0][i].size());
+      EXPECT_GE(agree.cosine, 0.9999) << "S index " << s << " row " << i;
+      EXPECT_LE(agree.relError, 0.02) << "S index " << s << " row " << i;
+    }
+}
+
 INSTANTIATE_TEST_SUITE_P(Tiny, Qwen3BatchEngine,
                          ::testing::Values("tiny-bf16", "tiny-g3-bf16", "tiny-g5-f16"),
                          [](const auto &info) {
@@ -220,6 +259,17 @@ TEST(Qwen3BatchEngine, SampledRowsAreReproducibleBesideGreedyOnes) {
 }
 
 TEST(Qwen3BatchEngine, RefusesBadSlotsAndSteps) {
+  {
+    EngineOptions opts;
+    opts.device = test::testDevice();
+    opts.kernelsDir = test::kernelsDir();
+    opts.maxBatch = 2;
+    opts.batchAttentionSplits = 3;
+    std::unique_ptr<Engine> engine;
+    Status st = Engine::create(test::fixturesDir() + "/tiny-bf16", opts, engine);
+    EXPECT_FALSE(st.isOk());
+    EXPECT_NE(st.message().find("must be 0, 2, 4 or 8, got 3"), std::string::npos) << st.message();
+  }
   std::unique_ptr<Engine> engine = openEngine("tiny-bf16", 2);
   ASSERT_TRUE(engine);
   int32_t next = 0;

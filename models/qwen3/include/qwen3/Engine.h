@@ -43,6 +43,10 @@ struct EngineOptions {
   /// (decodeSlots) runs one token of each. Needs one device (no tensor
   /// parallelism).
   int64_t maxBatch = 1;
+  /// The batched step's attention shares per row and KV head (2, 4 or 8);
+  /// 0: per bucket of rows, the fewest whose programs (rows x KV heads x
+  /// S) fill 6 per SM of the device, else 8.
+  int64_t batchAttentionSplits = 0;
   bool useGraph = true;        ///< replay the decode step as a graph
   /// Launch kernels as programmatic dependents (CUDA; see
   /// Device::setProgrammaticLaunch).

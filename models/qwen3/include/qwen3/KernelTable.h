@@ -82,7 +82,9 @@ KernelInstance prefillAttention(int64_t group, int64_t headDim);
 /// attention of each row over its slot.
 KernelInstance ropeTablePositions(int64_t headDim);
 KernelInstance kvNormRopeWriteSlots(int64_t headDim);
-KernelInstance batchDecodeAttention(int64_t group, int64_t headDim);
+/// S: the context's shares per row and KV head, one of kBatchAttentionSplits.
+KernelInstance batchDecodeAttention(int64_t group, int64_t headDim, int64_t splits);
+inline constexpr int64_t kBatchAttentionSplits[] = {2, 4, 8};
 
 /// A decode attention tier: the kernel at S KV shares; the grouped
 /// family's with the merge of the same S (decode_attention merges its own).
