@@ -6,8 +6,10 @@
 //
 // The step continuous batching runs (Engine::decodeSlots, docs/serving.md)
 // without the server around it: for each row count R, R cache slots hold a
-// `context`-token sequence (slot 0 prefilled, the others reusing its rows),
-// then `steps` batched steps of the R rows run one after another, each timed
+// `context`-token sequence each (random prompts of their own). Correct
+// first: each row's logits of the first step against its sequence's
+// single-sequence step (cosine at least 0.999, else the tool fails). Then
+// `steps` batched steps of the R rows run one after another, each timed
 // on the host from the call to the picks on the host (upload, graph replay,
 // read back: what the server's inter-token latency is made of), median and
 // quartiles; then one more step with each kernel timed alone (no graph),
@@ -25,6 +27,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <iostream>
 #include <random>
 #include <sstream>
@@ -103,18 +106,32 @@ int main(int argc, char **argv) {
                           c.heads * c.headDim * c.hidden + 3.0 * c.intermediate * c.hidden;
   const double weightBytes = esize * (c.layers * perLayer + c.vocabSize * c.hidden);
 
+  // A prompt of its own per slot.
   std::mt19937 gen(1234);
   std::uniform_int_distribution<int32_t> tok(0, static_cast<int32_t>(c.vocabSize - 1));
-  std::vector<int32_t> prompt(context);
-  for (int32_t &t : prompt)
-    t = tok(gen);
+  std::vector<std::vector<int32_t>> prompts(eo.maxBatch, std::vector<int32_t>(context));
+  for (auto &prompt : prompts)
+    for (int32_t &t : prompt)
+      t = tok(gen);
 
   for (int64_t R : rows) {
+    // Correct first: each row's logits of the first batched step against
+    // the same sequence's single-sequence step (qwen3-run's GEMVs).
+    std::vector<std::vector<float>> alone(R);
+    std::vector<int32_t> first(R);
+    for (int64_t s = 0; s < R; ++s) {
+      int32_t next = 0;
+      if (Status st = engine->prefill(prompts[s], first[s]); !st ||
+          !(st = engine->decode(first[s], next)) || !(st = engine->lastLogits(alone[s])))
+        fail(st.message());
+    }
     std::vector<Engine::SlotStep> batch(R);
     for (int64_t s = 0; s < R; ++s) {
       int64_t reused = 0;
-      if (Status st = engine->prefillSlot(s, prompt, Sampling(), batch[s].token, reused); !st)
+      if (Status st = engine->prefillSlot(s, prompts[s], Sampling(), batch[s].token, reused); !st)
         fail(st.message());
+      if (batch[s].token != first[s])
+        fail("slot " + std::to_string(s) + ": the prompt's pick differs from a whole prefill's");
       batch[s].slot = s;
     }
     std::vector<int32_t> next;
@@ -125,6 +142,22 @@ int main(int argc, char **argv) {
         batch[s].token = next[s];
     };
     step(); // captures the bucket's graph
+    double minCosine = 1, maxRel = 0;
+    for (int64_t s = 0; s < R; ++s) {
+      std::vector<float> got;
+      if (Status st = engine->slotLogits(s, got); !st)
+        fail(st.message());
+      double dot = 0, na = 0, nb = 0, diff = 0;
+      for (size_t i = 0; i < got.size(); ++i) {
+        const double a = alone[s][i], b = got[i];
+        dot += a * b, na += a * a, nb += b * b, diff += (a - b) * (a - b);
+      }
+      minCosine = std::min(minCosine, dot / std::sqrt(na * nb));
+      maxRel = std::max(maxRel, std::sqrt(diff / na));
+    }
+    if (!(minCosine >= 0.999))
+      fail("rows " + std::to_string(R) + ": a row's logits against its single-sequence step: "
+           "cosine " + std::to_string(minCosine) + " (< 0.999)");
     std::vector<double> ms;
     for (int64_t i = 0; i + 1 < steps; ++i) {
       auto t0 = std::chrono::steady_clock::now();
@@ -156,6 +189,8 @@ int main(int argc, char **argv) {
                                      {"p25", ms.empty() ? 0 : quantile(ms, 0.25)},
                                      {"p75", ms.empty() ? 0 : quantile(ms, 0.75)}}},
                         {"tok_s", med > 0 ? R * 1000.0 / med : 0},
+                        {"min_cosine_vs_single", minCosine},
+                        {"max_rel_error_vs_single", maxRel},
                         {"weight_bytes", weightBytes},
                         {"weights_at_copy_ms", copyBps > 0 ? weightBytes / copyBps * 1e3 : 0},
                         {"copy_bytes_per_s", copyBps},

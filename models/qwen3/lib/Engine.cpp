@@ -478,6 +478,33 @@ Status Engine::decodeSlots(const std::vector<SlotStep> &steps, std::vector<int32
   return st;
 }
 
+Status Engine::moveSlot(int64_t from, int64_t to) {
+  Impl &m = *impl;
+  if (Status st = checkSlot(from, slots()); !st)
+    return st;
+  if (Status st = checkSlot(to, slots()); !st)
+    return st;
+  if (m.held[from].empty())
+    return Status::error("slot " + std::to_string(from) + " holds no sequence to move");
+  if (from == to)
+    return Status::ok();
+  const int64_t rows = static_cast<int64_t>(m.held[from].size());
+  m.held[to].clear();
+  m.logitsAt[to] = Impl::LogitsAt::None;
+  if (Status st = m.onShards([&](EngineShard &s, int) {
+        if (to == 0) {
+          // The single-sequence step goes on from the moved rows.
+          s.position = rows;
+          s.singleStale = true;
+        }
+        return s.copySlotRows(from, to, rows);
+      });
+      !st)
+    return st;
+  m.held[to] = m.held[from];
+  return Status::ok();
+}
+
 Status Engine::slotLogits(int64_t slot, std::vector<float> &logits) {
   Impl &m = *impl;
   if (Status st = checkSlot(slot, slots()); !st)

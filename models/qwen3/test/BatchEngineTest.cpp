@@ -258,6 +258,41 @@ TEST(Qwen3BatchEngine, SampledRowsAreReproducibleBesideGreedyOnes) {
   EXPECT_EQ(runs[0], runs[1]);
 }
 
+// A sequence moved into slot 0 goes on with the single-sequence steps
+// exactly as one that ran in slot 0 all along (the server moves a request
+// left alone there).
+TEST(Qwen3BatchEngine, AMovedSequenceGoesOnInSlotZero) {
+  std::unique_ptr<Engine> a = openEngine("tiny-bf16", 3), b = openEngine("tiny-bf16", 3);
+  ASSERT_TRUE(a && b);
+  int32_t ta = 0, tb = 0;
+  int64_t reused = 0;
+  ASSERT_TRUE(a->prefillSlot(2, kPrompts[0], Sampling(), ta, reused).isOk());
+  ASSERT_TRUE(b->prefillSlot(0, kPrompts[0], Sampling(), tb, reused).isOk());
+  ASSERT_EQ(ta, tb);
+  for (int s = 0; s < 2; ++s) {
+    std::vector<int32_t> na, nb;
+    ASSERT_TRUE(a->decodeSlots({{2, ta, Sampling()}}, na).isOk());
+    ASSERT_TRUE(b->decodeSlots({{0, tb, Sampling()}}, nb).isOk());
+    ta = na[0], tb = nb[0];
+    ASSERT_EQ(ta, tb);
+  }
+  ASSERT_TRUE(a->moveSlot(2, 0).isOk());
+  EXPECT_EQ(a->slotLength(0), b->slotLength(0));
+  EXPECT_EQ(a->slotLength(2), b->slotLength(0)); // kept as a prefix to reuse
+  for (int s = 0; s < 3; ++s) {
+    ASSERT_TRUE(a->decode(ta, ta).isOk());
+    ASSERT_TRUE(b->decode(tb, tb).isOk());
+    std::vector<float> la, lb;
+    ASSERT_TRUE(a->lastLogits(la).isOk());
+    ASSERT_TRUE(b->lastLogits(lb).isOk());
+    EXPECT_EQ(la, lb) << "step " << s;
+    EXPECT_EQ(ta, tb) << "step " << s;
+  }
+  Status st = a->moveSlot(1, 0);
+  EXPECT_FALSE(st.isOk());
+  EXPECT_NE(st.message().find("slot 1 holds no sequence"), std::string::npos) << st.message();
+}
+
 TEST(Qwen3BatchEngine, RefusesBadSlotsAndSteps) {
   {
     EngineOptions opts;

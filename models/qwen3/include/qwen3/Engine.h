@@ -156,6 +156,10 @@ public:
   /// each one's pick in next[i]. Each row's result is the same whichever
   /// slots run beside it.
   Status decodeSlots(const std::vector<SlotStep> &steps, std::vector<int32_t> &next);
+  /// Moves the sequence `from` holds into slot `to` (its K/V rows copied;
+  /// `from` keeps them too, as a prefix to reuse). Moved into slot 0, it
+  /// goes on with decode(): the single-sequence step, qwen3-run's.
+  Status moveSlot(int64_t from, int64_t to);
   /// The logits that made the last pick of `slot`.
   Status slotLogits(int64_t slot, std::vector<float> &logits);
   /// The tokens whose K/V rows `slot` holds.

@@ -58,6 +58,11 @@ void Metrics::prefillRun() {
   ++prefillRuns_;
 }
 
+void Metrics::slotMove() {
+  std::lock_guard<std::mutex> l(mutex_);
+  ++slotMoves_;
+}
+
 std::string Metrics::prometheus() const {
   std::lock_guard<std::mutex> l(mutex_);
   std::ostringstream o;
@@ -96,6 +101,9 @@ std::string Metrics::prometheus() const {
   o << "# HELP qwen3_prefill_runs_total Prefills run: whole prompts, or their chunks (--prefill-chunk).\n"
        "# TYPE qwen3_prefill_runs_total counter\n"
        "qwen3_prefill_runs_total " << prefillRuns_ << "\n";
+  o << "# HELP qwen3_slot_moves_total Lone sequences moved into slot 0 to take the single-sequence step.\n"
+       "# TYPE qwen3_slot_moves_total counter\n"
+       "qwen3_slot_moves_total " << slotMoves_ << "\n";
   auto hist = [&](const char *name, const char *help, const Histogram &h) {
     o << "# HELP " << name << " " << help << "\n# TYPE " << name << " histogram\n";
     uint64_t cum = 0;

@@ -98,8 +98,17 @@ void Scheduler::loop() {
       batch.push_back({seq.slot, seq.token, seq.sampling});
     std::vector<int32_t> next;
     // A sequence alone in slot 0 runs the single-sequence step (GEMVs, the
-    // batch-1 graph): a lone request decodes as fast as qwen3-run.
+    // batch-1 graph): a lone request decodes as fast as qwen3-run. One left
+    // alone elsewhere (the others finished) moves there when slot 0 is free.
     tile_runtime::Status st = tile_runtime::Status::ok();
+    if (running.size() == 1 && running[0].slot != 0 && slotFree_[0] && prefilling.empty()) {
+      if (engine_.moveSlot(running[0].slot, 0)) {
+        slotFree_[running[0].slot] = true;
+        slotFree_[0] = false;
+        running[0].slot = 0;
+        metrics_.slotMove();
+      }
+    }
     if (running.size() == 1 && running[0].slot == 0) {
       next.assign(1, -1);
       // A new sampling setting recaptures the single step's graphs;

@@ -378,6 +378,30 @@ check((metric("qwen3_generation_tokens_total") or 0) > 0 and
       (metric("qwen3_time_to_first_token_seconds_count") or 0) > 0,
       "metrics: tokens and time-to-first-token histogram")
 
+# A request left running alone outside slot 0 (the one beside it
+# finished) moves into slot 0 and goes on with the single-sequence step,
+# its text unchanged.
+moves0 = metric("qwen3_slot_moves_total")
+lone_ref = run_greedy(prompts[2], 40)
+pair = {}
+
+
+def pair_worker(name, p, n):
+    pair[name] = call(port, "POST", "/v1/completions",
+                      {"prompt": p, "max_tokens": n, "temperature": 0}, timeout=120)
+
+
+first = threading.Thread(target=pair_worker, args=("short", prompts[1], 16))
+second = threading.Thread(target=pair_worker, args=("long", prompts[2], 40))
+first.start()
+time.sleep(0.02)
+second.start()
+first.join()
+second.join()
+check(pair["long"][0] == 200 and same_text(pair["long"][1]["choices"][0]["text"], lone_ref) and
+      metric("qwen3_slot_moves_total") > moves0,
+      "a request left alone outside slot 0 moves there, its text its batch-1 text")
+
 # SIGTERM while a stream runs: the stream completes, then the server exits 0.
 out = {}
 
