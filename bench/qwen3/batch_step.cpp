@@ -7,8 +7,10 @@
 // The step continuous batching runs (Engine::decodeSlots, docs/serving.md)
 // without the server around it: for each row count R, R cache slots hold a
 // `context`-token sequence each (random prompts of their own). Correct
-// first: each row's logits of the first step against its sequence's
-// single-sequence step (cosine at least 0.999, else the tool fails). Then
+// first: each row's logits of the first step against the prompt path's
+// for the same token, within twice the spread between the prompt path and
+// the single-sequence step (and a cosine of at least 0.99), else the tool
+// fails; all three cosines are reported. Then
 // `steps` batched steps of the R rows run one after another, each timed
 // on the host from the call to the picks on the host (upload, graph replay,
 // read back: what the server's inter-token latency is made of), median and
@@ -116,13 +118,21 @@ int main(int argc, char **argv) {
 
   for (int64_t R : rows) {
     // Correct first: each row's logits of the first batched step against
-    // the same sequence's single-sequence step (qwen3-run's GEMVs).
-    std::vector<std::vector<float>> alone(R);
+    // the prompt path's for the same token (a prefill of the prompt and
+    // the token: the same GEMMs and norms, another attention kernel), and,
+    // reported, against the single-sequence step's (qwen3-run's GEMVs,
+    // the norms rounded elsewhere).
+    std::vector<std::vector<float>> prompted(R), alone(R);
     std::vector<int32_t> first(R);
     for (int64_t s = 0; s < R; ++s) {
       int32_t next = 0;
+      std::vector<int32_t> longer = prompts[s];
       if (Status st = engine->prefill(prompts[s], first[s]); !st ||
           !(st = engine->decode(first[s], next)) || !(st = engine->lastLogits(alone[s])))
+        fail(st.message());
+      longer.push_back(first[s]);
+      if (Status st = engine->prefill(longer, next); !st ||
+          !(st = engine->lastLogits(prompted[s])))
         fail(st.message());
     }
     std::vector<Engine::SlotStep> batch(R);
@@ -142,22 +152,36 @@ int main(int argc, char **argv) {
         batch[s].token = next[s];
     };
     step(); // captures the bucket's graph
-    double minCosine = 1, maxRel = 0;
+    struct Agreement {
+      double minCosine = 1, maxRel = 0;
+      void add(const std::vector<float> &want, const std::vector<float> &got) {
+        double dot = 0, na = 0, nb = 0, diff = 0;
+        for (size_t i = 0; i < got.size(); ++i) {
+          const double a = want[i], b = got[i];
+          dot += a * b, na += a * a, nb += b * b, diff += (a - b) * (a - b);
+        }
+        minCosine = std::min(minCosine, dot / std::sqrt(na * nb));
+        maxRel = std::max(maxRel, std::sqrt(diff / na));
+      }
+    } vsPrompt, vsSingle, paths;
     for (int64_t s = 0; s < R; ++s) {
       std::vector<float> got;
       if (Status st = engine->slotLogits(s, got); !st)
         fail(st.message());
-      double dot = 0, na = 0, nb = 0, diff = 0;
-      for (size_t i = 0; i < got.size(); ++i) {
-        const double a = alone[s][i], b = got[i];
-        dot += a * b, na += a * a, nb += b * b, diff += (a - b) * (a - b);
-      }
-      minCosine = std::min(minCosine, dot / std::sqrt(na * nb));
-      maxRel = std::max(maxRel, std::sqrt(diff / na));
+      vsPrompt.add(prompted[s], got);
+      vsSingle.add(alone[s], got);
+      paths.add(prompted[s], alone[s]);
     }
-    if (!(minCosine >= 0.999))
-      fail("rows " + std::to_string(R) + ": a row's logits against its single-sequence step: "
-           "cosine " + std::to_string(minCosine) + " (< 0.999)");
+    // Random weights at real shapes carry bf16 rounding far through the
+    // layers; the two established paths (both checked against
+    // transformers) set the spread a third may have: a row is no further
+    // from the prompt path than twice the single step is, and never below
+    // 0.99 (a wrong head or row is far below).
+    const double allowed = std::max(0.99, 1 - 2 * (1 - paths.minCosine));
+    if (!(vsPrompt.minCosine >= allowed))
+      fail("rows " + std::to_string(R) + ": a row's logits against the prompt path's: cosine " +
+           std::to_string(vsPrompt.minCosine) + " (< " + std::to_string(allowed) +
+           "; the single-sequence step's: " + std::to_string(paths.minCosine) + ")");
     std::vector<double> ms;
     for (int64_t i = 0; i + 1 < steps; ++i) {
       auto t0 = std::chrono::steady_clock::now();
@@ -189,8 +213,11 @@ int main(int argc, char **argv) {
                                      {"p25", ms.empty() ? 0 : quantile(ms, 0.25)},
                                      {"p75", ms.empty() ? 0 : quantile(ms, 0.75)}}},
                         {"tok_s", med > 0 ? R * 1000.0 / med : 0},
-                        {"min_cosine_vs_single", minCosine},
-                        {"max_rel_error_vs_single", maxRel},
+                        {"min_cosine_vs_prompt", vsPrompt.minCosine},
+                        {"max_rel_error_vs_prompt", vsPrompt.maxRel},
+                        {"min_cosine_vs_single", vsSingle.minCosine},
+                        {"min_cosine_single_vs_prompt", paths.minCosine},
+                        {"max_rel_error_vs_single", vsSingle.maxRel},
                         {"weight_bytes", weightBytes},
                         {"weights_at_copy_ms", copyBps > 0 ? weightBytes / copyBps * 1e3 : 0},
                         {"copy_bytes_per_s", copyBps},
