@@ -64,11 +64,7 @@ int main(int argc, char **argv) {
   int64_t context = 640, steps = 64, splits = 0;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
-    auto value = [&]() -> std::string {
-      if (i + 1 >= argc)
-        fail(a + ": needs a value");
-      return argv[++i];
-    };
+    auto value = [&] { return qwen3::tool::flagValue(argc, argv, i); };
     if (a == "--model")
       model = value();
     else if (a == "--kernels")

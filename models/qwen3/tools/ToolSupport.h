@@ -33,6 +33,15 @@ inline const char *&name() {
   std::exit(1);
 }
 
+/// The value after the flag argv[i] (i moves onto it); fails where none
+/// follows.
+inline std::string flagValue(int argc, char **argv, int &i) {
+  const std::string flag = argv[i];
+  if (i + 1 >= argc)
+    fail(flag + ": needs a value");
+  return argv[++i];
+}
+
 inline int64_t parseInt(const std::string &flag, const std::string &v, int64_t lo, int64_t hi) {
   char *end = nullptr;
   errno = 0;

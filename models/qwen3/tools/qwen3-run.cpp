@@ -134,11 +134,7 @@ Options parseArgs(int argc, char **argv) {
   Options o;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
-    auto value = [&]() -> std::string {
-      if (i + 1 >= argc)
-        fail(a + ": needs a value");
-      return argv[++i];
-    };
+    auto value = [&] { return qwen3::tool::flagValue(argc, argv, i); };
     if (a == "--help" || a == "-h" || a == "--help-all") {
       std::fputs(kUsage, stdout);
       if (a == "--help-all")

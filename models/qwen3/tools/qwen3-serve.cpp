@@ -89,11 +89,7 @@ Options parseArgs(int argc, char **argv) {
     o.server.apiKey = k;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
-    auto value = [&]() -> std::string {
-      if (i + 1 >= argc)
-        fail(a + ": needs a value");
-      return argv[++i];
-    };
+    auto value = [&] { return qwen3::tool::flagValue(argc, argv, i); };
     if (a == "--help" || a == "-h") {
       std::fputs(kUsage, stdout);
       std::exit(0);

@@ -71,39 +71,26 @@ std::string Metrics::prometheus() const {
   for (const auto &[key, n] : requests_)
     o << "qwen3_requests_total{route=\"" << key.first << "\",status=\"" << key.second
       << "\"} " << n << "\n";
-  o << "# HELP qwen3_prompt_tokens_total Prompt tokens of the requests.\n"
-       "# TYPE qwen3_prompt_tokens_total counter\n"
-       "qwen3_prompt_tokens_total " << promptTokens_ << "\n"
-       "# HELP qwen3_prompt_tokens_cached_total Prompt tokens whose KV cache was reused.\n"
-       "# TYPE qwen3_prompt_tokens_cached_total counter\n"
-       "qwen3_prompt_tokens_cached_total " << cachedPromptTokens_ << "\n"
-    << "# HELP qwen3_generation_tokens_total Tokens generated.\n"
-       "# TYPE qwen3_generation_tokens_total counter\n"
-       "qwen3_generation_tokens_total " << generatedTokens_ << "\n"
-    << "# HELP qwen3_queue_depth Requests waiting to run.\n"
-       "# TYPE qwen3_queue_depth gauge\n"
-       "qwen3_queue_depth " << queueDepth_ << "\n"
-    << "# HELP qwen3_running_requests Requests generating now (the batch size).\n"
-       "# TYPE qwen3_running_requests gauge\n"
-       "qwen3_running_requests " << running_ << "\n";
-  o << "# HELP qwen3_kv_slots_used KV cache slots holding a running sequence.\n"
-       "# TYPE qwen3_kv_slots_used gauge\n"
-       "qwen3_kv_slots_used " << running_ << "\n";
-  o << "# HELP qwen3_batch_size Sequences in the last batched decode step.\n"
-       "# TYPE qwen3_batch_size gauge\n"
-       "qwen3_batch_size " << lastBatch_ << "\n";
-  o << "# HELP qwen3_decode_steps_total Batched decode steps.\n"
-       "# TYPE qwen3_decode_steps_total counter\n"
-       "qwen3_decode_steps_total " << decodeSteps_ << "\n";
-  o << "# HELP qwen3_decode_rows_total Sequences over all batched decode steps (their mean batch: rows / steps).\n"
-       "# TYPE qwen3_decode_rows_total counter\n"
-       "qwen3_decode_rows_total " << decodeRows_ << "\n";
-  o << "# HELP qwen3_prefill_runs_total Prefills run: whole prompts, or their chunks (--prefill-chunk).\n"
-       "# TYPE qwen3_prefill_runs_total counter\n"
-       "qwen3_prefill_runs_total " << prefillRuns_ << "\n";
-  o << "# HELP qwen3_slot_moves_total Lone sequences moved into slot 0 to take the single-sequence step.\n"
-       "# TYPE qwen3_slot_moves_total counter\n"
-       "qwen3_slot_moves_total " << slotMoves_ << "\n";
+  // One sample metric: its help, type and value.
+  auto metric = [&](const char *name, const char *type, const char *help, auto value) {
+    o << "# HELP " << name << " " << help << "\n# TYPE " << name << " " << type << "\n"
+      << name << " " << value << "\n";
+  };
+  metric("qwen3_prompt_tokens_total", "counter", "Prompt tokens of the requests.", promptTokens_);
+  metric("qwen3_prompt_tokens_cached_total", "counter",
+         "Prompt tokens whose KV cache was reused.", cachedPromptTokens_);
+  metric("qwen3_generation_tokens_total", "counter", "Tokens generated.", generatedTokens_);
+  metric("qwen3_queue_depth", "gauge", "Requests waiting to run.", queueDepth_);
+  metric("qwen3_running_requests", "gauge", "Requests generating now (the batch size).", running_);
+  metric("qwen3_kv_slots_used", "gauge", "KV cache slots holding a running sequence.", running_);
+  metric("qwen3_batch_size", "gauge", "Sequences in the last batched decode step.", lastBatch_);
+  metric("qwen3_decode_steps_total", "counter", "Batched decode steps.", decodeSteps_);
+  metric("qwen3_decode_rows_total", "counter",
+         "Sequences over all batched decode steps (their mean batch: rows / steps).", decodeRows_);
+  metric("qwen3_prefill_runs_total", "counter",
+         "Prefills run: whole prompts, or their chunks (--prefill-chunk).", prefillRuns_);
+  metric("qwen3_slot_moves_total", "counter",
+         "Lone sequences moved into slot 0 to take the single-sequence step.", slotMoves_);
   auto hist = [&](const char *name, const char *help, const Histogram &h) {
     o << "# HELP " << name << " " << help << "\n# TYPE " << name << " histogram\n";
     uint64_t cum = 0;

@@ -430,6 +430,15 @@ check(r.returncode == 1 and r.stderr.count("\n") == 1 and
       "--connection-threads 9 must exceed --max-queue + 1" in r.stderr,
       "too few connection threads for the queue: one line, status 1")
 
+# Bad flag values: one line naming the flag, status 1, before any weight loads.
+for flags, want in ((["--prefill-chunk", "-1"], "--prefill-chunk: expected an integer in [0, "),
+                    (["--max-batch", "0"], "--max-batch: expected an integer in [1, 1024]"),
+                    (["--prefill-chunk"], "--prefill-chunk: needs a value")):
+    r = subprocess.run([SERVE, "--model", MODEL, "--device", "cpu", "--kernels", KERNELS, *flags],
+                       capture_output=True, text=True, timeout=60)
+    check(r.returncode == 1 and r.stderr.count("\n") == 1 and want in r.stderr,
+          f"{' '.join(flags)}: one line naming the flag, status 1 ({r.stderr.strip()[:60]!r})")
+
 # The API key.
 k = Server("--api-key", "s3cret")
 st, body = call(k.port, "GET", "/v1/models")
