@@ -193,15 +193,15 @@ void Scheduler::prefill(std::deque<Sequence> &waiting, std::vector<Sequence> &ru
     if (end > size - 2 && end < size)
       end = size;
     const bool whole = end == size;
-    if (budget > 0)
-      budget = std::max<int64_t>(0, budget - (end - from));
     if (!prefillTo(seq, end)) {
       slotFree_[seq.slot] = true;
       waiting.pop_front();
       continue;
     }
+    if (budget > 0)
+      budget = std::max<int64_t>(0, budget - (end - from));
     if (!whole)
-      continue; // the budget is spent; the rest in a later step
+      break; // the budget is spent; the rest in a later step
     Sequence done = std::move(seq);
     waiting.pop_front();
     if (emit(done))
