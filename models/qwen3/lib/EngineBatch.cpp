@@ -49,6 +49,8 @@ Status EngineShard::allocBatch() {
   alloc(DType::F32, S * nparts, a.vals);
   alloc(DType::I32, S * nparts, a.idxs);
   alloc(DType::I32, S * c.heads, batch.tickets);
+  if (place.ranks > 1)
+    alloc(dt, place.ranks * P * vocabRows, batch.gathered);
   alloc(DType::I32, S * 4, batch.samplePos);
   alloc(DType::I32, S * 4, batch.sampleNext);
   if (st)
@@ -88,8 +90,8 @@ Status EngineShard::batchLayers(int64_t B) {
   const int64_t splits = batchSplits(B);
   const double esize = 2;
   auto gemm = [&](const char *what, const Buffer &x, int64_t k, const Buffer &w, int64_t n,
-                  const Buffer &y) {
-    const Arg args[] = {Arg::in(x, {P, k}), Arg::in(w, {n, k}), Arg::out(y, {P, n})};
+                  const Buffer &y, int64_t yOffset = 0) {
+    const Arg args[] = {Arg::in(x, {P, k}), Arg::in(w, {n, k}), Arg::out(y, {P, n}, {}, yOffset)};
     const Kernel &kernel = !few ? pickGemm(P, n) : n == H ? kGemmRows64Wide : kGemmRows64;
     return launch(kernel, args, 3, esize * (n * k + B * (k + n)), what);
   };
@@ -149,14 +151,18 @@ Status EngineShard::batchLayers(int64_t B) {
   if (!split) {
     TRY(gemm("lm_head", a.h, H, lmHead, V, a.logits));
   } else {
-    // Each rank's vocabulary rows of each row's logits, gathered whole row
-    // by row (a row's slices are contiguous only within the row).
-    for (int64_t b = 0; b < B; ++b) {
-      TRY(linear(1, a.h, H, lmHead, vocabRows, a.logits, b * H, b * V + place.rank * vocabRows));
-      TRY(timed("all_gather_logits", 2.0 * V, [&] {
-        return place.comm->allGather(stream, a.logits, b * V, vocabRows);
-      }));
-    }
+    // This rank's vocabulary slice of every row in one GEMM, into its part
+    // of `gathered`; one all-gather; then each row's slices copied into
+    // its logits row (a row's slices are contiguous only within the row).
+    const int64_t part = P * vocabRows;
+    TRY(gemm("lm_head", a.h, H, lmHead, vocabRows, batch.gathered, place.rank * part));
+    TRY(timed("all_gather_logits", 2.0 * place.ranks * part, [&] {
+      return place.comm->allGather(stream, batch.gathered, 0, part);
+    }));
+    for (int64_t b = 0; b < B; ++b)
+      for (int64_t r = 0; r < place.ranks; ++r)
+        TRY(stream.copy(a.logits, batch.gathered, vocabRows * 2, (b * V + r * vocabRows) * 2,
+                        (r * part + b * vocabRows) * 2));
   }
   const int64_t nparts = (V + argmaxChunk - 1) / argmaxChunk;
   TRY(launch(kArgmaxRowsP, {Arg::in(a.logits, {B, V}), Arg::out(a.vals, {B, nparts}),

@@ -124,6 +124,9 @@ struct EngineShard : EngineDevice, EngineKernels {
     Buffer ids, pos, next; ///< [slots] i32: the fed tokens, their positions, the picks
     Acts acts;             ///< for `slots` rows; logits [slots, vocab]
     Buffer tickets;        ///< batch_decode_attention's, one per row and KV head
+    /// Tensor parallelism: every rank's vocabulary slice of every row's
+    /// logits, [ranks, gemmRows(slots), vocabRows], gathered.
+    Buffer gathered;
     /// A sampled row's position and draw, one 16-byte slot per row (kernel
     /// views start 16-byte aligned).
     Buffer samplePos, sampleNext;

@@ -31,12 +31,14 @@ std::string modelDir(const std::string &name) {
   return ::testing::TempDir() + "qwen3-tp-" + name;
 }
 
-Status open(const std::string &dir, int64_t ranks, std::unique_ptr<Engine> &engine) {
+Status open(const std::string &dir, int64_t ranks, std::unique_ptr<Engine> &engine,
+            int64_t maxBatch = 1) {
   EngineOptions opts;
   opts.device = test::testDevice();
   opts.kernelsDir = test::kernelsDir();
   opts.maxSeqLen = 128;
   opts.tensorParallel = ranks;
+  opts.maxBatch = maxBatch;
   return Engine::create(dir, opts, engine);
 }
 
@@ -128,6 +130,57 @@ INSTANTIATE_TEST_SUITE_P(Random, Qwen3TensorParallel, ::testing::ValuesIn(kCases
                          [](const ::testing::TestParamInfo<TpCase> &i) {
                            return std::string(i.param.name);
                          });
+
+// Continuous batching on every rank: each row of a batched step of three
+// slots (its LM head over the rows, the ranks' vocabulary slices gathered
+// into each row) against one device's batched step, teacher-forced on one
+// device's picks.
+TEST_P(Qwen3TensorParallel, BatchedStepsMatchOneDevice) {
+  const TpCase &c = GetParam();
+  const std::string dir = modelDir(std::string(c.name) + "-batch");
+  writeModel(dir, c.shape);
+  std::unique_ptr<Engine> one, split;
+  ASSERT_TRUE(open(dir, 1, one, 3).isOk());
+  Status st = open(dir, c.ranks, split, 3);
+  if (!st && test::testDevice() != "cpu")
+    GTEST_SKIP() << c.ranks << " ranks on " << test::testDevice() << ": " << st.message();
+  ASSERT_TRUE(st.isOk()) << st.message();
+  const double u = c.shape.f16 ? std::ldexp(1.0, -11) : std::ldexp(1.0, -8);
+  const std::vector<std::vector<int32_t>> prompts = {
+      {17, 900, 4, 2000, 55, 1234, 7}, {5, 6, 7}, {300, 301, 302, 303, 304, 305, 306, 307, 308}};
+  std::vector<int32_t> fed(prompts.size());
+  for (size_t i = 0; i < prompts.size(); ++i) {
+    int32_t a = 0, b = 0;
+    int64_t reused = 0;
+    ASSERT_TRUE(one->prefillSlot(int64_t(i), prompts[i], Sampling(), a, reused).isOk());
+    ASSERT_TRUE(split->prefillSlot(int64_t(i), prompts[i], Sampling(), b, reused).isOk());
+    fed[i] = a;
+  }
+  for (int step = 0; step < 6; ++step) {
+    std::vector<Engine::SlotStep> steps;
+    for (size_t i = 0; i < prompts.size(); ++i)
+      steps.push_back({int64_t(i), fed[i], Sampling()});
+    std::vector<int32_t> na, nb;
+    ASSERT_TRUE(one->decodeSlots(steps, na).isOk());
+    ASSERT_TRUE(split->decodeSlots(steps, nb).isOk());
+    for (size_t i = 0; i < prompts.size(); ++i) {
+      std::vector<float> la, lb;
+      ASSERT_TRUE(one->slotLogits(int64_t(i), la).isOk());
+      ASSERT_TRUE(split->slotLogits(int64_t(i), lb).isOk());
+      ASSERT_EQ(la.size(), lb.size());
+      double spread = 0;
+      for (float v : la)
+        spread = std::max(spread, std::abs(double(v)));
+      const test::LogitsAgreement agree = test::agreement(la.data(), lb.data(), la.size());
+      EXPECT_GE(agree.cosine, 0.999) << "step " << step << " row " << i;
+      EXPECT_LE(agree.relError, 10 * u) << "step " << step << " row " << i;
+      if (na[i] != nb[i])
+        EXPECT_LE(std::abs(double(la[na[i]]) - la[nb[i]]), 10 * u * spread)
+            << "step " << step << " row " << i;
+      fed[i] = na[i];
+    }
+  }
+}
 
 // Prefix reuse on every rank: a prompt extending the last one prefills its
 // new tokens after the cached rows on each shard, the logits those of a

@@ -40,8 +40,8 @@ struct EngineOptions {
   int64_t maxSeqLen = 0;       ///< 0: the model's, capped by free memory
   /// Sequences held at once (continuous batching, docs/serving.md): the KV
   /// cache has a slot of maxSeqLen rows for each, and a batched decode step
-  /// (decodeSlots) runs one token of each. Needs one device (no tensor
-  /// parallelism).
+  /// (decodeSlots) runs one token of each, on every rank with tensor
+  /// parallelism.
   int64_t maxBatch = 1;
   /// The batched step's attention shares per row and KV head (2, 4 or 8);
   /// 0: per bucket of rows, the fewest whose programs (rows x KV heads x
