@@ -163,6 +163,30 @@ Status Engine::create(const std::string &modelDir, const EngineOptions &opts,
     return Status::error("--max-seq-len " + std::to_string(opts.maxSeqLen) +
                          " exceeds the model's max_position_embeddings (" +
                          std::to_string(c.maxPositions) + ")");
+  // The KV cache a device holds per position of every slot (K and V, its
+  // KV heads), and the positions --kv-cache-memory leaves each slot.
+  const int64_t cacheBytesPerPosition =
+      2 * c.layers * (c.kvHeads / ranks) * c.headDim * 2 * opts.maxBatch;
+  int64_t budgetPositions = c.maxPositions;
+  if (opts.kvCacheBytes < 0)
+    return Status::error("--kv-cache-memory must be >= 0, got " +
+                         std::to_string(opts.kvCacheBytes));
+  if (opts.kvCacheBytes > 0) {
+    budgetPositions = opts.kvCacheBytes / cacheBytesPerPosition / 64 * 64;
+    const std::string holds = "--kv-cache-memory " + std::to_string(opts.kvCacheBytes) +
+                              " bytes hold " + std::to_string(budgetPositions) +
+                              " positions for each of --max-batch " +
+                              std::to_string(opts.maxBatch) + " slots";
+    if (budgetPositions < 64)
+      return Status::error(holds + " (at least 64 needed: " +
+                           std::to_string(64 * cacheBytesPerPosition) + " bytes)");
+    if (opts.maxSeqLen > budgetPositions)
+      return Status::error(holds + "; --max-seq-len " + std::to_string(opts.maxSeqLen) +
+                           " needs " +
+                           std::to_string((opts.maxSeqLen + 63) / 64 * 64 *
+                                          cacheBytesPerPosition) +
+                           " bytes");
+  }
 
   // Everything about the checkpoint is validated before a device opens.
   Checkpoint ck;
@@ -222,7 +246,7 @@ Status Engine::create(const std::string &modelDir, const EngineOptions &opts,
 
   // The KV cache: the requested length, else the model's, capped by what
   // fits in the memory left after the weights on every device.
-  m.maxSeq = opts.maxSeqLen > 0 ? opts.maxSeqLen : c.maxPositions;
+  m.maxSeq = opts.maxSeqLen > 0 ? opts.maxSeqLen : std::min(c.maxPositions, budgetPositions);
   if (opts.maxSeqLen <= 0) {
     std::vector<int64_t> fits(ranks, 0);
     if (Status st = m.onShards([&](EngineShard &s, int r) { return s.cacheBudget(fits[r]); });

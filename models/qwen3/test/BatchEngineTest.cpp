@@ -293,6 +293,36 @@ TEST(Qwen3BatchEngine, AMovedSequenceGoesOnInSlotZero) {
   EXPECT_NE(st.message().find("slot 1 holds no sequence"), std::string::npos) << st.message();
 }
 
+// --kv-cache-memory: the context is the longest whose rows fit it in every
+// slot (whole 64-position blocks); a --max-seq-len past it, or a budget
+// below one block, is refused before any weight loads. The tiny model's
+// rows: 2 layers x K and V x 1 KV head x 64 x 2 bytes = 512 bytes a slot.
+TEST(Qwen3BatchEngine, KvCacheMemorySizesTheContext) {
+  auto create = [](int64_t bytes, int64_t maxSeq, std::unique_ptr<Engine> &engine) {
+    EngineOptions opts;
+    opts.device = test::testDevice();
+    opts.kernelsDir = test::kernelsDir();
+    opts.maxBatch = 2;
+    opts.maxSeqLen = maxSeq;
+    opts.kvCacheBytes = bytes;
+    return Engine::create(test::fixturesDir() + "/tiny-bf16", opts, engine);
+  };
+  std::unique_ptr<Engine> engine;
+  Status st = create(200000, 0, engine);
+  ASSERT_TRUE(st.isOk()) << st.message();
+  EXPECT_EQ(engine->maxSeqLen(), 192);
+  st = create(200000, 256, engine);
+  EXPECT_FALSE(st.isOk());
+  EXPECT_NE(st.message().find("--kv-cache-memory 200000 bytes hold 192 positions for each of "
+                              "--max-batch 2 slots; --max-seq-len 256 needs 262144 bytes"),
+            std::string::npos)
+      << st.message();
+  st = create(1000, 0, engine);
+  EXPECT_FALSE(st.isOk());
+  EXPECT_NE(st.message().find("(at least 64 needed: 65536 bytes)"), std::string::npos)
+      << st.message();
+}
+
 TEST(Qwen3BatchEngine, RefusesBadSlotsAndSteps) {
   {
     EngineOptions opts;

@@ -17,6 +17,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <string>
+#include <utility>
 
 namespace qwen3::tool {
 
@@ -50,6 +51,29 @@ inline int64_t parseInt(const std::string &flag, const std::string &v, int64_t l
     fail(flag + ": expected an integer in [" + std::to_string(lo) + ", " + std::to_string(hi) +
          "], got '" + v + "'");
   return x;
+}
+
+/// A size in bytes: an integer, optionally followed by KiB, MiB, GiB, TiB
+/// (powers of 1024) or KB, MB, GB, TB (powers of 1000).
+inline int64_t parseBytes(const std::string &flag, const std::string &v) {
+  static const std::pair<const char *, double> units[] = {
+      {"KiB", 1024.0}, {"MiB", 1048576.0}, {"GiB", 1073741824.0}, {"TiB", 1099511627776.0},
+      {"KB", 1e3},     {"MB", 1e6},        {"GB", 1e9},           {"TB", 1e12},
+      {"B", 1.0},      {"", 1.0}};
+  size_t digits = 0;
+  while (digits < v.size() && v[digits] >= '0' && v[digits] <= '9')
+    ++digits;
+  const std::string unit = v.substr(digits);
+  for (const auto &[name, scale] : units) {
+    if (digits == 0 || digits > 15 || unit != name)
+      continue;
+    const double bytes = std::stod(v.substr(0, digits)) * scale;
+    if (bytes >= 1 && bytes < 9.0e18)
+      return static_cast<int64_t>(bytes);
+    break;
+  }
+  fail(flag + ": expected a size (bytes, or with KiB, MiB, GiB, TiB, KB, MB, GB or TB), got '" +
+       v + "'");
 }
 
 inline double parseReal(const std::string &flag, const std::string &v) {

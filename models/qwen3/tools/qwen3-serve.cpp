@@ -33,6 +33,7 @@
 using namespace qwen3;
 using tool::fail;
 using tool::parseInt;
+using tool::parseBytes;
 
 namespace {
 
@@ -59,6 +60,10 @@ Serves a Qwen3 checkpoint through the OpenAI API (POST /v1/chat/completions,
                            model's, or what fits)
   --max-batch N            requests generating at once, each in a KV cache
                            slot of --max-seq-len positions (default 16)
+  --kv-cache-memory SIZE   the KV cache's size on each device (bytes, or
+                           with KiB/MiB/GiB or KB/MB/GB): without
+                           --max-seq-len, the longest context whose rows
+                           fit it in every slot (default: what fits)
   --prefill-chunk N        prompt tokens prefilled per step at most (a
                            long prompt in chunks over several steps), so
                            running requests wait for no more between two
@@ -78,7 +83,7 @@ struct Options {
   std::string model, name, device = "cuda", kernels = QWEN3_DEFAULT_KERNELS_DIR;
   serve::ServerOptions server;
   int64_t tensorParallel = 1, maxSeq = 0, maxTokens = 4096, maxQueue = 64, maxBatch = 16,
-          prefillChunk = 512;
+          prefillChunk = 512, kvCacheBytes = 0;
   EngineOptions::Weights weights = EngineOptions::Weights::Stored;
 };
 
@@ -120,6 +125,8 @@ Options parseArgs(int argc, char **argv) {
       o.maxSeq = parseInt(a, value(), 1, 1 << 24);
     } else if (a == "--max-batch") {
       o.maxBatch = parseInt(a, value(), 1, 1024);
+    } else if (a == "--kv-cache-memory") {
+      o.kvCacheBytes = parseBytes(a, value());
     } else if (a == "--prefill-chunk") {
       o.prefillChunk = parseInt(a, value(), 0, 1 << 24);
     } else if (a == "--max-tokens") {
@@ -180,6 +187,7 @@ int main(int argc, char **argv) {
   eo.weights = o.weights;
   eo.maxSeqLen = o.maxSeq;
   eo.maxBatch = o.maxBatch;
+  eo.kvCacheBytes = o.kvCacheBytes;
   std::unique_ptr<Engine> engine;
   if (Status st = Engine::create(o.model, eo, engine); !st)
     fail(st.message());

@@ -38,6 +38,10 @@ struct EngineOptions {
   enum class Weights { Stored, Dequantized, Fp8 };
   Weights weights = Weights::Stored;
   int64_t maxSeqLen = 0;       ///< 0: the model's, capped by free memory
+  /// The KV cache's bytes on each device, every slot's rows together (0:
+  /// what fits). With maxSeqLen 0 the context is the longest whose rows
+  /// (whole blocks of 64 positions) fit it; a maxSeqLen given must fit it.
+  int64_t kvCacheBytes = 0;
   /// Sequences held at once (continuous batching, docs/serving.md): the KV
   /// cache has a slot of maxSeqLen rows for each, and a batched decode step
   /// (decodeSlots) runs one token of each, on every rank with tensor

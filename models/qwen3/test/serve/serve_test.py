@@ -33,11 +33,12 @@ servers = []
 
 
 class Server:
-    def __init__(self, *extra):
+    def __init__(self, *extra, seq_len="256"):
         servers.append(self)
+        seq = ["--max-seq-len", seq_len] if seq_len else []
         self.proc = subprocess.Popen(
             [SERVE, "--model", MODEL, "--device", "cpu", "--kernels", KERNELS, "--port", "0",
-             "--max-seq-len", "256", "--served-model-name", "tiny", *extra],
+             *seq, "--served-model-name", "tiny", *extra],
             stderr=subprocess.PIPE, text=True)
         self.log = []
         deadline = time.time() + 60
@@ -433,11 +434,27 @@ check(r.returncode == 1 and r.stderr.count("\n") == 1 and
 # Bad flag values: one line naming the flag, status 1, before any weight loads.
 for flags, want in ((["--prefill-chunk", "-1"], "--prefill-chunk: expected an integer in [0, "),
                     (["--max-batch", "0"], "--max-batch: expected an integer in [1, 1024]"),
-                    (["--prefill-chunk"], "--prefill-chunk: needs a value")):
+                    (["--prefill-chunk"], "--prefill-chunk: needs a value"),
+                    (["--kv-cache-memory", "12XB"], "--kv-cache-memory: expected a size"),
+                    (["--kv-cache-memory", "1KiB", "--max-batch", "2"],
+                     "--kv-cache-memory 1024 bytes hold 0 positions for each of --max-batch 2"),
+                    (["--kv-cache-memory", "64KiB", "--max-batch", "2", "--max-seq-len", "100"],
+                     "--max-seq-len 100 needs 131072 bytes")):
     r = subprocess.run([SERVE, "--model", MODEL, "--device", "cpu", "--kernels", KERNELS, *flags],
                        capture_output=True, text=True, timeout=60)
     check(r.returncode == 1 and r.stderr.count("\n") == 1 and want in r.stderr,
           f"{' '.join(flags)}: one line naming the flag, status 1 ({r.stderr.strip()[:60]!r})")
+
+# --kv-cache-memory without --max-seq-len: the longest context whose rows
+# fit in every slot (the tiny model: 512 bytes a position a slot).
+cfg = json.load(open(os.path.join(MODEL, "config.json")))
+per_position = 2 * cfg["num_hidden_layers"] * cfg["num_key_value_heads"] * cfg["head_dim"] * 2
+sized = Server("--kv-cache-memory", str(3 * 100 * per_position), "--max-batch", "3", seq_len=None)
+st, body = call(sized.port, "GET", "/v1/models")
+check(st == 200 and body["data"][0]["max_model_len"] == 64,
+      f"--kv-cache-memory for 100 positions of 3 slots: a context of 64 (whole blocks), "
+      f"got {body['data'][0]['max_model_len'] if st == 200 else st}")
+sized.stop()
 
 # The API key.
 k = Server("--api-key", "s3cret")
