@@ -479,6 +479,21 @@ LinearExpr IndexSystem::compute(Value value, Copy copy) {
         return e - q * *c;
       return q;
     }
+    // A run-time divisor n >= 1 of a dividend d >= 0 (every form agrees
+    // there): the quotient lies in [0, d], the remainder in [0, min(d, n -
+    // 1)] (a head index `bg % heads` stays below the head count).
+    bool ceil = isa<arith::CeilDivSIOp, arith::CeilDivUIOp>(op);
+    if (!ceil && isAtLeast(op->getOperand(1), 1, copy) &&
+        isAtLeast(op->getOperand(0), 0, copy)) {
+      bool rem = isa<arith::RemSIOp, arith::RemUIOp>(op);
+      LinearExpr r = freeVar(value, copy, rem ? "remainder by a run-time divisor"
+                                              : "quotient by a run-time divisor");
+      add(LinearConstraint::le(LinearExpr::constantExpr(0), r));
+      add(LinearConstraint::le(r, operand(0)));
+      if (rem)
+        add(LinearConstraint::le(r, operand(1) - 1));
+      return r;
+    }
     return freeVar(value, copy, "division by a non-constant");
   }
   if (isa<arith::IndexCastOp, arith::IndexCastUIOp, arith::ExtSIOp,

@@ -304,3 +304,50 @@ tile.kernel @scalar_tiles(%s: !tile.view<in, ?x?xf32>, %y: !tile.view<out, ?x?xf
   tile.store %t, %o : tensor<1x1xf32>, !tile.owned<out, 1x1xf32>
   tile.return
 }
+
+// -----
+
+// A row picked by the program id modulo the row count (a head index
+// `bg % heads`): the remainder of a non-negative value by a run-time
+// divisor of at least 1 stays below the divisor. Without that assumption
+// the divisor may be 0 and the load keeps its guards.
+// CHECK-LABEL: tile.kernel @rem_by_rows
+// CHECK: tile.load %{{.*}}[%{{.*}}, %{{.*}}] {tile.in_bounds}
+// expected-remark @+1 {{Function=rem_by_rows | Remark="1 of 1 loads proven in bounds}}
+tile.kernel @rem_by_rows(%x: !tile.view<in, ?x16xf32>, %y: !tile.view<out, ?x16xf32>) {
+  %p = tile.program_id x
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %py = tile.partition %y : !tile.partition<out, ?x16xf32, tile = [1, 16]>
+  %g = tile.num_tiles %py, 0 : !tile.partition<out, ?x16xf32, tile = [1, 16]>
+  tile.grid %g
+  %rows = tile.dim %x, 0 : !tile.view<in, ?x16xf32>
+  %some = arith.cmpi sge, %rows, %c1 : index
+  tile.assume %some, "x has a row"
+  %r = arith.remui %p, %rows : index
+  %px = tile.partition %x : !tile.partition<in, ?x16xf32, tile = [1, 16]>
+  %t = tile.load %px[%r, %c0] : !tile.partition<in, ?x16xf32, tile = [1, 16]> -> tensor<1x16xf32>
+  %o = tile.own %py[%p, %c0] : !tile.partition<out, ?x16xf32, tile = [1, 16]>
+  tile.store %t, %o : tensor<1x16xf32>, !tile.owned<out, 1x16xf32>
+  tile.return
+}
+
+// -----
+
+// CHECK-LABEL: tile.kernel @rem_by_maybe_zero
+// CHECK-NOT: tile.in_bounds
+// expected-remark @+1 {{Function=rem_by_maybe_zero | Remark="0 of 1 loads proven in bounds}}
+tile.kernel @rem_by_maybe_zero(%x: !tile.view<in, ?x16xf32>, %y: !tile.view<out, ?x16xf32>) {
+  %p = tile.program_id x
+  %c0 = arith.constant 0 : index
+  %py = tile.partition %y : !tile.partition<out, ?x16xf32, tile = [1, 16]>
+  %g = tile.num_tiles %py, 0 : !tile.partition<out, ?x16xf32, tile = [1, 16]>
+  tile.grid %g
+  %rows = tile.dim %x, 0 : !tile.view<in, ?x16xf32>
+  %r = arith.remui %p, %rows : index
+  %px = tile.partition %x : !tile.partition<in, ?x16xf32, tile = [1, 16]>
+  %t = tile.load %px[%r, %c0] : !tile.partition<in, ?x16xf32, tile = [1, 16]> -> tensor<1x16xf32>
+  %o = tile.own %py[%p, %c0] : !tile.partition<out, ?x16xf32, tile = [1, 16]>
+  tile.store %t, %o : tensor<1x16xf32>, !tile.owned<out, 1x16xf32>
+  tile.return
+}
