@@ -163,10 +163,10 @@ Status Engine::create(const std::string &modelDir, const EngineOptions &opts,
     return Status::error("--max-seq-len " + std::to_string(opts.maxSeqLen) +
                          " exceeds the model's max_position_embeddings (" +
                          std::to_string(c.maxPositions) + ")");
-  // The KV cache a device holds per position of every slot (K and V, its
-  // KV heads), and the positions --kv-cache-memory leaves each slot.
+  // The KV cache a device holds per position of every slot, and the
+  // positions --kv-cache-memory leaves each slot.
   const int64_t cacheBytesPerPosition =
-      2 * c.layers * (c.kvHeads / ranks) * c.headDim * 2 * opts.maxBatch;
+      EngineShard::kvBytesPerPosition(c, c.kvHeads / ranks) * opts.maxBatch;
   int64_t budgetPositions = c.maxPositions;
   if (opts.kvCacheBytes < 0)
     return Status::error("--kv-cache-memory must be >= 0, got " +
@@ -402,6 +402,23 @@ int64_t Engine::sharedPrefix(int64_t slot, const std::vector<int32_t> &ids) cons
   return static_cast<int64_t>(commonPrefix(impl->held[slot], ids, ids.size()));
 }
 
+/// The slot holding the longest reusable prefix of `ids` (`own` first, on
+/// a tie) and that prefix's length.
+static std::pair<int64_t, size_t> bestDonor(const std::vector<std::vector<int32_t>> &held,
+                                            const std::vector<int32_t> &ids, int64_t own) {
+  std::pair<int64_t, size_t> best{own, 0};
+  if (own >= 0)
+    best.second = commonPrefix(held[own], ids, reusable(ids));
+  for (int64_t s = 0; s < static_cast<int64_t>(held.size()); ++s)
+    if (size_t n = commonPrefix(held[s], ids, reusable(ids)); n > best.second)
+      best = {s, n};
+  return best;
+}
+
+int64_t Engine::reusablePrefix(const std::vector<int32_t> &ids) const {
+  return static_cast<int64_t>(bestDonor(impl->held, ids, -1).second);
+}
+
 Status Engine::prefillSlot(int64_t slot, const std::vector<int32_t> &ids,
                            const Sampling &sampling, int32_t &next, int64_t &reused) {
   Impl &m = *impl;
@@ -412,13 +429,9 @@ Status Engine::prefillSlot(int64_t slot, const std::vector<int32_t> &ids,
   if (Status st = checkSampling(sampling); !st)
     return st;
   // The longest prefix some slot holds, its own first.
-  size_t best = commonPrefix(m.held[slot], ids, reusable(ids));
-  int64_t donor = slot;
-  for (int64_t s = 0; s < slots(); ++s)
-    if (size_t n = commonPrefix(m.held[s], ids, reusable(ids)); n > best) {
-      best = n;
-      donor = s;
-    }
+  const std::pair<int64_t, size_t> found = bestDonor(m.held, ids, slot);
+  const int64_t donor = found.first;
+  const size_t best = found.second;
   m.held[slot].clear();
   m.logitsAt[slot] = Impl::LogitsAt::None;
   reused = static_cast<int64_t>(best);

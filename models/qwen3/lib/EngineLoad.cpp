@@ -430,7 +430,7 @@ Status EngineShard::freezeWeights() {
 }
 
 Status EngineShard::cacheBudget(int64_t &positions) {
-  const int64_t bytesPerPosition = 2 * cfg.layers * cfg.kvHeads * cfg.headDim * 2;
+  const int64_t bytesPerPosition = kvBytesPerPosition(cfg, cfg.kvHeads);
   int64_t freeBytes = 0, totalBytes = 0;
   if (Status s = device->memoryInfo(freeBytes, totalBytes); !s)
     return s;
@@ -453,7 +453,7 @@ Status EngineShard::allocState(int64_t maxSeqLen) {
   const ModelConfig &c = cfg;
   maxSeq = maxSeqLen;
   cacheRows = (maxSeq + 63) / 64 * 64;
-  const int64_t bytesPerPosition = 2 * c.layers * c.kvHeads * c.headDim * 2;
+  const int64_t bytesPerPosition = kvBytesPerPosition(c, c.kvHeads);
   int64_t cacheCount = c.layers * slots * cacheRows * c.kvHeads * c.headDim;
   Status ak = device->allocate(dt, cacheCount, stream, kcache);
   if (ak)

@@ -145,6 +145,11 @@ struct EngineShard : EngineDevice, EngineKernels {
         return s;
     return kBatchSplits;
   }
+  /// K and V bytes of one cache position of one slot, for `kvHeads` KV
+  /// heads (16-bit elements).
+  static int64_t kvBytesPerPosition(const ModelConfig &c, int64_t kvHeads) {
+    return 2 * c.layers * kvHeads * c.headDim * 2;
+  }
   /// The rows a step of `rows` runs its GEMMs over: whole tiles of rows
   /// (64 up to 64 rows, else 128), the rows past the step's computed and
   /// unread. A tile reaching past x's rows makes TMA fill them with zeros,

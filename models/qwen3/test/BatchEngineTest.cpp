@@ -19,14 +19,19 @@ using namespace qwen3;
 
 namespace {
 
-std::unique_ptr<Engine> openEngine(const std::string &name, int64_t maxBatch,
-                                   int64_t attentionSplits = 0) {
+EngineOptions batchOptions(int64_t maxBatch) {
   EngineOptions opts;
-  opts.batchAttentionSplits = attentionSplits;
   opts.device = test::testDevice();
   opts.kernelsDir = test::kernelsDir();
   opts.maxSeqLen = 96;
   opts.maxBatch = maxBatch;
+  return opts;
+}
+
+std::unique_ptr<Engine> openEngine(const std::string &name, int64_t maxBatch,
+                                   int64_t attentionSplits = 0) {
+  EngineOptions opts = batchOptions(maxBatch);
+  opts.batchAttentionSplits = attentionSplits;
   std::unique_ptr<Engine> engine;
   Status st = Engine::create(test::fixturesDir() + "/" + name, opts, engine);
   EXPECT_TRUE(st.isOk()) << st.message();
@@ -299,10 +304,7 @@ TEST(Qwen3BatchEngine, AMovedSequenceGoesOnInSlotZero) {
 // rows: 2 layers x K and V x 1 KV head x 64 x 2 bytes = 512 bytes a slot.
 TEST(Qwen3BatchEngine, KvCacheMemorySizesTheContext) {
   auto create = [](int64_t bytes, int64_t maxSeq, std::unique_ptr<Engine> &engine) {
-    EngineOptions opts;
-    opts.device = test::testDevice();
-    opts.kernelsDir = test::kernelsDir();
-    opts.maxBatch = 2;
+    EngineOptions opts = batchOptions(2);
     opts.maxSeqLen = maxSeq;
     opts.kvCacheBytes = bytes;
     return Engine::create(test::fixturesDir() + "/tiny-bf16", opts, engine);
@@ -325,10 +327,7 @@ TEST(Qwen3BatchEngine, KvCacheMemorySizesTheContext) {
 
 TEST(Qwen3BatchEngine, RefusesBadSlotsAndSteps) {
   {
-    EngineOptions opts;
-    opts.device = test::testDevice();
-    opts.kernelsDir = test::kernelsDir();
-    opts.maxBatch = 2;
+    EngineOptions opts = batchOptions(2);
     opts.batchAttentionSplits = 3;
     std::unique_ptr<Engine> engine;
     Status st = Engine::create(test::fixturesDir() + "/tiny-bf16", opts, engine);

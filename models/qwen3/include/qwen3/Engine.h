@@ -170,6 +170,9 @@ public:
   int64_t slotLength(int64_t slot) const;
   /// How many leading tokens of `ids` `slot` holds.
   int64_t sharedPrefix(int64_t slot, const std::vector<int32_t> &ids) const;
+  /// How many leading tokens of `ids` prefillSlot would reuse: the longest
+  /// prefix some slot holds, all but the last two tokens at most.
+  int64_t reusablePrefix(const std::vector<int32_t> &ids) const;
   /// Times each kernel of one decode step at the current position (the
   /// step's result is discarded: the position is restored).
   Status profileDecode(std::vector<KernelTime> &times);

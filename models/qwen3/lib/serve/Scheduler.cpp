@@ -179,12 +179,9 @@ void Scheduler::prefill(std::deque<Sequence> &waiting, std::vector<Sequence> &ru
     Sequence &seq = waiting.front();
     const std::vector<int32_t> &ids = seq.job->request.promptIds;
     const int64_t size = static_cast<int64_t>(ids.size());
-    // What the first chunk finds held by some slot is not computed (the
-    // engine reuses all but the last two tokens of a prompt at most).
-    int64_t from = seq.prefilled;
-    if (!seq.started)
-      for (int64_t s = 0; s < engine_.slots(); ++s)
-        from = std::max(from, std::min(engine_.sharedPrefix(s, ids), size - 2));
+    // What the first chunk finds held by some slot is not computed.
+    const int64_t from =
+        seq.started ? seq.prefilled : std::max(seq.prefilled, engine_.reusablePrefix(ids));
     // A chunk computes at least 2 tokens (the engine recomputes the last
     // two of what it reuses) and leaves at least 2 for the last one.
     int64_t end = size;
