@@ -10,7 +10,7 @@ Random weights at the real shapes, made here.
 
     python3 bench/qwen3/parallel.py --configs DIR --tokenizer DIR \\
         --qwen3-run build/bin/qwen3-run --kernels build/models/qwen3/kernels \\
-        --models qwen3-14b --dtype bf16 --tp 1,2 --out results.jsonl
+        --models qwen3-14b --dtype bf16 --tp 1,2 --all-reduce peer,nccl --out results.jsonl
 """
 import argparse
 import os
@@ -28,6 +28,9 @@ ap.add_argument("--tg", type=int, default=128)
 ap.add_argument("--reps", type=int, default=3)
 ap.add_argument("--tp", default="1,2", help="rank counts to run (1 = one GPU)")
 ap.add_argument("--agreement-steps", type=int, default=32)
+ap.add_argument("--all-reduce", default="auto",
+                help="the decode step's all-reduces to time at N > 1, comma-separated "
+                     "(qwen3-run --all-reduce: auto, nccl, peer)")
 ap.add_argument("--nccl-variants", nargs="*", default=[],
                 help="NCCL settings to time the largest rank count with besides the "
                      "default, each NAME=VALUE[,NAME=VALUE...] (e.g. NCCL_PROTO=LL)")
@@ -42,6 +45,7 @@ common.emit(args.out, kind="copy", bytes_per_s=per_gpu[0], per_gpu_bytes_per_s=p
 bw = per_gpu[0]
 ids = common.prompt_ids(args.pp)
 ranks = [int(t) for t in args.tp.split(",")]
+modes = args.all_reduce.split(",")
 
 
 def dump_logits(d, n, steps):
@@ -61,20 +65,22 @@ for name, d, cfg, nparam, streamed, kvpp in common.checkpoints(args):
     common.emit(args.out, kind="model", model=name, dtype=args.dtype, params=nparam,
                 streamed_bytes=streamed, kv_bytes_per_position=kvpp)
     per_token = streamed + kvpp * (args.pp + args.tg / 2)
-    for n in ranks:
+    for n, mode in [(n, m) for n in ranks for m in (modes if n > 1 else [None])]:
+        tp = ["--tensor-parallel", str(n)] + (["--all-reduce", mode] if mode else [])
         try:
-            j = common.run(args.qwen3_run, args.kernels, d, ids, args.tg, args.reps,
-                           extra=["--tensor-parallel", str(n)])
+            j = common.run(args.qwen3_run, args.kernels, d, ids, args.tg, args.reps, extra=tp)
         except RuntimeError as e:  # e.g. 32B on one 80 GB GPU
-            common.emit(args.out, kind="decode", model=name, tp=n, error=str(e)[-400:])
+            common.emit(args.out, kind="decode", model=name, tp=n, all_reduce=mode,
+                        error=str(e)[-400:])
             continue
         runs = j["runs"]
-        common.emit(args.out, kind="decode", model=name, dtype=args.dtype, tp=n, pp=args.pp,
+        common.emit(args.out, kind="decode", model=name, dtype=args.dtype, tp=n,
+                    all_reduce=mode, pp=args.pp,
                     tg=args.tg, decode_tok_s=common.stats([r["decode_tok_s"] for r in runs]),
                     ttft_ms=common.stats([r["prefill_ms"] for r in runs]),
                     roofline_tok_s=n * min(per_gpu[:n]) / per_token, copy_bytes_per_s=bw,
                     device=j.get("device"), load_ms=j["load_ms"], weights_ms=j["weights_ms"])
-        if n == max(ranks) and n > 1:
+        if n == max(ranks) and n > 1 and mode == modes[0]:
             for variant in args.nccl_variants:
                 env = dict(kv.split("=", 1) for kv in variant.split(","))
                 j = common.run(args.qwen3_run, args.kernels, d, ids, args.tg, args.reps,
@@ -86,9 +92,9 @@ for name, d, cfg, nparam, streamed, kvpp in common.checkpoints(args):
                             copy_bytes_per_s=bw)
         if n > 1:
             p = common.run(args.qwen3_run, args.kernels, d, ids, 64, 1, warmup=0,
-                           extra=["--tensor-parallel", str(n), "--profile"])
-            common.emit(args.out, kind="profile", model=name, tp=n, position=args.pp + 63,
-                        kernels=p["profile"])
+                           extra=tp + ["--profile"])
+            common.emit(args.out, kind="profile", model=name, tp=n, all_reduce=mode,
+                        position=args.pp + 63, kernels=p["profile"])
     if 1 in ranks and len(ranks) > 1 and args.agreement_steps > 0:
         try:
             ja, a = dump_logits(d, 1, args.agreement_steps)

@@ -13,6 +13,8 @@
 #include "DeviceImpl.h"
 #include "tile/runtime/Collective.h"
 
+#include <vector>
+
 namespace tile_runtime {
 
 class CommunicatorImpl {
@@ -24,10 +26,40 @@ public:
   virtual Status allGather(StreamImpl &stream, uint64_t address,
                            int64_t count, DType dtype) = 0;
   virtual void abort() = 0;
+  /// The barrier of Communicator::signalPeers / waitPeers: sets each flag
+  /// at `flags` (i32, 1) once the stream's work before has finished and its
+  /// writes are visible to every device; work after waits until every flag
+  /// at `flags` is set.
+  virtual Status setFlags(StreamImpl &stream, const std::vector<uint64_t> &flags) = 0;
+  /// `region` is the flags' peer memory, which a kind that must release
+  /// waiters at abort() keeps mapped until it is destroyed.
+  virtual Status waitFlags(StreamImpl &stream, const std::vector<uint64_t> &flags,
+                           const std::shared_ptr<void> &region) = 0;
 
   int rank = 0, size = 1;
   DeviceImpl *device = nullptr;
+  /// The same device, kept alive by the peer buffers made for the group.
+  std::shared_ptr<DeviceImpl> deviceOwner;
 };
+
+/// Memory in every device of a group at one address range: `partBytes`
+/// per device, device r's part at base + r * partBytes, zeros; `region`
+/// releases it when the last reference goes.
+struct PeerRegion {
+  uint64_t base = 0;
+  size_t partBytes = 0;
+  std::shared_ptr<void> region;
+};
+Status createCudaPeerRegion(const std::vector<DeviceImpl *> &devices, size_t bytesPerDevice,
+                            PeerRegion &out);
+Status createHostPeerRegion(size_t devices, size_t bytesPerDevice, PeerRegion &out);
+/// The CUDA barrier: stream memory operations (captured into graphs as
+/// batch memory-operation nodes).
+Status queueCudaFlagWrites(StreamImpl &stream, const std::vector<uint64_t> &flags);
+Status queueCudaFlagWaits(StreamImpl &stream, const std::vector<uint64_t> &flags);
+/// Sets the flags at `flags` from the host (an aborted group's waiters go
+/// on; their results no longer matter).
+void setCudaFlagsFromHost(DeviceImpl &device, const std::vector<uint64_t> &flags);
 
 Status createNcclCommunicators(const std::vector<DeviceImpl *> &devices,
                                std::vector<std::unique_ptr<CommunicatorImpl>> &out);

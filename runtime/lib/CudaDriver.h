@@ -64,7 +64,19 @@ namespace tile_runtime {
   X(cuGraphInstantiate)                                                        \
   X(cuGraphLaunch)                                                             \
   X(cuGraphDestroy)                                                            \
-  X(cuGraphExecDestroy)
+  X(cuGraphExecDestroy)                                                         \
+  X(cuDeviceCanAccessPeer)                                                     \
+  X(cuMemGetAllocationGranularity)                                             \
+  X(cuMemAddressReserve)                                                       \
+  X(cuMemAddressFree)                                                          \
+  X(cuMemCreate)                                                               \
+  X(cuMemRelease)                                                              \
+  X(cuMemMap)                                                                  \
+  X(cuMemUnmap)                                                                \
+  X(cuMemSetAccess)                                                            \
+  X(cuMemsetD8)                                                                \
+  X(cuMemsetD32)                                                               \
+  X(cuStreamBatchMemOp)
 
 struct CudaDriver {
 #define TILE_DECLARE(name) decltype(&::name) name = nullptr;

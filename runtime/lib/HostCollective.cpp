@@ -14,7 +14,9 @@
 
 #include <condition_variable>
 #include <cstring>
+#include <cstdlib>
 #include <mutex>
+#include <thread>
 
 using namespace tile_runtime;
 
@@ -42,6 +44,10 @@ struct HostGroup {
     std::lock_guard<std::mutex> lock(mutex);
     aborted = true;
     cv.notify_all();
+  }
+  bool isAborted() {
+    std::lock_guard<std::mutex> lock(mutex);
+    return aborted;
   }
 
   const int size;
@@ -120,6 +126,29 @@ public:
     });
   }
 
+  // The peer barrier: host atomics on the flags (a flag is set with
+  // release order after this rank's work before it, which on the CPU
+  // device has finished; a wait acquires it), spinning until set or the
+  // group is aborted.
+  Status setFlags(StreamImpl &stream, const std::vector<uint64_t> &flags) override {
+    return stream.hostFunction([flags] {
+      for (uint64_t f : flags)
+        __atomic_store_n(reinterpret_cast<int32_t *>(f), 1, __ATOMIC_RELEASE);
+    });
+  }
+  Status waitFlags(StreamImpl &stream, const std::vector<uint64_t> &flags,
+                   const std::shared_ptr<void> &) override {
+    std::shared_ptr<HostGroup> g = group;
+    return stream.hostFunction([g, flags] {
+      for (uint64_t f : flags)
+        while (__atomic_load_n(reinterpret_cast<int32_t *>(f), __ATOMIC_ACQUIRE) != 1) {
+          if (g->isAborted())
+            return;
+          std::this_thread::yield();
+        }
+    });
+  }
+
   void abort() override { group->abort(); }
 
   std::shared_ptr<HostGroup> group;
@@ -134,5 +163,20 @@ Status tile_runtime::createHostCommunicators(
   out.clear();
   for (size_t i = 0; i < devices.size(); ++i)
     out.push_back(std::make_unique<HostCommunicator>(group));
+  return Status::ok();
+}
+
+Status tile_runtime::createHostPeerRegion(size_t devices, size_t bytesPerDevice,
+                                          PeerRegion &out) {
+  // Parts on 256-byte boundaries, as device allocations are.
+  const size_t part = (bytesPerDevice + 255) / 256 * 256;
+  void *p = std::aligned_alloc(256, part * devices);
+  if (!p)
+    return Status::error("peer buffers: out of host memory for " +
+                         std::to_string(part * devices) + " bytes");
+  std::memset(p, 0, part * devices);
+  out.base = reinterpret_cast<uint64_t>(p);
+  out.partBytes = part;
+  out.region = std::shared_ptr<void>(p, [](void *q) { std::free(q); });
   return Status::ok();
 }

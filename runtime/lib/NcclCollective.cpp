@@ -14,6 +14,9 @@
 
 #include <nccl.h>
 
+#include <algorithm>
+#include <atomic>
+#include <chrono>
 #include <dlfcn.h>
 #include <mutex>
 #include <string>
@@ -95,6 +98,9 @@ public:
   NcclCommunicator(const NcclLibrary &nccl, ncclComm_t comm)
       : nccl(nccl), comm(comm) {}
   ~NcclCommunicator() override {
+    stopping = true;
+    if (releaser.joinable())
+      releaser.join();
     // An abort waits for the graphs that captured this communicator's
     // collectives to be destroyed (their owner destroys them first).
     if (aborter.joinable())
@@ -130,15 +136,45 @@ public:
                       "ncclAllGather");
   }
 
+  // The peer barrier is not NCCL's: stream memory operations
+  // (CudaPeerMemory.cpp).
+  Status setFlags(StreamImpl &stream, const std::vector<uint64_t> &flags) override {
+    return flags.empty() ? Status::ok() : queueCudaFlagWrites(stream, flags);
+  }
+  Status waitFlags(StreamImpl &stream, const std::vector<uint64_t> &flags,
+                   const std::shared_ptr<void> &region) override {
+    {
+      std::lock_guard<std::mutex> lock(mutex);
+      for (uint64_t f : flags)
+        if (std::find(waited.begin(), waited.end(), f) == waited.end())
+          waited.push_back(f);
+      if (std::find(regions.begin(), regions.end(), region) == regions.end())
+        regions.push_back(region);
+    }
+    return flags.empty() ? Status::ok() : queueCudaFlagWaits(stream, flags);
+  }
+
   /// ncclCommAbort stops the collectives in flight at once, but returns
   /// only when no captured graph refers to the communicator any more: it
   /// runs on its own thread, joined by the destructor.
+  ///
+  /// A stream waiting on peer flags is stuck until a peer that failed sets
+  /// them: a releaser sets every flag this rank waits on from the host
+  /// until the communicator is destroyed (an aborted step clears and waits
+  /// on its flags again at every all-reduce), so its graphs drain.
   void abort() override {
     std::lock_guard<std::mutex> lock(mutex);
     if (aborted || !comm)
       return;
     aborted = true;
     aborter = std::thread([this] { nccl.ncclCommAbort(comm); });
+    if (!waited.empty())
+      releaser = std::thread([this] {
+        while (!stopping) {
+          setCudaFlagsFromHost(*device, waited);
+          std::this_thread::sleep_for(std::chrono::milliseconds(1));
+        }
+      });
   }
 
   const NcclLibrary &nccl;
@@ -146,6 +182,11 @@ public:
   bool aborted = false;
   std::mutex mutex;
   std::thread aborter;
+  /// The peer flags this rank's streams wait on, their memory kept mapped.
+  std::vector<uint64_t> waited;
+  std::vector<std::shared_ptr<void>> regions;
+  std::atomic<bool> stopping{false};
+  std::thread releaser;
 };
 
 

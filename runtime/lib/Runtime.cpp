@@ -18,7 +18,7 @@ using namespace tile_runtime;
 //===----------------------------------------------------------------------===//
 
 BufferStorage::~BufferStorage() {
-  if (!device || !address)
+  if (!device || !address || peerRegion)
     return;
   if (pinnedHost)
     device->freeHost(address);

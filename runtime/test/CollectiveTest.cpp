@@ -212,6 +212,86 @@ TEST_P(CollectiveTest, BadArgumentsAreRefused) {
   expectError(g.comms[0]->allReduceSum(s, f32, 0, 16), {"frozen"});
 }
 
+// Peer buffers and the flag barrier, as a one-shot exchange uses them:
+// each round a rank writes its part of one of two data buffers, signals,
+// waits for every peer, reads every part through its own view, and clears
+// its flags of the round's slot before the round that reuses them.
+TEST_P(CollectiveTest, PeerBuffersAndFlags) {
+  const int n = GetParam();
+  const int64_t count = 1000, slots = 2;
+  OPEN_GROUP(g, n);
+  std::vector<Communicator *> comms;
+  for (auto &c : g.comms)
+    comms.push_back(c.get());
+  PeerBuffers data[2], flags;
+  for (PeerBuffers &d : data) {
+    ASSERT_OK(Communicator::createPeerBuffers(comms, DType::F32, count, d));
+    ASSERT_EQ(int(d.views.size()), n);
+    ASSERT_GE(d.stride, count);
+  }
+  ASSERT_OK(Communicator::createPeerBuffers(comms, DType::I32,
+                                            slots * g.comms[0]->flagSlotWidth(), flags));
+  // The same address on every rank, each view its rank's device's.
+  for (int r = 1; r < n; ++r)
+    EXPECT_EQ(data[0].views[r].address(), data[0].views[0].address());
+  const int rounds = 5;
+  std::vector<std::string> failures(n);
+  g.run([&](int r) {
+    Device &d = *g.devices[r];
+    Stream &s = d.defaultStream();
+    for (int round = 0; round < rounds; ++round) {
+      const int p = round % 2;
+      const Buffer &mine = data[p].views[r];
+      std::vector<float> v = rankData(r + 16 * round, count);
+      ASSERT_OK(s.copyToDevice(mine, v.data(), count * 4, size_t(r * data[p].stride) * 4));
+      ASSERT_OK(g.comms[r]->signalPeers(s, flags.views[r], flags.stride, p));
+      ASSERT_OK(g.comms[r]->waitPeers(s, flags.views[r], flags.stride, p));
+      std::vector<float> all(size_t(n * data[p].stride));
+      ASSERT_OK(s.copyToHost(all.data(), mine, all.size() * 4));
+      std::vector<int32_t> zeros(n, 0);
+      ASSERT_OK(s.copyToDevice(flags.views[r], zeros.data(), n * 4,
+                               size_t(r * flags.stride + p * g.comms[r]->flagSlotWidth()) * 4));
+      ASSERT_OK(s.synchronize());
+      for (int q = 0; q < n; ++q) {
+        std::vector<float> want = rankData(q + 16 * round, count);
+        if (std::memcmp(all.data() + q * data[p].stride, want.data(), count * 4) != 0)
+          failures[r] += " round " + std::to_string(round) + " part " + std::to_string(q);
+      }
+    }
+  });
+  for (int r = 0; r < n; ++r)
+    EXPECT_EQ(failures[r], "") << "rank " << r << " read stale or wrong parts";
+}
+
+TEST_P(CollectiveTest, PeerFlagsBadArgumentsAreRefused) {
+  const int n = GetParam();
+  OPEN_GROUP(g, n);
+  std::vector<Communicator *> comms;
+  for (auto &c : g.comms)
+    comms.push_back(c.get());
+  PeerBuffers flags, rows;
+  ASSERT_OK(Communicator::createPeerBuffers(comms, DType::I32, 2 * n, flags));
+  ASSERT_OK(Communicator::createPeerBuffers(comms, DType::F32, 64, rows));
+  Device &d = *g.devices[0];
+  Buffer plain;
+  ASSERT_OK(d.allocate(DType::I32, 64, plain));
+  ASSERT_OK(d.makeCurrent());
+  Stream &s = d.defaultStream();
+  Communicator &c = *g.comms[0];
+  expectError(c.signalPeers(s, plain, 32, 0), {"signalPeers", "peer buffers"});
+  expectError(c.waitPeers(s, flags.views[1], flags.stride, 0), {"waitPeers", "peer buffers"});
+  expectError(c.signalPeers(s, rows.views[0], rows.stride, 0), {"signalPeers", "i32"});
+  expectError(c.waitPeers(s, flags.views[0], flags.stride + 1, 0), {"stride"});
+  expectError(c.signalPeers(s, flags.views[0], flags.stride, flags.stride / c.flagSlotWidth()),
+              {"slot", "outside"});
+  expectError(c.waitPeers(s, flags.views[0], flags.stride, -1), {"slot"});
+  expectError(c.signalPeers(g.devices[1]->defaultStream(), flags.views[0], flags.stride, 0),
+              {"stream"});
+  expectError(Communicator::createPeerBuffers({comms[1], comms[0]}, DType::F32, 8, rows),
+              {"rank order"});
+  expectError(Communicator::createPeerBuffers(comms, DType::F32, 0, rows), {"at least one"});
+}
+
 INSTANTIATE_TEST_SUITE_P(Ranks, CollectiveTest, ::testing::Values(2, 4),
                          [](const ::testing::TestParamInfo<int> &i) {
                            return std::to_string(i.param) + "ranks";

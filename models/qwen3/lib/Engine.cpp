@@ -33,6 +33,7 @@ struct Engine::Impl {
   // the devices.
   std::vector<std::unique_ptr<Device>> devices;
   std::vector<std::unique_ptr<Communicator>> comms;
+  PeerExchange exchange;
   std::vector<std::unique_ptr<EngineShard>> shards;
   RankThreads threads;
   /// Per cache slot, the tokens whose K/V rows it holds, in order: the last
@@ -209,6 +210,14 @@ Status Engine::create(const std::string &modelDir, const EngineOptions &opts,
       devs.push_back(d.get());
     if (Status st = Communicator::create(devs, m.comms); !st)
       return st;
+    if (opts.allReduce != EngineOptions::AllReduce::Nccl) {
+      Status st = PeerExchange::create(m.comms, m.dt, c.hidden, m.exchange);
+      // Auto: NCCL where the devices cannot reach each other's memory.
+      if (!st && opts.allReduce == EngineOptions::AllReduce::Peer)
+        return Status::error("--all-reduce peer: " + st.message());
+      if (!st)
+        m.exchange = PeerExchange();
+    }
   }
   for (int r = 0; r < ranks; ++r)
     m.shards.push_back(std::make_unique<EngineShard>());
@@ -224,7 +233,8 @@ Status Engine::create(const std::string &modelDir, const EngineOptions &opts,
     return st;
   if (Status st = m.onShards([&](EngineShard &s, int r) {
         return s.open(*m.devices[r], c, m.dt, opts,
-                      ShardPlace{r, ranks, ranks > 1 ? m.comms[r].get() : nullptr});
+                      ShardPlace{r, ranks, ranks > 1 ? m.comms[r].get() : nullptr,
+                                 m.exchange.flags.views.empty() ? nullptr : &m.exchange});
       });
       !st)
     return st;

@@ -51,6 +51,21 @@ Status EngineShard::allReduce(const Buffer &b, int64_t count) {
                [&] { return place.comm->allReduceSum(stream, b, 0, count); });
 }
 
+Status PeerExchange::create(const std::vector<std::unique_ptr<Communicator>> &comms,
+                            DType dtype, int64_t hidden, PeerExchange &out) {
+  std::vector<Communicator *> group;
+  for (const auto &c : comms)
+    group.push_back(c.get());
+  Status st = Status::ok();
+  for (PeerBuffers &rows : out.rows)
+    if (st)
+      st = Communicator::createPeerBuffers(group, dtype, hidden, rows);
+  if (st)
+    st = Communicator::createPeerBuffers(group, DType::I32, 2 * comms[0]->flagSlotWidth(),
+                                         out.flags);
+  return st;
+}
+
 Status EngineShard::gatherLogits(Acts &a) {
   return timed("all_gather_logits", 2.0 * cfg.vocabSize,
                [&] { return place.comm->allGather(stream, a.logits, 0, vocabRows); });
@@ -100,34 +115,72 @@ Status EngineShard::decodeLayers(Acts &a, const Buffer &ids) {
   auto weightBytes = [](const Projection &p, int64_t n, int64_t k) {
     return p.fp8 ? n * k * (1.0 + 4.0 / (128 * 128)) : 2.0 * n * k;
   };
-  // x W^T added to the residual stream, its squares to the sum of norm i.
+  // Tensor parallelism, through NCCL: before a row-parallel projection
+  // adds its partial into the stream, the ranks but the first clear
+  // theirs; after it, the all-reduce completes the stream and row_sumsq
+  // writes norm i's sum. Through peer buffers (place.exchange): the
+  // projection adds its partial into this rank's part of the step's next
+  // exchange buffer (cleared by the all-reduce before), and after the
+  // flag barrier residual_all_reduce adds every rank's part onto the
+  // stream and writes norm i's sum; the projection's own sum goes to the
+  // final norm's slot, which nothing reads.
+  const bool split = place.ranks > 1;
+  const PeerExchange *exchange = split ? place.exchange : nullptr;
+  int64_t exchanges = 0; // this step's so far: buffer and flag slot exchanges % 2
+  auto partialRow = [&]() {
+    if (!exchange)
+      return Arg::inout(a.res, {1, H});
+    const PeerBuffers &rows = exchange->rows[exchanges % 2];
+    return Arg::inout(rows.views[place.rank], {1, H}, {}, place.rank * rows.stride);
+  };
+  auto partialSums = [&](int64_t i) { return sumsTo(exchange ? 2 * c.layers : i); };
+  auto clearPartial = [&]() {
+    return split && !exchange && place.rank > 0
+               ? timed("fill", 2.0 * H, [&] { return stream.fill(a.res, 0); })
+               : Status::ok();
+  };
+  auto completeRow = [&](int64_t i) {
+    if (!split)
+      return Status::ok();
+    if (!exchange) {
+      if (Status s = allReduce(a.res, H); !s)
+        return s;
+      return launch(kRowSumsq, {Arg::in(a.res, {1, H}), Arg::out(normSums, {1}, {}, normSlot(i))},
+                    2.0 * H + 4);
+    }
+    const int64_t p = exchanges++ % 2, r = place.rank, n = place.ranks;
+    const PeerBuffers &rows = exchange->rows[p], &next = exchange->rows[1 - p],
+                      &flags = exchange->flags;
+    if (Status s = timed("peer_signal", 4.0 * (n - 1), [&] {
+          return place.comm->signalPeers(stream, flags.views[r], flags.stride, p);
+        });
+        !s)
+      return s;
+    if (Status s = timed("peer_wait", 4.0 * (n - 1), [&] {
+          return place.comm->waitPeers(stream, flags.views[r], flags.stride, p);
+        });
+        !s)
+      return s;
+    return launch(kResidualAllReduce,
+                  {Arg::in(rows.views[r], {n, H}, {rows.stride, 1}),
+                   Arg::inout(a.res, {1, H}), Arg::out(normSums, {1}, {}, normSlot(i)),
+                   Arg::out(next.views[r], {1, H}, {}, r * next.stride),
+                   Arg::out(flags.views[r], {n}, {},
+                            r * flags.stride + p * place.comm->flagSlotWidth())},
+                  2.0 * (n + 3) * H + 4.0 * (n + 1));
+  };
+  // x W^T added to the residual stream (or this rank's partial row), its
+  // squares to the sum of norm i.
   auto gemvAdd = [&](const Buffer &x, int64_t k, const Projection &w, int64_t i) {
     const double bytes = weightBytes(w, H, k) + 2.0 * (k + 2 * H);
     if (w.fp8)
       return launch(gemvResidualFp8.pick(k),
                     {Arg::in(x, {1, k}), Arg::in(w.w, {H, k}), Arg::in(w.scale, {H / 128, k / 128}),
-                     Arg::inout(a.res, {1, H}), sumsTo(i)},
+                     partialRow(), partialSums(i)},
                     bytes);
     return launch(gemvResidual.pick(k, H),
-                  {Arg::in(x, {1, k}), Arg::in(w.w, {H, k}), Arg::inout(a.res, {1, H}),
-                   sumsTo(i)},
+                  {Arg::in(x, {1, k}), Arg::in(w.w, {H, k}), partialRow(), partialSums(i)},
                   bytes);
-  };
-  // Tensor parallelism: before a row-parallel projection adds its partial
-  // into the stream, the ranks but the first clear theirs; after it, the
-  // all-reduce completes the stream and row_sumsq writes norm i's sum.
-  const bool split = place.ranks > 1;
-  auto clearPartial = [&]() {
-    return split && place.rank > 0 ? timed("fill", 2.0 * H, [&] { return stream.fill(a.res, 0); })
-                                   : Status::ok();
-  };
-  auto completeRow = [&](int64_t i) {
-    if (!split)
-      return Status::ok();
-    if (Status s = allReduce(a.res, H); !s)
-      return s;
-    return launch(kRowSumsq, {Arg::in(a.res, {1, H}), Arg::out(normSums, {1}, {}, normSlot(i))},
-                  2.0 * H + 4);
   };
   // h = rmsnorm(residual stream) * w.
   auto norm = [&](const Buffer &w) {
@@ -196,8 +249,8 @@ Status EngineShard::decodeLayers(Acts &a, const Buffer &ids) {
       std::vector<Arg> args = {Arg::in(a.attn, {1, nq}), Arg::in(L.o.w, {H, nq})};
       if (L.o.fp8)
         args.push_back(Arg::in(L.o.scale, {H / 128, nq / 128}));
-      args.push_back(Arg::inout(a.res, {1, H}));
-      args.push_back(sumsTo(2 * l + 1));
+      args.push_back(partialRow());
+      args.push_back(partialSums(2 * l + 1));
       args.insert(args.end(), kvWrite.begin(), kvWrite.end());
       TRY(launch(L.o.fp8 ? gemvResidualKvFp8.pick(nq) : gemvResidualKv.pick(nq, H),
                  args.data(), args.size(), oBytes));

@@ -22,7 +22,7 @@ namespace qwen3 {
 using namespace tile_runtime;
 
 struct EngineKernels {
-  Kernel kEmbed, kEmbedSumsq, kRms, kAddRms, kRowSumsq, kRopeTable, kQRopeTable,
+  Kernel kEmbed, kEmbedSumsq, kRms, kAddRms, kRowSumsq, kResidualAllReduce, kRopeTable, kQRopeTable,
       kKvRopeTable, kPreAttn, kGemm, kGemmNarrow, kGemmSwiglu, kFoldNorm, kArgmaxP,
       kArgmaxF, kSample, kAdvance;
   /// A batched decode step's own kernels (continuous batching): the angle

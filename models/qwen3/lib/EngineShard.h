@@ -37,10 +37,24 @@ struct EngineDevice {
   Module module;
 };
 
+/// The tensor-parallel decode step's one-shot all-reduce
+/// (residual_all_reduce, docs/parallel.md): two exchange buffers of one
+/// residual row per rank, used by the step's all-reduces in turn, and the
+/// barrier's flags, a slot per exchange buffer.
+struct PeerExchange {
+  PeerBuffers rows[2];
+  PeerBuffers flags;
+  /// Made for the group of `comms` and rows of `hidden` elements.
+  static Status create(const std::vector<std::unique_ptr<Communicator>> &comms, DType dtype,
+                       int64_t hidden, PeerExchange &out);
+};
+
 /// Where a shard sits in a tensor-parallel run.
 struct ShardPlace {
   int rank = 0, ranks = 1;
   Communicator *comm = nullptr; ///< null with one rank
+  /// The decode step's all-reduce through peer buffers; null: NCCL.
+  const PeerExchange *exchange = nullptr;
 };
 
 struct EngineShard : EngineDevice, EngineKernels {

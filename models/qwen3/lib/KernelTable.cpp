@@ -124,6 +124,9 @@ namespace kernels {
 
 KernelInstance rmsnorm(int64_t hidden) { return inst("rmsnorm", {{"HB", rowTile(hidden)}}); }
 KernelInstance rowSumsq(int64_t hidden) { return inst("row_sumsq", {{"HB", rowTile(hidden)}}); }
+KernelInstance residualAllReduce(int64_t hidden) {
+  return inst("residual_all_reduce", {{"HB", rowTile(hidden)}});
+}
 KernelInstance addRmsnorm(int64_t hidden) {
   return inst("add_rmsnorm", {{"HB", rowTile(hidden)}});
 }
@@ -262,6 +265,7 @@ KernelSet kernelSet(KernelDType dt) {
     add(rmsnorm(hidden));
     add(addRmsnorm(hidden));
     add(rowSumsq(hidden));
+    add(residualAllReduce(hidden));
   }
   for (int64_t hd : SupportedShapes::headDims) {
     add(ropeTable(hd));

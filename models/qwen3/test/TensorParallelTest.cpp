@@ -17,6 +17,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <algorithm>
 #include <cstdio>
 
 using namespace qwen3;
@@ -31,9 +32,12 @@ std::string modelDir(const std::string &name) {
   return ::testing::TempDir() + "qwen3-tp-" + name;
 }
 
+using AllReduce = EngineOptions::AllReduce;
+
 Status open(const std::string &dir, int64_t ranks, std::unique_ptr<Engine> &engine,
-            int64_t maxBatch = 1) {
+            int64_t maxBatch = 1, AllReduce allReduce = AllReduce::Auto) {
   EngineOptions opts;
+  opts.allReduce = allReduce;
   opts.device = test::testDevice();
   opts.kernelsDir = test::kernelsDir();
   opts.maxSeqLen = 128;
@@ -46,7 +50,15 @@ struct TpCase {
   const char *name;
   int64_t ranks;
   ModelShape shape;
+  /// The decode step's all-reduce: Auto is the one-shot one through peer
+  /// buffers (CPU devices always reach each other's memory).
+  AllReduce allReduce = AllReduce::Auto;
 };
+
+bool launches(const std::vector<KernelTime> &times, const std::string &prefix) {
+  return std::any_of(times.begin(), times.end(),
+                     [&](const KernelTime &t) { return t.name.rfind(prefix, 0) == 0; });
+}
 
 void PrintTo(const TpCase &c, std::ostream *os) { *os << c.name; }
 
@@ -58,7 +70,7 @@ TEST_P(Qwen3TensorParallel, LogitsAndPicksMatchOneDevice) {
   writeModel(dir, c.shape);
   std::unique_ptr<Engine> one, split;
   ASSERT_TRUE(open(dir, 1, one).isOk());
-  Status st = open(dir, c.ranks, split);
+  Status st = open(dir, c.ranks, split, 1, c.allReduce);
   if (!st && test::testDevice() != "cpu")
     GTEST_SKIP() << c.ranks << " ranks on " << test::testDevice() << ": " << st.message();
   ASSERT_TRUE(st.isOk()) << st.message();
@@ -97,10 +109,18 @@ TEST_P(Qwen3TensorParallel, LogitsAndPicksMatchOneDevice) {
       break;
     // Both continue from one device's pick.
     int32_t fed = a;
-    ASSERT_TRUE(one->decode(fed, a).isOk());
-    ASSERT_TRUE(split->decode(fed, b).isOk());
+    Status sa = one->decode(fed, a), sb = split->decode(fed, b);
+    ASSERT_TRUE(sa.isOk()) << sa.message();
+    ASSERT_TRUE(sb.isOk()) << sb.message();
   }
   EXPECT_LE(ties, 2);
+  // The all-reduce asked for is the one the decode step ran.
+  std::vector<KernelTime> times;
+  ASSERT_TRUE(split->profileDecode(times).isOk());
+  const bool peer = c.allReduce != AllReduce::Nccl;
+  EXPECT_EQ(launches(times, "residual_all_reduce"), peer);
+  EXPECT_EQ(launches(times, "peer_wait"), peer);
+  EXPECT_EQ(launches(times, "all_reduce"), !peer);
 }
 
 const TpCase kCases[] = {
@@ -124,6 +144,13 @@ const TpCase kCases[] = {
        s.heads = 4;
        return s;
      }()},
+    {"bf16_2_ranks_nccl", 2, ModelShape{}, AllReduce::Nccl},
+    {"f16_4_ranks_nccl", 4, [] {
+       ModelShape s;
+       s.f16 = true;
+       return s;
+     }(), AllReduce::Nccl},
+    {"bf16_4_ranks_peer", 4, ModelShape{}, AllReduce::Peer},
 };
 
 INSTANTIATE_TEST_SUITE_P(Random, Qwen3TensorParallel, ::testing::ValuesIn(kCases),

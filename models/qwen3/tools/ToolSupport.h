@@ -95,6 +95,18 @@ inline EngineOptions::Weights parseWeights(const std::string &flag, const std::s
   fail(flag + ": expected stored, 16bit or fp8, got '" + v + "'");
 }
 
+/// --all-reduce: how a tensor-parallel decode step all-reduces
+/// (EngineOptions::AllReduce).
+inline EngineOptions::AllReduce parseAllReduce(const std::string &flag, const std::string &v) {
+  if (v == "auto")
+    return EngineOptions::AllReduce::Auto;
+  if (v == "nccl")
+    return EngineOptions::AllReduce::Nccl;
+  if (v == "peer")
+    return EngineOptions::AllReduce::Peer;
+  fail(flag + ": expected auto, nccl or peer, got '" + v + "'");
+}
+
 /// Loads `model`/tokenizer.json, and checks that every id it makes has an
 /// embedding row (the embedding kernel reads zeros for an id past the
 /// table), before the engine reads any weight.

@@ -71,6 +71,10 @@ prompt, opens an interactive chat (/clear, /think, /exit).
   --device cuda|cuda:N|cpu   where to run (default cuda)
   --tensor-parallel N    split the model over N devices (GPUs from --device's
                          on, through NCCL; default 1): docs/parallel.md
+  --all-reduce auto|nccl|peer   how a tensor-parallel decode step sums its
+                         rows: one-shot through peer memory where the GPUs
+                         reach each other's (auto, the default), NCCL, or
+                         peer (an error where they cannot)
   --kernels DIR          the compiled kernel set (default: the build's)
   --weights stored|16bit|fp8   how the linear layers' weights are held:
                          as the checkpoint stores them (default), all in
@@ -124,6 +128,7 @@ struct Options {
   std::vector<std::string> leaveOut;
   int64_t maxNew = 128, maxSeq = 0, topK = -1, repeat = 1, warmup = 0;
   EngineOptions::Weights weights = EngineOptions::Weights::Stored;
+  EngineOptions::AllReduce allReduce = EngineOptions::AllReduce::Auto;
   int64_t attentionSplits = 0, attentionKeysPerShare = 32, attentionPrograms = 0;
   int64_t attentionGroupedFrom = qwen3::EngineOptions().attentionGroupedFrom;
   double temperature = -1, topP = -1;
@@ -170,6 +175,8 @@ Options parseArgs(int argc, char **argv) {
       o.maxSeq = parseInt(a, value(), 1, 1 << 24);
     } else if (a == "--weights") {
       o.weights = tool::parseWeights(a, value());
+    } else if (a == "--all-reduce") {
+      o.allReduce = tool::parseAllReduce(a, value());
     } else if (a == "--sample") {
       o.sample = true;
     } else if (a == "--temperature") {
@@ -329,6 +336,7 @@ int main(int argc, char **argv) {
   eo.tensorParallel = o.tensorParallel;
   eo.kernelsDir = o.kernels;
   eo.weights = o.weights;
+  eo.allReduce = o.allReduce;
   eo.useGraph = !o.noGraph;
   eo.programmaticLaunch = !o.noPdl;
   eo.attentionSplits = o.attentionSplits;

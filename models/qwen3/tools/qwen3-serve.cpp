@@ -52,6 +52,8 @@ Serves a Qwen3 checkpoint through the OpenAI API (POST /v1/chat/completions,
                            QWEN3_API_KEY environment variable, else none)
   --device cuda|cuda:N|cpu where to run (default cuda)
   --tensor-parallel N      split the model over N devices (docs/parallel.md)
+  --all-reduce auto|nccl|peer   a tensor-parallel decode step's all-reduce
+                           (qwen3-run --help)
   --kernels DIR            the compiled kernel set (default: the build's)
   --weights stored|16bit|fp8   the linear layers' weights as the checkpoint
                            stores them (default), all 16-bit, or all FP8
@@ -85,6 +87,7 @@ struct Options {
   int64_t tensorParallel = 1, maxSeq = 0, maxTokens = 4096, maxQueue = 64, maxBatch = 16,
           prefillChunk = 512, kvCacheBytes = 0;
   EngineOptions::Weights weights = EngineOptions::Weights::Stored;
+  EngineOptions::AllReduce allReduce = EngineOptions::AllReduce::Auto;
 };
 
 Options parseArgs(int argc, char **argv) {
@@ -121,6 +124,8 @@ Options parseArgs(int argc, char **argv) {
       o.kernels = value();
     } else if (a == "--weights") {
       o.weights = tool::parseWeights(a, value());
+    } else if (a == "--all-reduce") {
+      o.allReduce = tool::parseAllReduce(a, value());
     } else if (a == "--max-seq-len") {
       o.maxSeq = parseInt(a, value(), 1, 1 << 24);
     } else if (a == "--max-batch") {
@@ -185,6 +190,7 @@ int main(int argc, char **argv) {
   eo.tensorParallel = o.tensorParallel;
   eo.kernelsDir = o.kernels;
   eo.weights = o.weights;
+  eo.allReduce = o.allReduce;
   eo.maxSeqLen = o.maxSeq;
   eo.maxBatch = o.maxBatch;
   eo.kvCacheBytes = o.kvCacheBytes;

@@ -27,6 +27,13 @@ struct EngineOptions {
   /// Devices the model is split over (docs/parallel.md): rank r runs on
   /// `device`'s GPU + r ("cuda" counts from 0; "cpu": a CPU device each).
   int64_t tensorParallel = 1;
+  /// How a tensor-parallel decode step all-reduces its residual row
+  /// (docs/parallel.md): Auto, one-shot through peer buffers where every
+  /// pair of devices reaches the other's memory, else NCCL; Nccl; Peer
+  /// (an error where the devices cannot). Prompts and batched steps
+  /// all-reduce through NCCL.
+  enum class AllReduce { Auto, Nccl, Peer };
+  AllReduce allReduce = AllReduce::Auto;
   std::string kernelsDir;      ///< holds qwen3_<dtype>.json and artifacts
   /// How the linear projections' weights are held (embeddings, norms and
   /// the LM head stay in the model dtype): Stored, as the checkpoint stores

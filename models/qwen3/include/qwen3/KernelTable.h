@@ -70,6 +70,10 @@ KernelInstance addRmsnorm(int64_t hidden);
 /// row_sumsq over the same row tile: a tensor-parallel decode step's norm
 /// sums, from the residual row an all-reduce completed.
 KernelInstance rowSumsq(int64_t hidden);
+/// residual_all_reduce over the same row tile: the tensor-parallel decode
+/// step's one-shot all-reduce of the residual row through peer buffers
+/// (up to 8 ranks, its RB).
+KernelInstance residualAllReduce(int64_t hidden);
 /// Per head dim: the prompt's angle table and the query's and the
 /// key/value's norm and RoPE from its rows (rope_table,
 /// q_norm_rope_from_table, kv_norm_rope_write_rows).

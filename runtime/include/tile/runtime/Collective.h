@@ -24,6 +24,19 @@
 namespace tile_runtime {
 
 class CommunicatorImpl;
+class Communicator;
+
+/// Memory every rank's kernels read directly: one part per rank, each in
+/// its rank's memory (a GPU's, mapped into every other GPU of the group
+/// over NVLink or PCIe peer access; host memory among CPU devices), the
+/// parts at one address range that is the same on every rank. `views[r]`
+/// is the whole range as a buffer of rank r's device (launch arguments and
+/// stream operations on rank r take it); rank q's part begins at element
+/// `q * stride`. Zeros when made; freed with the last view.
+struct PeerBuffers {
+  std::vector<Buffer> views;
+  int64_t stride = 0; ///< elements from one rank's part to the next
+};
 
 /// One rank of a group of devices. Every rank calls the same collectives in
 /// the same order, each from the thread that drives its device; a
@@ -39,6 +52,10 @@ public:
 
   int rank() const;
   int size() const;
+  /// The elements from one flag slot to the next: size() rounded up to a
+  /// multiple of 4, so each slot is 16-byte aligned as a kernel's view of
+  /// it must be.
+  int64_t flagSlotWidth() const { return (size() + 3) / 4 * 4; }
 
   /// Sums `count` elements (bf16, f16 or f32) of `buffer` from element
   /// `offset` over the ranks, in place: every rank ends with the same sum.
@@ -48,6 +65,30 @@ public:
   /// rank's buffer at the same place (in place).
   Status allGather(Stream &stream, const Buffer &buffer, int64_t offset,
                    int64_t count);
+
+  /// One region of `countPerRank` elements of `dtype` per rank of `comms`
+  /// (a whole group, in rank order), from one thread. CUDA: the parts are
+  /// virtual-memory mappings of each GPU's memory, which needs peer access
+  /// between every pair of GPUs (an error line names the pair without it).
+  static Status createPeerBuffers(const std::vector<Communicator *> &comms, DType dtype,
+                                  int64_t countPerRank, PeerBuffers &out);
+
+  /// A barrier between the ranks' streams made of flags in peer memory,
+  /// without a kernel: `flags` is an i32 PeerBuffers view (this rank's) of
+  /// at least `slots * flagSlotWidth()` elements per part; slot s of rank
+  /// q's part is the size() elements from s * flagSlotWidth(), element j
+  /// of it set when rank j signalled slot s to q.
+  ///
+  /// signalPeers: once this stream's work queued before has finished (and
+  /// its writes are visible to the other devices), sets this rank's flag
+  /// of `slot` in every other rank's part.
+  Status signalPeers(Stream &stream, const Buffer &flags, int64_t stride, int64_t slot);
+  /// waitPeers: work queued later on this stream waits until every other
+  /// rank's flag of `slot` in this rank's part is set. The flags are not
+  /// cleared: whoever waited clears them (a kernel's owned output) before
+  /// it signals the next use of the slot, which a peer can reach only
+  /// after that signal.
+  Status waitPeers(Stream &stream, const Buffer &flags, int64_t stride, int64_t slot);
 
   /// Makes collectives that are waiting, or queued later, give up (a rank
   /// failed before queuing its part): the group is unusable afterwards.
@@ -60,6 +101,10 @@ private:
   Status queue(Stream &stream, const Buffer &buffer, int64_t offset, int64_t count,
                int64_t written, const char *what,
                const std::function<Status(StreamImpl &, uint64_t, DType)> &op);
+  /// Checks that `flags` is an i32 peer view of this rank with `slot` in
+  /// range and gives the address of slot `slot` in rank 0's part.
+  Status flagSlot(const Stream &stream, const Buffer &flags, int64_t stride, int64_t slot,
+                  const char *what, uint64_t &slotAddress) const;
   std::unique_ptr<CommunicatorImpl> impl;
 };
 

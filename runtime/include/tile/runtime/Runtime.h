@@ -58,6 +58,11 @@ struct BufferStorage {
   /// (distinct_in_range). Empty otherwise.
   std::vector<char> hostMirror;
   static constexpr size_t kMaxHostMirror = size_t(1) << 20;
+  /// A view of peer memory (Communicator::createPeerBuffers): the mapping
+  /// of every rank's part, released with its last view (never freed on a
+  /// stream), and the number of parts.
+  std::shared_ptr<void> peerRegion;
+  int peerParts = 0;
   ~BufferStorage();
 };
 
@@ -77,6 +82,7 @@ public:
 
 private:
   friend class Device;
+  friend class Communicator;
   std::shared_ptr<BufferStorage> storage;
 };
 
