@@ -147,18 +147,27 @@ Status Communicator::flagSlot(const Stream &stream, const Buffer &flags, int64_t
   return Status::ok();
 }
 
+/// This rank's flag of `slot` in every peer's part (what it sets), and
+/// every peer's in its own (what it waits on).
+static void flagAddresses(uint64_t slotAddress, int64_t stride, int rank, int size,
+                          std::vector<uint64_t> &theirs, std::vector<uint64_t> &mine) {
+  for (int q = 0; q < size; ++q)
+    if (q != rank) {
+      theirs.push_back(slotAddress + uint64_t(q * stride + rank) * 4);
+      mine.push_back(slotAddress + uint64_t(rank * stride + q) * 4);
+    }
+}
+
 Status Communicator::signalPeers(Stream &stream, const Buffer &flags, int64_t stride,
                                  int64_t slot) {
   uint64_t at = 0;
   if (Status s = flagSlot(stream, flags, stride, slot, "signalPeers", at); !s)
     return s;
-  std::vector<uint64_t> targets;
-  for (int q = 0; q < impl->size; ++q)
-    if (q != impl->rank)
-      targets.push_back(at + uint64_t(q * stride + impl->rank) * 4);
+  std::vector<uint64_t> theirs, mine;
+  flagAddresses(at, stride, impl->rank, impl->size, theirs, mine);
   if (stream.impl->isCapturing)
     stream.impl->capturedBuffers.push_back(flags.shared());
-  return impl->setFlags(*stream.impl, targets);
+  return impl->setFlags(*stream.impl, theirs);
 }
 
 Status Communicator::waitPeers(Stream &stream, const Buffer &flags, int64_t stride,
@@ -166,11 +175,21 @@ Status Communicator::waitPeers(Stream &stream, const Buffer &flags, int64_t stri
   uint64_t at = 0;
   if (Status s = flagSlot(stream, flags, stride, slot, "waitPeers", at); !s)
     return s;
-  std::vector<uint64_t> mine;
-  for (int q = 0; q < impl->size; ++q)
-    if (q != impl->rank)
-      mine.push_back(at + uint64_t(impl->rank * stride + q) * 4);
+  std::vector<uint64_t> theirs, mine;
+  flagAddresses(at, stride, impl->rank, impl->size, theirs, mine);
   if (stream.impl->isCapturing)
     stream.impl->capturedBuffers.push_back(flags.shared());
   return impl->waitFlags(*stream.impl, mine, flags.shared()->peerRegion);
+}
+
+Status Communicator::barrierPeers(Stream &stream, const Buffer &flags, int64_t stride,
+                                  int64_t slot) {
+  uint64_t at = 0;
+  if (Status s = flagSlot(stream, flags, stride, slot, "barrierPeers", at); !s)
+    return s;
+  std::vector<uint64_t> theirs, mine;
+  flagAddresses(at, stride, impl->rank, impl->size, theirs, mine);
+  if (stream.impl->isCapturing)
+    stream.impl->capturedBuffers.push_back(flags.shared());
+  return impl->setAndWaitFlags(*stream.impl, theirs, mine, flags.shared()->peerRegion);
 }

@@ -35,6 +35,10 @@ public:
   /// waiters at abort() keeps mapped until it is destroyed.
   virtual Status waitFlags(StreamImpl &stream, const std::vector<uint64_t> &flags,
                            const std::shared_ptr<void> &region) = 0;
+  /// setFlags(set) then waitFlags(wait) as one stream operation.
+  virtual Status setAndWaitFlags(StreamImpl &stream, const std::vector<uint64_t> &set,
+                                 const std::vector<uint64_t> &wait,
+                                 const std::shared_ptr<void> &region) = 0;
 
   int rank = 0, size = 1;
   DeviceImpl *device = nullptr;
@@ -55,8 +59,8 @@ Status createCudaPeerRegion(const std::vector<DeviceImpl *> &devices, size_t byt
 Status createHostPeerRegion(size_t devices, size_t bytesPerDevice, PeerRegion &out);
 /// The CUDA barrier: stream memory operations (captured into graphs as
 /// batch memory-operation nodes).
-Status queueCudaFlagWrites(StreamImpl &stream, const std::vector<uint64_t> &flags);
-Status queueCudaFlagWaits(StreamImpl &stream, const std::vector<uint64_t> &flags);
+Status queueCudaFlagOps(StreamImpl &stream, const std::vector<uint64_t> &set,
+                        const std::vector<uint64_t> &wait);
 /// Sets the flags at `flags` from the host (an aborted group's waiters go
 /// on; their results no longer matter).
 void setCudaFlagsFromHost(DeviceImpl &device, const std::vector<uint64_t> &flags);

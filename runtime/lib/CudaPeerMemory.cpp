@@ -134,41 +134,41 @@ Status tile_runtime::createCudaPeerRegion(const std::vector<DeviceImpl *> &devic
   return Status::ok();
 }
 
-Status tile_runtime::queueCudaFlagWrites(StreamImpl &stream, const std::vector<uint64_t> &flags) {
+Status tile_runtime::queueCudaFlagOps(StreamImpl &stream, const std::vector<uint64_t> &set,
+                                      const std::vector<uint64_t> &wait) {
   const CudaDriver *cu = nullptr;
   if (Status s = CudaDriver::get(cu); !s)
     return s;
-  // The v2 writes fence nothing themselves: a system-scope barrier first,
-  // so the work before (finished, in stream order) is visible to the
-  // peers that see a flag.
-  std::vector<CUstreamBatchMemOpParams> ops(flags.size() + 1);
-  ops[0].memoryBarrier.operation = CU_STREAM_MEM_OP_BARRIER;
-  ops[0].memoryBarrier.flags = CU_STREAM_MEMORY_BARRIER_TYPE_SYS;
-  for (size_t i = 0; i < flags.size(); ++i) {
-    auto &w = ops[i + 1].writeValue;
-    w.operation = CU_STREAM_MEM_OP_WRITE_VALUE_32;
-    w.address = flags[i];
-    w.value = 1;
-    w.flags = CU_STREAM_WRITE_VALUE_DEFAULT;
+  // The operations of a batch run in their order. The v2 writes fence
+  // nothing themselves: a system-scope barrier first, so the work before
+  // (finished, in stream order) is visible to the peers that see a flag.
+  std::vector<CUstreamBatchMemOpParams> ops;
+  if (!set.empty()) {
+    CUstreamBatchMemOpParams b{};
+    b.memoryBarrier.operation = CU_STREAM_MEM_OP_BARRIER;
+    b.memoryBarrier.flags = CU_STREAM_MEMORY_BARRIER_TYPE_SYS;
+    ops.push_back(b);
   }
+  for (uint64_t f : set) {
+    CUstreamBatchMemOpParams w{};
+    w.writeValue.operation = CU_STREAM_MEM_OP_WRITE_VALUE_32;
+    w.writeValue.address = f;
+    w.writeValue.value = 1;
+    w.writeValue.flags = CU_STREAM_WRITE_VALUE_DEFAULT;
+    ops.push_back(w);
+  }
+  for (uint64_t f : wait) {
+    CUstreamBatchMemOpParams w{};
+    w.waitValue.operation = CU_STREAM_MEM_OP_WAIT_VALUE_32;
+    w.waitValue.address = f;
+    w.waitValue.value = 1;
+    w.waitValue.flags = CU_STREAM_WAIT_VALUE_EQ;
+    ops.push_back(w);
+  }
+  if (ops.empty())
+    return Status::ok();
   return cu->check(cu->cuStreamBatchMemOp(nativeOf(stream), unsigned(ops.size()), ops.data(), 0),
                    "cuStreamBatchMemOp (peer flags)");
-}
-
-Status tile_runtime::queueCudaFlagWaits(StreamImpl &stream, const std::vector<uint64_t> &flags) {
-  const CudaDriver *cu = nullptr;
-  if (Status s = CudaDriver::get(cu); !s)
-    return s;
-  std::vector<CUstreamBatchMemOpParams> ops(flags.size());
-  for (size_t i = 0; i < flags.size(); ++i) {
-    auto &w = ops[i].waitValue;
-    w.operation = CU_STREAM_MEM_OP_WAIT_VALUE_32;
-    w.address = flags[i];
-    w.value = 1;
-    w.flags = CU_STREAM_WAIT_VALUE_EQ;
-  }
-  return cu->check(cu->cuStreamBatchMemOp(nativeOf(stream), unsigned(ops.size()), ops.data(), 0),
-                   "cuStreamBatchMemOp (peer waits)");
 }
 
 void tile_runtime::setCudaFlagsFromHost(DeviceImpl &device, const std::vector<uint64_t> &flags) {

@@ -149,6 +149,14 @@ public:
     });
   }
 
+  Status setAndWaitFlags(StreamImpl &stream, const std::vector<uint64_t> &set,
+                         const std::vector<uint64_t> &wait,
+                         const std::shared_ptr<void> &region) override {
+    if (Status s = setFlags(stream, set); !s)
+      return s;
+    return waitFlags(stream, wait, region);
+  }
+
   void abort() override { group->abort(); }
 
   std::shared_ptr<HostGroup> group;

@@ -139,19 +139,27 @@ public:
   // The peer barrier is not NCCL's: stream memory operations
   // (CudaPeerMemory.cpp).
   Status setFlags(StreamImpl &stream, const std::vector<uint64_t> &flags) override {
-    return flags.empty() ? Status::ok() : queueCudaFlagWrites(stream, flags);
+    return queueCudaFlagOps(stream, flags, {});
   }
   Status waitFlags(StreamImpl &stream, const std::vector<uint64_t> &flags,
                    const std::shared_ptr<void> &region) override {
-    {
-      std::lock_guard<std::mutex> lock(mutex);
-      for (uint64_t f : flags)
-        if (std::find(waited.begin(), waited.end(), f) == waited.end())
-          waited.push_back(f);
-      if (std::find(regions.begin(), regions.end(), region) == regions.end())
-        regions.push_back(region);
-    }
-    return flags.empty() ? Status::ok() : queueCudaFlagWaits(stream, flags);
+    remember(flags, region);
+    return queueCudaFlagOps(stream, {}, flags);
+  }
+  Status setAndWaitFlags(StreamImpl &stream, const std::vector<uint64_t> &set,
+                         const std::vector<uint64_t> &wait,
+                         const std::shared_ptr<void> &region) override {
+    remember(wait, region);
+    return queueCudaFlagOps(stream, set, wait);
+  }
+  /// The flags a stream of this rank waits on, for abort().
+  void remember(const std::vector<uint64_t> &flags, const std::shared_ptr<void> &region) {
+    std::lock_guard<std::mutex> lock(mutex);
+    for (uint64_t f : flags)
+      if (std::find(waited.begin(), waited.end(), f) == waited.end())
+        waited.push_back(f);
+    if (std::find(regions.begin(), regions.end(), region) == regions.end())
+      regions.push_back(region);
   }
 
   /// ncclCommAbort stops the collectives in flight at once, but returns

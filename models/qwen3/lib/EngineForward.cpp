@@ -151,13 +151,8 @@ Status EngineShard::decodeLayers(Acts &a, const Buffer &ids) {
     const int64_t p = exchanges++ % 2, r = place.rank, n = place.ranks;
     const PeerBuffers &rows = exchange->rows[p], &next = exchange->rows[1 - p],
                       &flags = exchange->flags;
-    if (Status s = timed("peer_signal", 4.0 * (n - 1), [&] {
-          return place.comm->signalPeers(stream, flags.views[r], flags.stride, p);
-        });
-        !s)
-      return s;
-    if (Status s = timed("peer_wait", 4.0 * (n - 1), [&] {
-          return place.comm->waitPeers(stream, flags.views[r], flags.stride, p);
+    if (Status s = timed("peer_barrier", 8.0 * (n - 1), [&] {
+          return place.comm->barrierPeers(stream, flags.views[r], flags.stride, p);
         });
         !s)
       return s;
