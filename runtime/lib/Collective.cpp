@@ -181,15 +181,3 @@ Status Communicator::waitPeers(Stream &stream, const Buffer &flags, int64_t stri
     stream.impl->capturedBuffers.push_back(flags.shared());
   return impl->waitFlags(*stream.impl, mine, flags.shared()->peerRegion);
 }
-
-Status Communicator::barrierPeers(Stream &stream, const Buffer &flags, int64_t stride,
-                                  int64_t slot) {
-  uint64_t at = 0;
-  if (Status s = flagSlot(stream, flags, stride, slot, "barrierPeers", at); !s)
-    return s;
-  std::vector<uint64_t> theirs, mine;
-  flagAddresses(at, stride, impl->rank, impl->size, theirs, mine);
-  if (stream.impl->isCapturing)
-    stream.impl->capturedBuffers.push_back(flags.shared());
-  return impl->setAndWaitFlags(*stream.impl, theirs, mine, flags.shared()->peerRegion);
-}

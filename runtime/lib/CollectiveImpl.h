@@ -35,10 +35,6 @@ public:
   /// waiters at abort() keeps mapped until it is destroyed.
   virtual Status waitFlags(StreamImpl &stream, const std::vector<uint64_t> &flags,
                            const std::shared_ptr<void> &region) = 0;
-  /// setFlags(set) then waitFlags(wait) as one stream operation.
-  virtual Status setAndWaitFlags(StreamImpl &stream, const std::vector<uint64_t> &set,
-                                 const std::vector<uint64_t> &wait,
-                                 const std::shared_ptr<void> &region) = 0;
 
   int rank = 0, size = 1;
   DeviceImpl *device = nullptr;
@@ -57,8 +53,9 @@ struct PeerRegion {
 Status createCudaPeerRegion(const std::vector<DeviceImpl *> &devices, size_t bytesPerDevice,
                             PeerRegion &out);
 Status createHostPeerRegion(size_t devices, size_t bytesPerDevice, PeerRegion &out);
-/// The CUDA barrier: stream memory operations (captured into graphs as
-/// batch memory-operation nodes).
+/// The CUDA barrier's stream memory operations (one batch, captured into a
+/// graph as one node): the flags at `set` set after the work before, then
+/// the work after waits until every flag at `wait` is set.
 Status queueCudaFlagOps(StreamImpl &stream, const std::vector<uint64_t> &set,
                         const std::vector<uint64_t> &wait);
 /// Sets the flags at `flags` from the host (an aborted group's waiters go

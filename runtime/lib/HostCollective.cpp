@@ -5,7 +5,9 @@
 // published before anyone reads; all done reading before anyone writes its
 // result). Sums run in f32 over the ranks in rank order, so every rank gets
 // the same bits. Queued as host functions on the rank's stream, so a
-// captured graph replays them.
+// captured graph replays them. Peer buffers among CPU devices are plain
+// host memory, which every device's kernels read; their flags are host
+// atomics.
 //
 //===----------------------------------------------------------------------===//
 
@@ -147,14 +149,6 @@ public:
           std::this_thread::yield();
         }
     });
-  }
-
-  Status setAndWaitFlags(StreamImpl &stream, const std::vector<uint64_t> &set,
-                         const std::vector<uint64_t> &wait,
-                         const std::shared_ptr<void> &region) override {
-    if (Status s = setFlags(stream, set); !s)
-      return s;
-    return waitFlags(stream, wait, region);
   }
 
   void abort() override { group->abort(); }

@@ -146,12 +146,6 @@ public:
     remember(flags, region);
     return queueCudaFlagOps(stream, {}, flags);
   }
-  Status setAndWaitFlags(StreamImpl &stream, const std::vector<uint64_t> &set,
-                         const std::vector<uint64_t> &wait,
-                         const std::shared_ptr<void> &region) override {
-    remember(wait, region);
-    return queueCudaFlagOps(stream, set, wait);
-  }
   /// The flags a stream of this rank waits on, for abort().
   void remember(const std::vector<uint64_t> &flags, const std::shared_ptr<void> &region) {
     std::lock_guard<std::mutex> lock(mutex);

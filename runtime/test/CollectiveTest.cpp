@@ -244,13 +244,8 @@ TEST_P(CollectiveTest, PeerBuffersAndFlags) {
       const Buffer &mine = data[p].views[r];
       std::vector<float> v = rankData(r + 16 * round, count);
       ASSERT_OK(s.copyToDevice(mine, v.data(), count * 4, size_t(r * data[p].stride) * 4));
-      // Rounds 0, 2, 4: the two halves; 1, 3: barrierPeers, both at once.
-      if (round % 2 == 0) {
-        ASSERT_OK(g.comms[r]->signalPeers(s, flags.views[r], flags.stride, p));
-        ASSERT_OK(g.comms[r]->waitPeers(s, flags.views[r], flags.stride, p));
-      } else {
-        ASSERT_OK(g.comms[r]->barrierPeers(s, flags.views[r], flags.stride, p));
-      }
+      ASSERT_OK(g.comms[r]->signalPeers(s, flags.views[r], flags.stride, p));
+      ASSERT_OK(g.comms[r]->waitPeers(s, flags.views[r], flags.stride, p));
       std::vector<float> all(size_t(n * data[p].stride));
       ASSERT_OK(s.copyToHost(all.data(), mine, all.size() * 4));
       std::vector<int32_t> zeros(n, 0);
@@ -290,7 +285,6 @@ TEST_P(CollectiveTest, PeerFlagsBadArgumentsAreRefused) {
   expectError(c.signalPeers(s, flags.views[0], flags.stride, flags.stride / c.flagSlotWidth()),
               {"slot", "outside"});
   expectError(c.waitPeers(s, flags.views[0], flags.stride, -1), {"slot"});
-  expectError(c.barrierPeers(s, rows.views[0], rows.stride, 0), {"barrierPeers", "i32"});
   expectError(c.signalPeers(g.devices[1]->defaultStream(), flags.views[0], flags.stride, 0),
               {"stream"});
   expectError(Communicator::createPeerBuffers({comms[1], comms[0]}, DType::F32, 8, rows),

@@ -151,8 +151,15 @@ Status EngineShard::decodeLayers(Acts &a, const Buffer &ids) {
     const int64_t p = exchanges++ % 2, r = place.rank, n = place.ranks;
     const PeerBuffers &rows = exchange->rows[p], &next = exchange->rows[1 - p],
                       &flags = exchange->flags;
-    if (Status s = timed("peer_barrier", 8.0 * (n - 1), [&] {
-          return place.comm->barrierPeers(stream, flags.views[r], flags.stride, p);
+    // Two graph nodes: as one batch of memory operations (signal and
+    // wait) the barrier measured slower (bench/results/2026-11-28-one-shot-all-reduce.md).
+    if (Status s = timed("peer_signal", 4.0 * (n - 1), [&] {
+          return place.comm->signalPeers(stream, flags.views[r], flags.stride, p);
+        });
+        !s)
+      return s;
+    if (Status s = timed("peer_wait", 4.0 * (n - 1), [&] {
+          return place.comm->waitPeers(stream, flags.views[r], flags.stride, p);
         });
         !s)
       return s;

@@ -119,7 +119,7 @@ TEST_P(Qwen3TensorParallel, LogitsAndPicksMatchOneDevice) {
   ASSERT_TRUE(split->profileDecode(times).isOk());
   const bool peer = c.allReduce != AllReduce::Nccl;
   EXPECT_EQ(launches(times, "residual_all_reduce"), peer);
-  EXPECT_EQ(launches(times, "peer_barrier"), peer);
+  EXPECT_EQ(launches(times, "peer_wait"), peer);
   EXPECT_EQ(launches(times, "all_reduce"), !peer);
 }
 

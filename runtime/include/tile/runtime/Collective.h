@@ -89,9 +89,6 @@ public:
   /// it signals the next use of the slot, which a peer can reach only
   /// after that signal.
   Status waitPeers(Stream &stream, const Buffer &flags, int64_t stride, int64_t slot);
-  /// signalPeers then waitPeers of one slot as one stream operation (on
-  /// CUDA one batch of memory operations: one graph node instead of two).
-  Status barrierPeers(Stream &stream, const Buffer &flags, int64_t stride, int64_t slot);
 
   /// Makes collectives that are waiting, or queued later, give up (a rank
   /// failed before queuing its part): the group is unusable afterwards.
