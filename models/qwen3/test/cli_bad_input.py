@@ -273,6 +273,7 @@ case("--attention-grouped-from negative", ["--attention-grouped-from"],
      args=["--prompt", "Hi", "--attention-grouped-from", "-3"])
 case("--leave-out with an empty prefix", ["--leave-out"], args=["--prompt", "Hi", "--leave-out", "gemv,,x"])
 case("--weights unknown", ["--weights", "int4"], args=["--prompt", "Hi", "--weights", "int4"])
+case("--all-reduce unknown", ["--all-reduce", "ring"], args=["--prompt", "Hi", "--all-reduce", "ring"])
 case("unknown flag", ["--frobnicate"], args=["--prompt", "Hi", "--frobnicate"])
 case("flag without its value", ["--seed"], args=["--prompt", "Hi", "--seed"])
 case("unknown device", ["device 'tpu'"], args=["--prompt", "Hi", "--device", "tpu"])
