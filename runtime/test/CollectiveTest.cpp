@@ -317,4 +317,22 @@ TEST(HostCollectiveTest, AbortReleasesAWaitingRank) {
   EXPECT_OK(g.comms[0]->allReduceSum(d.defaultStream(), b, 0, 8));
 }
 
+// A rank waiting on peer flags that no peer will set (a failed peer) is
+// released by abort() too.
+TEST(HostCollectiveTest, AbortReleasesAPeerWait) {
+  if (std::string(TILE_TEST_DEVICE) == "cuda")
+    GTEST_SKIP() << "the host flag wait is the CPU device's";
+  OPEN_GROUP(g, 2);
+  PeerBuffers flags;
+  ASSERT_OK(Communicator::createPeerBuffers({g.comms[0].get(), g.comms[1].get()}, DType::I32,
+                                            2 * g.comms[0]->flagSlotWidth(), flags));
+  Device &d = *g.devices[0];
+  std::thread waiter([&] {
+    EXPECT_OK(g.comms[0]->waitPeers(d.defaultStream(), flags.views[0], flags.stride, 1));
+  });
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  g.comms[1]->abort();
+  waiter.join();
+}
+
 } // namespace
