@@ -38,39 +38,6 @@ Status EngineShard::promptWeight(const Projection &p, int64_t n, int64_t k, cons
                 n * k * 3.0 + n * k / 4096.0);
 }
 
-// Tensor parallelism (docs/parallel.md). The row-parallel projections (o,
-// down) leave each rank a partial sum of the rows they write; the
-// all-reduce completes them. Decode adds those partials into the residual
-// stream itself: rank 0 into the stream, the others into zeros, so the sum
-// over the ranks is the stream plus every partial; the norm sum that the
-// single-device step adds up in the same launch is then taken from the
-// completed row (row_sumsq). The LM head's rows are split by vocabulary and
-// the logits gathered whole, so every rank picks the same token.
-Status EngineShard::allReduce(const Buffer &b, int64_t count) {
-  return timed("all_reduce", 2.0 * 2 * count,
-               [&] { return place.comm->allReduceSum(stream, b, 0, count); });
-}
-
-Status PeerExchange::create(const std::vector<std::unique_ptr<Communicator>> &comms,
-                            DType dtype, int64_t hidden, PeerExchange &out) {
-  std::vector<Communicator *> group;
-  for (const auto &c : comms)
-    group.push_back(c.get());
-  Status st = Status::ok();
-  for (PeerBuffers &rows : out.rows)
-    if (st)
-      st = Communicator::createPeerBuffers(group, dtype, hidden, rows);
-  if (st)
-    st = Communicator::createPeerBuffers(group, DType::I32, 2 * comms[0]->flagSlotWidth(),
-                                         out.flags);
-  return st;
-}
-
-Status EngineShard::gatherLogits(Acts &a) {
-  return timed("all_gather_logits", 2.0 * cfg.vocabSize,
-               [&] { return place.comm->allGather(stream, a.logits, 0, vocabRows); });
-}
-
 const Kernel &EngineShard::pickGemm(int64_t T, int64_t n) const {
   if (multiprocessors <= 0)
     return kGemm;
@@ -115,61 +82,16 @@ Status EngineShard::decodeLayers(Acts &a, const Buffer &ids) {
   auto weightBytes = [](const Projection &p, int64_t n, int64_t k) {
     return p.fp8 ? n * k * (1.0 + 4.0 / (128 * 128)) : 2.0 * n * k;
   };
-  // Tensor parallelism, through NCCL: before a row-parallel projection
-  // adds its partial into the stream, the ranks but the first clear
-  // theirs; after it, the all-reduce completes the stream and row_sumsq
-  // writes norm i's sum. Through peer buffers (place.exchange): the
-  // projection adds its partial into this rank's part of the step's next
-  // exchange buffer (cleared by the all-reduce before), and after the
-  // flag barrier residual_all_reduce adds every rank's part onto the
-  // stream and writes norm i's sum; the projection's own sum goes to the
-  // final norm's slot, which nothing reads.
-  const bool split = place.ranks > 1;
-  const PeerExchange *exchange = split ? place.exchange : nullptr;
-  int64_t exchanges = 0; // this step's so far: buffer and flag slot exchanges % 2
-  auto partialRow = [&]() {
-    if (!exchange)
-      return Arg::inout(a.res, {1, H});
-    const PeerBuffers &rows = exchange->rows[exchanges % 2];
-    return Arg::inout(rows.views[place.rank], {1, H}, {}, place.rank * rows.stride);
-  };
-  auto partialSums = [&](int64_t i) { return sumsTo(exchange ? 2 * c.layers : i); };
-  auto clearPartial = [&]() {
-    return split && !exchange && place.rank > 0
-               ? timed("fill", 2.0 * H, [&] { return stream.fill(a.res, 0); })
-               : Status::ok();
-  };
+  // Tensor parallelism (EngineExchange.cpp): the row-parallel
+  // projections add their partials into partialRow, and completeRow
+  // all-reduces them into the stream after each; `exchanges` counts the
+  // step's all-reduces so far.
+  int64_t exchanges = 0;
+  auto partialRow = [&]() { return partialResidualRow(a, exchanges); };
+  auto partialSums = [&](int64_t i) { return sumsTo(partialNormSlot(i)); };
+  auto clearPartial = [&]() { return clearPartialRow(a); };
   auto completeRow = [&](int64_t i) {
-    if (!split)
-      return Status::ok();
-    if (!exchange) {
-      if (Status s = allReduce(a.res, H); !s)
-        return s;
-      return launch(kRowSumsq, {Arg::in(a.res, {1, H}), Arg::out(normSums, {1}, {}, normSlot(i))},
-                    2.0 * H + 4);
-    }
-    const int64_t p = exchanges++ % 2, r = place.rank, n = place.ranks;
-    const PeerBuffers &rows = exchange->rows[p], &next = exchange->rows[1 - p],
-                      &flags = exchange->flags;
-    // Two graph nodes: as one batch of memory operations (signal and
-    // wait) the barrier measured slower (bench/results/2026-11-28-one-shot-all-reduce.md).
-    if (Status s = timed("peer_signal", 4.0 * (n - 1), [&] {
-          return place.comm->signalPeers(stream, flags.views[r], flags.stride, p);
-        });
-        !s)
-      return s;
-    if (Status s = timed("peer_wait", 4.0 * (n - 1), [&] {
-          return place.comm->waitPeers(stream, flags.views[r], flags.stride, p);
-        });
-        !s)
-      return s;
-    return launch(kResidualAllReduce,
-                  {Arg::in(rows.views[r], {n, H}, {rows.stride, 1}),
-                   Arg::inout(a.res, {1, H}), Arg::out(normSums, {1}, {}, normSlot(i)),
-                   Arg::out(next.views[r], {1, H}, {}, r * next.stride),
-                   Arg::out(flags.views[r], {n}, {},
-                            r * flags.stride + p * place.comm->flagSlotWidth())},
-                  2.0 * (n + 3) * H + 4.0 * (n + 1));
+    return place.ranks > 1 ? completeResidualRow(a, i, exchanges++) : Status::ok();
   };
   // x W^T added to the residual stream (or this rank's partial row), its
   // squares to the sum of norm i.
@@ -278,7 +200,7 @@ Status EngineShard::decodeLayers(Acts &a, const Buffer &ids) {
   TRY(norm(finalNorm));
   // The LM head: this rank's vocabulary rows, gathered whole.
   TRY(linear(1, a.h, H, lmHead, vocabRows, a.logits, 0, place.rank * vocabRows));
-  if (split)
+  if (place.ranks > 1)
     TRY(gatherLogits(a));
 #undef TRY
   return Status::ok();

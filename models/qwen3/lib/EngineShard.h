@@ -358,10 +358,26 @@ struct EngineShard : EngineDevice, EngineKernels {
   Status forward(Acts &a, int64_t tokens, const Buffer &ids);
   Status decodeLayers(Acts &a, const Buffer &ids);
   Status prefillLayers(Acts &a, int64_t tokens);
-  /// Tensor parallelism: sums the ranks' partial rows of `b` (`count`
-  /// elements) in place; gathers the ranks' logits slices.
+
+  // Tensor parallelism (EngineExchange.cpp).
+  /// Sums the ranks' partial rows of `b` (`count` elements) in place
+  /// (NCCL); gathers the ranks' logits slices.
   Status allReduce(const Buffer &b, int64_t count);
   Status gatherLogits(Acts &a);
+  /// Where the decode step's row-parallel projection before its
+  /// all-reduce number `exchange` adds its partial row: the residual
+  /// stream (NCCL; the ranks but the first cleared it, clearPartialRow),
+  /// or this rank's part of the exchange buffer `exchange % 2` (peer).
+  Arg partialResidualRow(Acts &a, int64_t exchange);
+  /// The norm sum the projection adding into partialResidualRow adds its
+  /// squares to, before norm i: i's, or (peer) the final norm's, which
+  /// nothing reads, since residual_all_reduce writes i's.
+  int64_t partialNormSlot(int64_t i) const;
+  Status clearPartialRow(Acts &a);
+  /// All-reduce number `exchange` of the decode step: the residual stream
+  /// completed from every rank's partial and norm i's sum of squares
+  /// written.
+  Status completeResidualRow(Acts &a, int64_t i, int64_t exchange);
 };
 
 /// Finds and checks every tensor of the model `cfg` (names, shapes, dtypes,
