@@ -483,7 +483,7 @@ static int64_t tableEntry(const LaunchArg &a, int64_t i) {
 
 /// distinct_in_range: an empty string when every entry of `a` is in
 /// [lo, hi) and no two are equal, else what is wrong.
-static std::string checkDistinct(const LaunchArg &a, int64_t lo, int64_t hi) {
+std::string checkDistinctEntries(const LaunchArg &a, int64_t lo, int64_t hi) {
   int64_t n = a.rank == 1 ? a.shape[0] : 0;
   if (n == 0)
     return "";
@@ -526,7 +526,8 @@ std::string argumentLabel(const LaunchContract &c, int i) {
 }
 
 Status checkLaunch(const LaunchContract &c, const LaunchArg *args,
-                   size_t numArgs, std::array<int64_t, 3> &grid) {
+                   size_t numArgs, std::array<int64_t, 3> &grid,
+                   std::vector<CheckedDistinct> *tables) {
   auto fail = [&](const std::string &what) {
     return Status::error("kernel " + c.kernel + ": " + what);
   };
@@ -608,12 +609,14 @@ Status checkLaunch(const LaunchContract &c, const LaunchArg *args,
         s = evaluate(rule.hi, args, numArgs, hi);
       if (!s)
         return fail(s.message() + " in [" + c.toString(rule) + "]");
-      std::string why = checkDistinct(args[rule.a], lo, hi);
+      std::string why = checkDistinctEntries(args[rule.a], lo, hi);
+      std::string what = rule.message + ": " + argumentLabel(c, rule.a);
+      std::string where = " [" + c.toString(rule) + "]" +
+                          (rule.location.empty() ? "" : " at " + rule.location);
       if (!why.empty())
-        return fail("launch contract violated: " + rule.message + ": " +
-                    argumentLabel(c, rule.a) + ": " + why + " [" +
-                    c.toString(rule) + "]" +
-                    (rule.location.empty() ? "" : " at " + rule.location));
+        return fail("launch contract violated: " + what + ": " + why + where);
+      if (tables)
+        tables->push_back({rule.a, lo, hi, "kernel " + c.kernel + ": " + what + where});
       break;
     }
     case ContractRule::Kind::Assume: {

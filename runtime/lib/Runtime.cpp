@@ -9,6 +9,7 @@
 #include "DeviceImpl.h"
 
 #include <algorithm>
+#include <cstring>
 #include <limits>
 
 using namespace tile_runtime;
@@ -309,6 +310,10 @@ static Status checkBuffer(const StreamImpl &s, const Buffer &b,
   if (writes && b.frozen())
     return Status::error(std::string(what) +
                          ": the buffer is frozen (Stream::freeze)");
+  if (writes && b.isTable())
+    return Status::error(std::string(what) +
+                         ": the buffer is a checked table (Stream::makeTable): "
+                         "only Stream::writeTable changes it");
   if (offset > b.bytes() || bytes > b.bytes() - offset)
     return Status::error(std::string(what) + ": " + std::to_string(bytes) +
                          " bytes at offset " + std::to_string(offset) +
@@ -426,6 +431,80 @@ Status Stream::freeze(const Buffer &buffer) {
       return s;
   }
   b.frozen = true;
+  return Status::ok();
+}
+
+Status Stream::makeTable(const Buffer &buffer) {
+  if (!impl)
+    return Status::error("makeTable: no stream");
+  if (Status s = checkBuffer(*impl, buffer, "makeTable", 0, 0); !s)
+    return s;
+  BufferStorage &b = *buffer.shared();
+  if (b.pinnedHost)
+    return Status::error("makeTable: the buffer is host memory");
+  if (b.frozen)
+    return Status::error("makeTable: the buffer is frozen");
+  if (b.table)
+    return Status::ok();
+  if (b.dtype != DType::I8 && b.dtype != DType::I16 && b.dtype != DType::I32 &&
+      b.dtype != DType::I64)
+    return Status::error("makeTable: a table holds integers, the buffer holds " +
+                         std::string(toString(b.dtype)));
+  if (b.bytes > BufferStorage::kMaxHostMirror)
+    return Status::error("makeTable: a table is at most " +
+                         std::to_string(BufferStorage::kMaxHostMirror) + " bytes, the buffer has " +
+                         std::to_string(b.bytes));
+  if (impl->isCapturing)
+    return Status::error("makeTable: not while capturing (it waits for the stream)");
+  if (Status s = impl->synchronize(); !s)
+    return s;
+  if (!buffer.hostData()) {
+    b.hostMirror.resize(b.bytes);
+    if (Status s = impl->copyToHost(b.hostMirror.data(), b.address, b.bytes); !s)
+      return s;
+    if (Status s = impl->synchronize(); !s)
+      return s;
+  }
+  b.table = true;
+  return Status::ok();
+}
+
+Status Stream::writeTable(const Buffer &buffer, const void *src, size_t bytes,
+                          size_t dstOffset) {
+  if (!impl)
+    return Status::error("writeTable: no stream");
+  if (Status s = checkBuffer(*impl, buffer, "writeTable", dstOffset, bytes); !s)
+    return s;
+  BufferStorage &b = *buffer.shared();
+  if (!b.table)
+    return Status::error("writeTable: the buffer is not a checked table (Stream::makeTable)");
+  if (impl->isCapturing)
+    return Status::error("writeTable: host copies cannot be captured; write the "
+                         "table before replaying");
+  // The contents after the write, checked before anything changes.
+  const char *now = buffer.hostData() ? static_cast<const char *>(buffer.hostData())
+                                      : b.hostMirror.data();
+  std::vector<char> next(now, now + b.bytes);
+  std::memcpy(next.data() + dstOffset, src, bytes);
+  for (const BufferStorage::TableRule &r : b.tableRules) {
+    LaunchArg view;
+    view.isView = true;
+    view.dtype = b.dtype;
+    view.rank = 1;
+    view.shape[0] = r.count;
+    view.strides[0] = r.stride;
+    view.host = next.data() + r.offset * sizeInBytes(b.dtype);
+    std::string why = checkDistinctEntries(view, r.lo, r.hi);
+    if (!why.empty())
+      return Status::error("writeTable: the new entries break a rule a launch checked on "
+                           "this table: " + r.rule + ": " + why);
+  }
+  uint64_t at = b.address + dstOffset;
+  impl->chain.recordWrite({at, at + bytes});
+  if (Status s = impl->copyToDevice(at, src, bytes); !s)
+    return s;
+  if (!b.hostMirror.empty())
+    b.hostMirror = std::move(next);
   return Status::ok();
 }
 

@@ -166,7 +166,7 @@ static Status checkView(const StreamImpl &stream, const std::string &what,
   l.host = nullptr;
   if (!b.device->isCuda())
     l.host = reinterpret_cast<const char *>(l.address);
-  else if (b.frozen && !b.hostMirror.empty())
+  else if ((b.frozen || b.table) && !b.hostMirror.empty())
     l.host = b.hostMirror.data() + a.offset * esize;
   l.dtype = b.dtype;
   l.rank = a.rank;
@@ -221,7 +221,12 @@ static Status checkArgs(const StreamImpl &stream, const ManifestKernel &meta,
                            std::string(toString(p.mode)) +
                            ": the kernel writes it, but the buffer is frozen "
                            "(Stream::freeze)");
-    if (p.mode == AccessMode::Frozen && !a.buffer->frozen)
+    if (exclusive && a.buffer->table)
+      return Status::error(label(meta, idx) + " is " +
+                           std::string(toString(p.mode)) +
+                           ": the kernel writes it, but the buffer is a "
+                           "checked table (Stream::makeTable)");
+    if (p.mode == AccessMode::Frozen && !a.buffer->frozen && !a.buffer->table)
       return Status::error(
           label(meta, idx) +
           " is frozen: the kernel reads it through the read-only cache, even "
@@ -230,7 +235,24 @@ static Status checkArgs(const StreamImpl &stream, const ManifestKernel &meta,
     if (p.mode == AccessMode::Settled && out.spans[i].end > out.spans[i].begin)
       out.early.push_back(out.spans[i]);
   }
-  return checkLaunch(meta.contract, out.args, numArgs, out.grid);
+  std::vector<CheckedDistinct> tables;
+  if (Status s = checkLaunch(meta.contract, out.args, numArgs, out.grid, &tables); !s)
+    return s;
+  // A checked table keeps the rules it met, for its later writes.
+  for (const CheckedDistinct &t : tables) {
+    BufferStorage &b = *args[t.arg].buffer;
+    if (!b.table)
+      continue;
+    BufferStorage::TableRule r{args[t.arg].offset, args[t.arg].shape[0],
+                               args[t.arg].strides[0], t.lo, t.hi, t.rule};
+    auto same = [&](const BufferStorage::TableRule &o) {
+      return o.offset == r.offset && o.count == r.count && o.stride == r.stride &&
+             o.lo == r.lo && o.hi == r.hi;
+    };
+    if (std::none_of(b.tableRules.begin(), b.tableRules.end(), same))
+      b.tableRules.push_back(std::move(r));
+  }
+  return Status::ok();
 }
 
 Status Stream::launch(const Kernel &kernel, const Arg *args, size_t numArgs) {
@@ -333,8 +355,8 @@ Status Stream::launchChain(const KernelImpl &k, const Arg *args,
     return Status::error(what + " must be a contiguous row of at least " +
                          std::to_string(parts + 1) +
                          " (one more than the parts)");
-  if (counters.buffer->frozen)
-    return Status::error(what + " are written, but the buffer is frozen");
+  if (counters.buffer->frozen || counters.buffer->table)
+    return Status::error(what + " are written, but the buffer is frozen or a checked table");
   for (size_t p = 0; p < parts; ++p)
     for (size_t i = 0; i < checked[p].count; ++i)
       if (checked[p].spans[i].overlaps(countersSpan))

@@ -511,6 +511,68 @@ TEST_F(DeviceTest, ReplayReadsPerReplayInputsFromDeviceMemory) {
   }
 }
 
+// A checked table changes between replays; each write must keep the rules
+// the captured launch checked, or nothing is written.
+TEST_F(DeviceTest, CheckedTableChangesBetweenReplaysWithinItsRules) {
+  auto v = randomFloats(4 * 64, 1, 2, 11);
+  Buffer bv = rt.upload(v);
+  Buffer bout = rt.upload(poisoned32(16 * 64));
+  Buffer table;
+  ASSERT_OK(rt.device->allocate(DType::I32, 6, table));
+  Stream &s = rt.stream();
+  const int32_t first[6] = {0, 1, 2, 3, 9, 9};
+  ASSERT_OK(s.copyToDevice(table, first, sizeof(first)));
+  // Not a table yet, nor frozen: a frozen parameter refuses it.
+  expectError(s.launch(rt.kernel("write_rows_at_table"),
+                       {Arg::in(table, {4}), Arg::in(bv, {4, 64}), Arg::inout(bout, {16, 64})}),
+              {"freeze its buffer first"});
+  ASSERT_OK(s.makeTable(table));
+  EXPECT_TRUE(table.isTable());
+  ASSERT_OK(s.beginCapture());
+  ASSERT_OK(s.launch(rt.kernel("write_rows_at_table"),
+                     {Arg::in(table, {4}), Arg::in(bv, {4, 64}), Arg::inout(bout, {16, 64})}));
+  Graph g;
+  ASSERT_OK(s.endCapture(g));
+  ASSERT_OK(g.replay(s));
+  const int32_t second[4] = {12, 5, 15, 7};
+  ASSERT_OK(s.writeTable(table, second, sizeof(second)));
+  ASSERT_OK(g.replay(s));
+  // The captured view is entries 0..3: entries 4 and 5 are not under its rule.
+  const int32_t tail[2] = {40, 40};
+  ASSERT_OK(s.writeTable(table, tail, sizeof(tail), 16));
+  // A repeated entry, an entry out of range: refused, nothing written.
+  const int32_t repeated[4] = {1, 2, 2, 3};
+  expectError(s.writeTable(table, repeated, sizeof(repeated)),
+              {"rows of out", "repeats an earlier entry"});
+  const int32_t outside[2] = {16, 4};
+  expectError(s.writeTable(table, outside, sizeof(outside), 4),
+              {"rows of out", "outside [0, 16)"});
+  ASSERT_OK(g.replay(s));
+  // Only writeTable changes it.
+  expectError(s.copyToDevice(table, second, sizeof(second)), {"checked table"});
+  expectError(s.fill(table, 0), {"checked table"});
+  int32_t now[6];
+  ASSERT_OK(s.copyToHost(now, table, sizeof(now)));
+  ASSERT_OK(s.synchronize());
+  EXPECT_EQ(std::vector<int32_t>(now, now + 6), (std::vector<int32_t>{12, 5, 15, 7, 40, 40}));
+  std::vector<float> out = rt.download(bout);
+  const int rows[8] = {0, 1, 2, 3, 12, 5, 15, 7};
+  for (int r = 0; r < 16; ++r) {
+    const int *at = std::find(rows, rows + 8, r);
+    const bool want = at != rows + 8;
+    for (int i = 0; i < 64; ++i)
+      ASSERT_EQ(isPoison(out[r * 64 + i]), !want) << "row " << r;
+    if (want)
+      for (int i = 0; i < 64; ++i)
+        ASSERT_EQ(out[r * 64 + i], v[((at - rows) % 4) * 64 + i]) << "row " << r;
+  }
+  // Integers only, and not frozen buffers.
+  Buffer floats;
+  ASSERT_OK(rt.device->allocate(DType::F32, 4, floats));
+  expectError(s.makeTable(floats), {"holds integers"});
+  expectError(s.writeTable(bv, v.data(), 16), {"not a checked table"});
+}
+
 TEST_F(DeviceTest, EventsOrderStreams) {
   const int n = 4096;
   Stream s2;

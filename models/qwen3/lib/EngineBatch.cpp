@@ -1,13 +1,17 @@
 //===- EngineBatch.cpp - a shard's batched decode step --------------------===//
 //
 // Continuous batching (docs/serving.md): one decode token of each of B
-// sequences at once, row b in cache slot b. The projections are the
-// prompt's GEMMs over the B rows, so each weight is read once per step for
-// the whole batch, and a row's products are the same whichever rows run
-// beside it (the step is batch-invariant). The K/V rows are written into
-// each row's slot before the attention, which reads each row's own slot.
-// A step of B rows is captured once per bucket (rowBucket) and replayed;
-// the fed tokens and their positions are uploaded before each replay.
+// sequences at once, each row's keys and values in its pages of the paged
+// cache. The projections are the prompt's GEMMs over the B rows, so each
+// weight is read once per step for the whole batch, and a row's products
+// are the same whichever rows run beside it (the step is batch-invariant).
+// Each row's new key and value are written into its last page before the
+// attention, which reads the row's pages through the page table. A step of
+// B rows is captured once per bucket (rowBucket) and replayed; the fed
+// tokens, their positions and the page tables are written before each
+// replay (the pages written through a checked table, whose distinct
+// entries the write kernel's contract needs). Also the gather of a
+// sequence's pages into the staging rows and the scatter back.
 //
 //===----------------------------------------------------------------------===//
 
@@ -21,7 +25,7 @@ Status EngineShard::allocBatch() {
   const ModelConfig &c = cfg;
   batch = Batch();
   Acts &a = batch.acts;
-  const int64_t S = slots, P = gemmRows(slots), nq = c.heads * c.headDim;
+  const int64_t S = maxRows, P = gemmRows(maxRows), nq = c.heads * c.headDim;
   const int64_t nparts = (c.vocabSize + argmaxChunk - 1) / argmaxChunk;
   a.cap = S;
   Status st = Status::ok();
@@ -32,6 +36,8 @@ Status EngineShard::allocBatch() {
   alloc(DType::I32, S, batch.ids);
   alloc(DType::I32, S, batch.pos);
   alloc(DType::I32, S, batch.next);
+  alloc(DType::I32, S * pagesPerSequence(), batch.pageTable);
+  alloc(DType::I32, S, batch.writePages);
   alloc(dt, S * c.hidden, a.res);
   // The GEMMs' operands, for P >= S rows (gemmRows).
   alloc(dt, P * c.hidden, a.h);
@@ -55,6 +61,16 @@ Status EngineShard::allocBatch() {
   alloc(DType::I32, S * 4, batch.sampleNext);
   if (st)
     st = stream.fill(batch.tickets, 0);
+  if (st)
+    st = stream.fill(batch.pageTable, 0);
+  // Distinct pages from the start: the first capture checks them.
+  if (st && pages() >= S) {
+    std::vector<int32_t> distinct(S);
+    for (int64_t i = 0; i < S; ++i)
+      distinct[i] = static_cast<int32_t>(i);
+    if ((st = stream.copyToDevice(batch.writePages, distinct.data(), S * 4)))
+      st = stream.makeTable(batch.writePages);
+  }
   // The GEMMs' rows past a step's are read before any step writes them.
   for (Buffer *b : {&a.h, &a.attn})
     if (st)
@@ -62,14 +78,48 @@ Status EngineShard::allocBatch() {
   return st;
 }
 
-Status EngineShard::copySlotRows(int64_t from, int64_t to, int64_t n) {
-  const size_t esize = 2, row = static_cast<size_t>(cfg.kvHeads * cfg.headDim) * esize;
-  for (int64_t l = 0; l < cfg.layers; ++l)
-    for (Buffer *c : {&kcache, &vcache})
-      if (Status st = stream.copy(*c, *c, n * row, cacheOffset(l, to) * esize,
-                                  cacheOffset(l, from) * esize);
-          !st)
-        return st;
+Arg EngineShard::pageView(const Buffer &cache, int64_t layer, bool writes) const {
+  const int64_t PG = kernels::kPageSize;
+  if (writes)
+    return Arg::inout(cache, {pages(), PG, cfg.kvHeads, cfg.headDim}, {}, cacheOffset(layer, 1));
+  return Arg::in(cache, {pages(), PG, cfg.kvHeads, cfg.headDim}, {}, cacheOffset(layer, 1));
+}
+
+Status EngineShard::gatherRows(const std::vector<int32_t> &list) {
+  const int64_t n = static_cast<int64_t>(list.size()), PG = kernels::kPageSize;
+  const int64_t HD = cfg.headDim, kvh = cfg.kvHeads;
+  if (n == 0)
+    return Status::ok();
+  if (Status st = stream.copyToDevice(gatherPages, list.data(), n * 4); !st)
+    return st;
+  for (int64_t l = 0; l < cfg.layers; ++l) {
+    const Arg args[] = {Arg::in(gatherPages, {n}), pageView(kcache, l, false),
+                        pageView(vcache, l, false),
+                        Arg::out(kcache, {n * PG, kvh, HD}, {}, cacheOffset(l, 0)),
+                        Arg::out(vcache, {n * PG, kvh, HD}, {}, cacheOffset(l, 0))};
+    if (Status st = launch(kPagesToRows, args, 5, 4.0 * n * PG * kvh * HD * 2);
+        !st)
+      return st;
+  }
+  return Status::ok();
+}
+
+Status EngineShard::scatterRows(int64_t first, int64_t n, const std::vector<int32_t> &table) {
+  const int64_t PG = kernels::kPageSize, HD = cfg.headDim, kvh = cfg.kvHeads;
+  if (n == 0)
+    return Status::ok();
+  if (Status st = stream.writeTable(scatterPages, table.data(), table.size() * 4); !st)
+    return st;
+  const int64_t row = first * PG * kvh * HD;
+  for (int64_t l = 0; l < cfg.layers; ++l) {
+    const Arg args[] = {Arg::in(scatterPages, {n}),
+                        Arg::in(kcache, {n * PG, kvh, HD}, {}, cacheOffset(l, 0) + row),
+                        Arg::in(vcache, {n * PG, kvh, HD}, {}, cacheOffset(l, 0) + row),
+                        pageView(kcache, l, true), pageView(vcache, l, true)};
+    if (Status st = launch(kRowsToPages, args, 5, 4.0 * n * PG * kvh * HD * 2);
+        !st)
+      return st;
+  }
   return Status::ok();
 }
 
@@ -105,13 +155,7 @@ Status EngineShard::batchLayers(int64_t B) {
   TRY(launch(kRopeTablePositions, {Arg::in(invFreq, {HD / 2}), Arg::in(batch.pos, {B}),
                                    Arg::out(a.ropeCos, {B, HD}), Arg::out(a.ropeSin, {B, HD})}));
   auto cosRows = Arg::in(a.ropeCos, {B, HD}), sinRows = Arg::in(a.ropeSin, {B, HD});
-  // The caches of one layer, every slot: [slots, rows, KV heads, HD].
-  auto cacheIn = [&](const Buffer &b, int64_t l) {
-    return Arg::in(b, {slots, cacheRows, c.kvHeads, HD}, {}, cacheOffset(l, 0));
-  };
-  auto cacheInout = [&](const Buffer &b, int64_t l) {
-    return Arg::inout(b, {slots, cacheRows, c.kvHeads, HD}, {}, cacheOffset(l, 0));
-  };
+  const int64_t M = pagesPerSequence();
   for (int64_t l = 0; l < c.layers; ++l) {
     const Layer &L = layers[l];
     const Buffer *w = nullptr;
@@ -119,13 +163,15 @@ Status EngineShard::batchLayers(int64_t B) {
     TRY(gemm("qkv", a.h, H, *w, nqkv, a.qkv));
     TRY(launch(kQRopeTable, {Arg::in(a.qkv, {B, nqkv}), Arg::in(L.qNorm, {HD}), cosRows, sinRows,
                              Arg::out(a.q, {B, nq}), Arg::real(eps)}));
-    TRY(launch(kKvWriteSlots,
+    TRY(launch(kKvWritePages,
                {Arg::in(a.qkv, {B, nqkv}), Arg::in(L.kNorm, {HD}), cosRows, sinRows,
-                Arg::in(batch.pos, {B}), cacheInout(kcache, l),
-                cacheInout(vcache, l), Arg::integer(c.heads), Arg::real(eps)}));
+                Arg::in(batch.pos, {B}), Arg::in(batch.writePages, {B}),
+                pageView(kcache, l, true), pageView(vcache, l, true), Arg::integer(c.heads),
+                Arg::real(eps)}));
     TRY(launch(kBatchAttn.at(splits),
-               {Arg::in(a.q, {B * c.heads, HD}), cacheIn(kcache, l),
-                cacheIn(vcache, l), Arg::in(batch.pos, {B}),
+               {Arg::in(a.q, {B * c.heads, HD}), pageView(kcache, l, false),
+                pageView(vcache, l, false), Arg::in(batch.pageTable, {B, M}),
+                Arg::in(batch.pos, {B}),
                 Arg::inout(a.po, {B * c.heads, splits, HD}),
                 Arg::inout(a.plse, {B * c.heads, splits}),
                 Arg::out(a.attn, {B * c.heads, HD}), Arg::ticket(batch.tickets, {B * c.kvHeads}),
@@ -175,10 +221,14 @@ Status EngineShard::batchLayers(int64_t B) {
 
 Status EngineShard::decodeBatch(const std::vector<int32_t> &ids,
                                 const std::vector<int32_t> &positions,
+                                const std::vector<int32_t> &pageTable,
+                                const std::vector<int32_t> &writePages,
                                 const std::vector<const Sampling *> &sampling,
                                 std::vector<int32_t> &next) {
   const int64_t rows = static_cast<int64_t>(ids.size());
   const int64_t B = rowBucket(rows);
+  if (pages() < maxRows)
+    return Status::error("a batched step needs the paged cache (--max-batch of at least 2)");
   // The bucket's rows past the step's: token 0 at no position (nothing
   // written, nothing picked that anyone reads).
   std::vector<int32_t> id(B, 0), at(B, -1);
@@ -186,7 +236,9 @@ Status EngineShard::decodeBatch(const std::vector<int32_t> &ids,
   std::copy(positions.begin(), positions.end(), at.begin());
   Status st = Status::ok();
   if (!(st = stream.copyToDevice(batch.ids, id.data(), B * 4)) ||
-      !(st = stream.copyToDevice(batch.pos, at.data(), B * 4)))
+      !(st = stream.copyToDevice(batch.pos, at.data(), B * 4)) ||
+      !(st = stream.copyToDevice(batch.pageTable, pageTable.data(), pageTable.size() * 4)) ||
+      !(st = stream.writeTable(batch.writePages, writePages.data(), writePages.size() * 4)))
     return st;
   // A profiled step runs its launches one by one (each timed alone).
   if (opts.useGraph && !profile) {

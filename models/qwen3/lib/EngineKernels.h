@@ -26,9 +26,11 @@ struct EngineKernels {
       kKvRopeTable, kPreAttn, kGemm, kGemmNarrow, kGemmSwiglu, kFoldNorm, kArgmaxP,
       kArgmaxF, kSample, kAdvance;
   /// A batched decode step's own kernels (continuous batching): the angle
-  /// table from a position per row, the K/V written into each row's cache
-  /// slot, the attention of each row over its slot, the argmax per row.
-  Kernel kRopeTablePositions, kKvWriteSlots, kArgmaxRowsP, kArgmaxRowsF;
+  /// table from a position per row, the K/V written into each row's page,
+  /// the attention of each row over its pages, the argmax per row.
+  Kernel kRopeTablePositions, kKvWritePages, kArgmaxRowsP, kArgmaxRowsF;
+  /// The paged cache's gather into the staging rows and scatter back.
+  Kernel kPagesToRows, kRowsToPages;
   /// batch_decode_attention by S (KernelTable's kBatchAttentionSplits).
   std::map<int64_t, Kernel> kBatchAttn;
   /// The batched step's GEMMs up to 64 rows (64 x 32 tiles).

@@ -159,7 +159,8 @@ Status EngineShard::open(Device &dev, const ModelConfig &full, DType dtype,
   cfg.kvHeads /= place.ranks;
   cfg.intermediate /= place.ranks;
   vocabRows = full.vocabSize / place.ranks;
-  slots = opts.maxBatch;
+  maxRows = opts.maxBatch;
+  regions = cacheRegions(opts.maxBatch);
   device->setProgrammaticLaunch(opts.programmaticLaunch);
   if (opts.attentionPrograms > 0) {
     attentionPrograms = groupedAttentionPrograms = opts.attentionPrograms;
@@ -439,9 +440,9 @@ Status EngineShard::cacheBudget(int64_t &positions) {
   int64_t reserve = std::max<int64_t>(int64_t(1) << 30, totalBytes / 20) +
                     largestFp8Projection() * 2;
   // Room for the batched step's rows, then the positions of every slot.
-  reserve += slots * (cfg.vocabSize * 2 + 16 * (cfg.hidden + cfg.intermediate +
-                                                cfg.heads * cfg.headDim * (kBatchSplits + 2)));
-  positions = (freeBytes - reserve) / slots / bytesPerPosition / 64 * 64;
+  reserve += maxRows * (cfg.vocabSize * 2 + 16 * (cfg.hidden + cfg.intermediate +
+                                                  cfg.heads * cfg.headDim * (kBatchSplits + 2)));
+  positions = (freeBytes - reserve) / regions / bytesPerPosition / 64 * 64;
   if (positions < 1)
     return Status::error("no memory left for a KV cache after the weights (" +
                          std::to_string(freeBytes >> 20) + " MiB free on " +
@@ -454,20 +455,31 @@ Status EngineShard::allocState(int64_t maxSeqLen) {
   maxSeq = maxSeqLen;
   cacheRows = (maxSeq + 63) / 64 * 64;
   const int64_t bytesPerPosition = kvBytesPerPosition(c, c.kvHeads);
-  int64_t cacheCount = c.layers * slots * cacheRows * c.kvHeads * c.headDim;
+  int64_t cacheCount = c.layers * regions * cacheRows * c.kvHeads * c.headDim;
   Status ak = device->allocate(dt, cacheCount, stream, kcache);
   if (ak)
     ak = device->allocate(dt, cacheCount, stream, vcache);
   if (!ak)
-    return Status::error("the KV cache for " + std::to_string(slots) + " x " +
+    return Status::error("the KV cache for " + std::to_string(regions) + " x " +
                          std::to_string(maxSeq) + " positions (" +
-                         std::to_string(slots * cacheRows * bytesPerPosition >> 20) +
+                         std::to_string(regions * cacheRows * bytesPerPosition >> 20) +
                          " MiB) does not fit: " + ak.message() +
                          "; pass a smaller --max-seq-len");
   // Zeros, so rows past the length are finite (they meet a zero weight).
   Status st = Status::ok();
   if (!(st = stream.fill(kcache, 0)) || !(st = stream.fill(vcache, 0)))
     return st;
+  if (pages() > 0) {
+    const int64_t n = pagesPerSequence();
+    std::vector<int32_t> distinct(n);
+    for (int64_t i = 0; i < n; ++i)
+      distinct[i] = static_cast<int32_t>(i);
+    if (!(st = device->allocate(DType::I32, n, stream, scatterPages)) ||
+        !(st = device->allocate(DType::I32, n, stream, gatherPages)) ||
+        !(st = stream.copyToDevice(scatterPages, distinct.data(), n * 4)) ||
+        !(st = stream.makeTable(scatterPages)))
+      return st;
+  }
 
   // RoPE inverse frequencies exactly as HF computes them (f32).
   std::vector<float> invf(c.headDim / 2);

@@ -89,18 +89,28 @@ struct EngineShard : EngineDevice, EngineKernels {
   /// which the prefill attention's contract requires (its K/V loads then
   /// run without bounds checks); the rows past maxSeq are never written.
   int64_t cacheRows = 0;
-  /// Sequences the caches hold (EngineOptions::maxBatch): slot s's rows of
-  /// layer l start at cacheOffset(l, s). The single-sequence steps use slot
-  /// 0, a batched step's row b slot b.
-  int64_t slots = 1;
-  int64_t cacheOffset(int64_t layer, int64_t slot) const {
-    return (layer * slots + slot) * cacheRows * cfg.kvHeads * cfg.headDim;
+  /// The caches hold `regions` regions of cacheRows rows per layer (region r
+  /// of layer l at cacheOffset(l, r)): region 0 the staging rows, where
+  /// prompts and the single-sequence steps run, the rest the paged cache of
+  /// the batched step (docs/serving.md), pages of kernels::kPageSize rows,
+  /// page p of layer l at cacheOffset(l, 1) + p rows. With EngineOptions::
+  /// maxBatch 1 there is no paged cache.
+  int64_t regions = 1;
+  int64_t cacheOffset(int64_t layer, int64_t region) const {
+    return (layer * regions + region) * cacheRows * cfg.kvHeads * cfg.headDim;
   }
-  Buffer kcache, vcache; // [layers, slots, cacheRows, kvHeads, headDim]
-  /// The slot a prompt's rows go to (prefill's).
-  int64_t prefillSlot = 0;
-  /// A prompt ran in another slot than 0, so `pos` and `token` no longer
-  /// hold the single-sequence step's state: decode uploads them again.
+  Buffer kcache, vcache; // [layers, regions, cacheRows, kvHeads, headDim]
+  static int64_t cacheRegions(int64_t maxBatch) { return maxBatch > 1 ? maxBatch + 1 : 1; }
+  /// Pages of the paged cache, and the most one sequence holds.
+  int64_t pages() const { return (regions - 1) * cacheRows / kernels::kPageSize; }
+  int64_t pagesPerSequence() const { return cacheRows / kernels::kPageSize; }
+  /// Layer l's pages, [pages, page size, KV heads, HD].
+  Arg pageView(const Buffer &cache, int64_t layer, bool writes) const;
+  /// Rows of the batched step (EngineOptions::maxBatch).
+  int64_t maxRows = 1;
+  /// The staging rows were replaced under the single-sequence step (a
+  /// gather), so `pos` and `token` no longer hold its state: decode
+  /// uploads them again.
   bool singleStale = false;
 
   // Device-side step state: the position of the first input token and the
@@ -131,15 +141,20 @@ struct EngineShard : EngineDevice, EngineKernels {
   int64_t position = 0; ///< host mirror of pos
   int32_t deviceToken = -1; ///< what `token` holds (the last pick read back)
 
-  /// A batched decode step (EngineBatch.cpp): one row per slot, rows
-  /// 0 .. B - 1 of these buffers for a step of B rows. A row with no token
-  /// this step has position -1 (its K/V write is skipped).
+  /// A batched decode step (EngineBatch.cpp): rows 0 .. B - 1 of these
+  /// buffers for a step of B rows. A row with no token this step has
+  /// position -1 (its K/V write is skipped).
   struct Batch {
-    Buffer ids, pos, next; ///< [slots] i32: the fed tokens, their positions, the picks
-    Acts acts;             ///< for `slots` rows; logits [slots, vocab]
+    Buffer ids, pos, next; ///< [maxRows] i32: the fed tokens, their positions, the picks
+    /// [maxRows, pagesPerSequence()] i32: each row's pages, in order.
+    Buffer pageTable;
+    /// [maxRows] i32, a checked table (Stream::makeTable): the page each
+    /// row writes, distinct (kv_norm_rope_write_pages' contract).
+    Buffer writePages;
+    Acts acts;             ///< for `maxRows` rows; logits [maxRows, vocab]
     Buffer tickets;        ///< batch_decode_attention's, one per row and KV head
     /// Tensor parallelism: every rank's vocabulary slice of every row's
-    /// logits, [ranks, gemmRows(slots), vocabRows], gathered.
+    /// logits, [ranks, gemmRows(maxRows), vocabRows], gathered.
     Buffer gathered;
     /// A sampled row's position and draw, one 16-byte slot per row (kernel
     /// views start 16-byte aligned).
@@ -170,14 +185,17 @@ struct EngineShard : EngineDevice, EngineKernels {
   /// which measured far slower than reading real rows
   /// (bench/results/2026-11-28-batched-step.md).
   static int64_t gemmRows(int64_t rows) { return rows <= 64 ? 64 : (rows + 127) / 128 * 128; }
-  /// The rows a step of `rows` runs as: the next power of two (at most the
-  /// slots), so a few graphs serve every batch.
+  /// The rows a step of `rows` runs as: the next power of two (at most
+  /// maxRows), so a few graphs serve every batch.
   int64_t rowBucket(int64_t rows) const {
     int64_t b = 1;
     while (b < rows)
       b *= 2;
-    return std::min(b, slots);
+    return std::min(b, maxRows);
   }
+  /// The pages a scatter writes (a checked table of pagesPerSequence()
+  /// entries) and a gather reads.
+  Buffer scatterPages, gatherPages;
 
   /// decode_attention's ticket counters (one per query head, zero between
   /// launches: each launch leaves them so).
@@ -321,21 +339,35 @@ struct EngineShard : EngineDevice, EngineKernels {
 
   // Batched decode (EngineBatch.cpp).
   Status allocBatch();
-  /// One step of rows 0 .. rows - 1 (row b: slot b, fed ids[b] at
-  /// positions[b], -1 for a row with no token), picks greedy, or drawn
-  /// with sampling[b] where set; the picks in next.
+  /// One step of rows 0 .. rows - 1 (row b fed ids[b] at positions[b],
+  /// its pages pageTable[b * pagesPerSequence() ..], writing page
+  /// writePages[b]; `writePages` has maxRows distinct entries, the rows
+  /// past the step's too), picks greedy, or drawn with sampling[b] where
+  /// set; the picks in next.
   Status decodeBatch(const std::vector<int32_t> &ids, const std::vector<int32_t> &positions,
+                     const std::vector<int32_t> &pageTable,
+                     const std::vector<int32_t> &writePages,
                      const std::vector<const Sampling *> &sampling, std::vector<int32_t> &next);
   Status batchLayers(int64_t rows);
   /// Row `row` of the last batched step's logits.
   Status batchLogits(int64_t row, std::vector<float> &logits);
-  /// Copies the K/V rows [0, n) of slot `from` into slot `to`.
-  Status copySlotRows(int64_t from, int64_t to, int64_t n);
+  /// Copies the rows of `pages` (in order) into staging rows [0, n pages).
+  Status gatherRows(const std::vector<int32_t> &pages);
+  /// Copies staging rows of pages first .. first + n - 1 (the sequence's
+  /// page indices) into `pages` (n distinct entries, padded to
+  /// pagesPerSequence() distinct entries).
+  Status scatterRows(int64_t first, int64_t n, const std::vector<int32_t> &pages);
 
   // Steps (EngineStep.cpp): what the Engine API runs on every shard.
-  /// Runs ids[from..] at positions from.. of `slot` (the cache rows before
-  /// `from` kept).
-  Status prefill(const std::vector<int32_t> &ids, int64_t from, int64_t slot, int32_t &next);
+  /// Runs ids[from..] at positions from.. of the staging rows (the rows
+  /// before `from` kept); the single-sequence step goes on from it.
+  Status prefill(const std::vector<int32_t> &ids, int64_t from, int32_t &next);
+  /// The staging rows hold a sequence of `length` positions (gathered):
+  /// the single-sequence step goes on from it.
+  void restage(int64_t length) {
+    position = length;
+    singleStale = true;
+  }
   /// Feeds `fed` (uploaded only if the last pick was another token).
   Status decode(int32_t fed, int32_t &next);
   void setSampling(const Sampling &sampling);

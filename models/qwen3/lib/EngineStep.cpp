@@ -20,16 +20,9 @@ void EngineShard::setSampling(const Sampling &s) {
     t.graphReady = false; // the captured steps launched the old picker
 }
 
-Status EngineShard::prefill(const std::vector<int32_t> &ids, int64_t from, int64_t slot,
-                            int32_t &next) {
+Status EngineShard::prefill(const std::vector<int32_t> &ids, int64_t from, int32_t &next) {
   const int64_t T = static_cast<int64_t>(ids.size()) - from;
   Status st = Status::ok();
-  // Another slot's prompt leaves the single-sequence state as it was (the
-  // host mirrors; decode uploads `pos` and `token` again).
-  const int64_t singlePosition = position;
-  prefillSlot = slot;
-  if (slot != 0)
-    singleStale = true;
   if (T != prefillActs.cap)
     if (!(st = allocActs(prefillActs, T)))
       return st;
@@ -42,11 +35,6 @@ Status EngineShard::prefill(const std::vector<int32_t> &ids, int64_t from, int64
   if (!(st = forward(prefillActs, T, prefillActs.ids)) ||
       !(st = stream.copyToHost(&next, token, 4)) || !(st = stream.synchronize()))
     return st;
-  if (slot != 0) {
-    position = singlePosition;
-    deviceToken = -1;
-    return Status::ok();
-  }
   deviceToken = next;
   position = from + T;
   singleStale = false;

@@ -144,9 +144,11 @@ KernelInstance prefillAttention(int64_t group, int64_t hd) {
 KernelInstance ropeTablePositions(int64_t hd) {
   return inst("rope_table_positions", {{"HD", hd}});
 }
-KernelInstance kvNormRopeWriteSlots(int64_t hd) {
-  return inst("kv_norm_rope_write_slots", {{"HD", hd}});
+KernelInstance kvNormRopeWritePages(int64_t hd) {
+  return inst("kv_norm_rope_write_pages", {{"HD", hd}});
 }
+KernelInstance kvPagesToRows(int64_t hd) { return inst("kv_pages_to_rows", {{"HD", hd}}); }
+KernelInstance kvRowsToPages(int64_t hd) { return inst("kv_rows_to_pages", {{"HD", hd}}); }
 KernelInstance batchDecodeAttention(int64_t group, int64_t hd, int64_t splits) {
   // The query tile's rows (QP, a multiple of 16) hold the group's heads
   // and at least one more; a warp per 16 rows. From 8 heads, 2 warps: the
@@ -272,7 +274,9 @@ KernelSet kernelSet(KernelDType dt) {
     add(qNormRopeFromTable(hd));
     add(kvNormRopeWriteRows(hd));
     add(ropeTablePositions(hd));
-    add(kvNormRopeWriteSlots(hd));
+    add(kvNormRopeWritePages(hd));
+    add(kvPagesToRows(hd));
+    add(kvRowsToPages(hd));
     for (int64_t g = SupportedShapes::minGroup; g <= SupportedShapes::maxGroup; ++g) {
       add(prefillAttention(g, hd));
       for (int64_t s : kBatchAttentionSplits)

@@ -1,10 +1,11 @@
-//===- BatchEngineTest.cpp - batched decode steps over cache slots --------===//
+//===- BatchEngineTest.cpp - batched decode steps over the paged cache ----===//
 //
 // Continuous batching's engine (Engine::prefillSlot, decodeSlots) on the
 // committed tiny models on the test device: every row of a batched step
 // against the same sequence decoded alone by the single-sequence steps,
 // rows bit for bit the same whichever slots run beside them, prompts
-// reusing a prefix another slot holds, and the refusals.
+// reusing a prefix the staging rows or the published pages hold, the
+// pages' accounting, and the refusals.
 //
 //===----------------------------------------------------------------------===//
 
@@ -283,7 +284,7 @@ TEST(Qwen3BatchEngine, AMovedSequenceGoesOnInSlotZero) {
   }
   ASSERT_TRUE(a->moveSlot(2, 0).isOk());
   EXPECT_EQ(a->slotLength(0), b->slotLength(0));
-  EXPECT_EQ(a->slotLength(2), b->slotLength(0)); // kept as a prefix to reuse
+  EXPECT_EQ(a->slotLength(2), 0); // its pages went with it
   for (int s = 0; s < 3; ++s) {
     ASSERT_TRUE(a->decode(ta, ta).isOk());
     ASSERT_TRUE(b->decode(tb, tb).isOk());
@@ -298,10 +299,11 @@ TEST(Qwen3BatchEngine, AMovedSequenceGoesOnInSlotZero) {
   EXPECT_NE(st.message().find("slot 1 holds no sequence"), std::string::npos) << st.message();
 }
 
-// --kv-cache-memory: the context is the longest whose rows fit it in every
-// slot (whole 64-position blocks); a --max-seq-len past it, or a budget
-// below one block, is refused before any weight loads. The tiny model's
-// rows: 2 layers x K and V x 1 KV head x 64 x 2 bytes = 512 bytes a slot.
+// --kv-cache-memory: the context is the longest whose rows fit it in the
+// staging rows and in a slot's share of the paged cache each (whole
+// 64-position blocks); a --max-seq-len past it, or a budget below one
+// block, is refused before any weight loads. The tiny model's rows: 2
+// layers x K and V x 1 KV head x 64 x 2 bytes = 512 bytes a position.
 TEST(Qwen3BatchEngine, KvCacheMemorySizesTheContext) {
   auto create = [](int64_t bytes, int64_t maxSeq, std::unique_ptr<Engine> &engine) {
     EngineOptions opts = batchOptions(2);
@@ -312,17 +314,83 @@ TEST(Qwen3BatchEngine, KvCacheMemorySizesTheContext) {
   std::unique_ptr<Engine> engine;
   Status st = create(200000, 0, engine);
   ASSERT_TRUE(st.isOk()) << st.message();
-  EXPECT_EQ(engine->maxSeqLen(), 192);
+  EXPECT_EQ(engine->maxSeqLen(), 128);
+  EXPECT_EQ(engine->pageCounts().pages, 4); // 2 slots x 128 positions
   st = create(200000, 256, engine);
   EXPECT_FALSE(st.isOk());
-  EXPECT_NE(st.message().find("--kv-cache-memory 200000 bytes hold 192 positions for each of "
-                              "--max-batch 2 slots; --max-seq-len 256 needs 262144 bytes"),
+  EXPECT_NE(st.message().find("--kv-cache-memory 200000 bytes hold 128 positions for each of "
+                              "the staging rows and --max-batch 2 sequences; --max-seq-len 256 "
+                              "needs 393216 bytes"),
             std::string::npos)
       << st.message();
   st = create(1000, 0, engine);
   EXPECT_FALSE(st.isOk());
-  EXPECT_NE(st.message().find("(at least 64 needed: 65536 bytes)"), std::string::npos)
+  EXPECT_NE(st.message().find("(at least 64 needed: 98304 bytes)"), std::string::npos)
       << st.message();
+}
+
+// A released sequence's whole pages stay published: a later prompt that
+// starts with the same tokens takes them (gathered, not computed) and its
+// logits are a whole prefill's; sequences stepping across page boundaries
+// agree with the single-sequence steps; every page comes back.
+TEST(Qwen3BatchEngine, PublishedPagesServeALaterPrompt) {
+  EngineOptions opts = batchOptions(3);
+  opts.maxSeqLen = 256;
+  std::unique_ptr<Engine> engine, fresh;
+  ASSERT_TRUE(Engine::create(test::fixturesDir() + "/tiny-bf16", opts, engine).isOk());
+  opts.maxBatch = 1;
+  ASSERT_TRUE(Engine::create(test::fixturesDir() + "/tiny-bf16", opts, fresh).isOk());
+  const int64_t page = engine->pageCounts().pageSize;
+  ASSERT_EQ(page, 64);
+  std::vector<int32_t> first, second;
+  for (int32_t i = 0; i < 150; ++i)
+    first.push_back(100 + (i * 37) % 1900);
+  second.assign(first.begin(), first.begin() + 140);
+  second.insert(second.end(), {7, 8, 9, 10, 11});
+  int32_t a = 0, b = 0, want = 0;
+  int64_t reused = -1;
+  ASSERT_TRUE(engine->prefillSlot(0, first, Sampling(), a, reused).isOk());
+  EXPECT_EQ(reused, 0);
+  // A batched step writes the rows into pages: 3 pages, 2 of them whole.
+  std::vector<int32_t> picks;
+  ASSERT_TRUE(engine->decodeSlots({{0, a, Sampling()}}, picks).isOk());
+  EXPECT_EQ(engine->pageCounts().inUse, 3);
+  ASSERT_TRUE(engine->releaseSlot(0).isOk());
+  EXPECT_EQ(engine->pageCounts().inUse, 0);
+  EXPECT_EQ(engine->pageCounts().cached, 2);
+  // The staging rows still hold the released sequence: all 140 shared
+  // tokens. Once another prompt took them, the published pages: 128.
+  EXPECT_EQ(engine->reusablePrefix(second), 140);
+  int32_t c = 0;
+  ASSERT_TRUE(engine->prefillSlot(2, kPrompts[2], Sampling(), c, reused).isOk());
+  EXPECT_EQ(engine->reusablePrefix(second), 2 * page);
+  ASSERT_TRUE(engine->prefillSlot(1, second, Sampling(), b, reused).isOk());
+  EXPECT_EQ(reused, 2 * page);
+  EXPECT_EQ(engine->pageCounts().inUse, 2 + 1); // and slot 2's rows, scattered
+  ASSERT_TRUE(fresh->prefill(second, want).isOk());
+  std::vector<float> got, ref;
+  ASSERT_TRUE(engine->slotLogits(1, got).isOk());
+  ASSERT_TRUE(fresh->lastLogits(ref).isOk());
+  EXPECT_EQ(got, ref);
+  EXPECT_EQ(b, want);
+  // Slot 2 beside it, both stepping past a page boundary (145 + 50 > 192).
+  for (int s = 0; s < 50; ++s) {
+    ASSERT_TRUE(engine->decodeSlots({{1, want, Sampling()}, {2, c, Sampling()}}, picks).isOk());
+    c = picks[1];
+    ASSERT_TRUE(engine->slotLogits(1, got).isOk());
+    ASSERT_TRUE(fresh->decode(want, want).isOk());
+    ASSERT_TRUE(fresh->lastLogits(ref).isOk());
+    ASSERT_GE(test::agreement(ref.data(), got.data(), ref.size()).cosine, 0.999) << "step " << s;
+  }
+  EXPECT_EQ(engine->slotLength(1), static_cast<int64_t>(second.size()) + 50);
+  EXPECT_EQ(engine->pageCounts().inUse, 4 + 2); // 195 and 86 positions
+  ASSERT_TRUE(engine->releaseSlot(1).isOk());
+  ASSERT_TRUE(engine->releaseSlot(2).isOk());
+  EXPECT_EQ(engine->pageCounts().inUse, 0);
+  // With --max-batch 1 there is no paged cache, and no batched step.
+  EXPECT_EQ(fresh->pageCounts().pages, 0);
+  EXPECT_NE(fresh->decodeSlots({{0, want, Sampling()}}, picks).message().find("--max-batch"),
+            std::string::npos);
 }
 
 TEST(Qwen3BatchEngine, RefusesBadSlotsAndSteps) {

@@ -45,14 +45,16 @@ struct EngineOptions {
   enum class Weights { Stored, Dequantized, Fp8 };
   Weights weights = Weights::Stored;
   int64_t maxSeqLen = 0;       ///< 0: the model's, capped by free memory
-  /// The KV cache's bytes on each device, every slot's rows together (0:
-  /// what fits). With maxSeqLen 0 the context is the longest whose rows
-  /// (whole blocks of 64 positions) fit it; a maxSeqLen given must fit it.
+  /// The KV cache's bytes on each device, the staging rows and the paged
+  /// cache together (0: what fits). With maxSeqLen 0 the context is the
+  /// longest whose rows (whole blocks of 64 positions) fit it; a maxSeqLen
+  /// given must fit it.
   int64_t kvCacheBytes = 0;
-  /// Sequences held at once (continuous batching, docs/serving.md): the KV
-  /// cache has a slot of maxSeqLen rows for each, and a batched decode step
-  /// (decodeSlots) runs one token of each, on every rank with tensor
-  /// parallelism.
+  /// Sequences held at once (continuous batching, docs/serving.md): a
+  /// batched decode step (decodeSlots) runs one token of each, on every
+  /// rank with tensor parallelism. From 2, the KV cache adds a paged cache
+  /// of maxBatch x maxSeqLen positions to the staging rows every prompt
+  /// runs in.
   int64_t maxBatch = 1;
   /// The batched step's attention shares per row and KV head (2, 4 or 8);
   /// 0: per bucket of rows, the fewest whose programs (rows x KV heads x
@@ -146,14 +148,14 @@ public:
   Status lastLogits(std::vector<float> &logits);
 
   /// Continuous batching (docs/serving.md): EngineOptions::maxBatch
-  /// sequences, one per cache slot. prefill/decode above run slot 0 (and
-  /// go on from whatever slot 0 holds: a sequence may alternate between
-  /// decode and decodeSlots).
+  /// sequences, one per slot, their K/V rows in pages of the paged cache.
+  /// prefill/decode above run slot 0 (and go on from whatever slot 0
+  /// holds: a sequence may alternate between decode and decodeSlots).
   int64_t slots() const;
   /// Runs `ids` into `slot` (its sequence replaced), computing only what
-  /// follows the longest prefix of `ids` that some slot holds (a shared
-  /// system prompt; the turns before in a chat): that slot's rows are
-  /// copied in first. `reused` is the prefix length; the pick (with
+  /// follows the longest prefix of `ids` that is published in whole pages
+  /// (a shared system prompt; the turns before in a chat) or that the
+  /// staging rows hold. `reused` is the prefix length; the pick (with
   /// `sampling`) is in `next`.
   Status prefillSlot(int64_t slot, const std::vector<int32_t> &ids, const Sampling &sampling,
                      int32_t &next, int64_t &reused);
@@ -167,10 +169,23 @@ public:
   /// each one's pick in next[i]. Each row's result is the same whichever
   /// slots run beside it.
   Status decodeSlots(const std::vector<SlotStep> &steps, std::vector<int32_t> &next);
-  /// Moves the sequence `from` holds into slot `to` (its K/V rows copied;
-  /// `from` keeps them too, as a prefix to reuse). Moved into slot 0, it
-  /// goes on with decode(): the single-sequence step, qwen3-run's.
+  /// Moves the sequence `from` holds into slot `to` (its pages; `to`'s
+  /// sequence released, `from` left empty). Moved into slot 0, it goes on
+  /// with decode(): the single-sequence step, qwen3-run's, whose rows are
+  /// the staging rows (its pages gathered there first).
   Status moveSlot(int64_t from, int64_t to);
+  /// Ends `slot`'s sequence: its pages are released, its whole pages
+  /// staying published (evicted least recently used first) for later
+  /// prompts to reuse. With maxBatch 1 the sequence stays, a prefix the
+  /// next prompt may reuse.
+  Status releaseSlot(int64_t slot);
+  /// The paged cache: its pages, those sequences hold, those only cached
+  /// (published, held by none), and the positions per page. Zeros
+  /// without one (maxBatch 1).
+  struct PageCounts {
+    int64_t pages = 0, inUse = 0, cached = 0, pageSize = 0;
+  };
+  PageCounts pageCounts() const;
   /// The logits that made the last pick of `slot`.
   Status slotLogits(int64_t slot, std::vector<float> &logits);
   /// The tokens whose K/V rows `slot` holds.
@@ -198,8 +213,6 @@ public:
 
 private:
   Engine();
-  /// Runs ids[from..] after the cache rows of ids[..from).
-  Status run(const std::vector<int32_t> &ids, int64_t from, int32_t &next);
   struct Impl;
   std::unique_ptr<Impl> impl;
 };

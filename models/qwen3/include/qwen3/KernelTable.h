@@ -82,10 +82,15 @@ KernelInstance qNormRopeFromTable(int64_t headDim);
 KernelInstance kvNormRopeWriteRows(int64_t headDim);
 KernelInstance prefillAttention(int64_t group, int64_t headDim);
 /// A batched decode step (continuous batching): the angle table from a
-/// position per row, each row's K/V written into its cache slot, the
-/// attention of each row over its slot.
+/// position per row, each row's K/V written into its page, the attention
+/// of each row over its pages (paged_cache.tile, pages of kPageSize
+/// positions).
 KernelInstance ropeTablePositions(int64_t headDim);
-KernelInstance kvNormRopeWriteSlots(int64_t headDim);
+KernelInstance kvNormRopeWritePages(int64_t headDim);
+inline constexpr int64_t kPageSize = 64;
+/// A sequence's pages gathered into the staging rows, and scattered back.
+KernelInstance kvPagesToRows(int64_t headDim);
+KernelInstance kvRowsToPages(int64_t headDim);
 /// S: the context's shares per row and KV head, one of kBatchAttentionSplits.
 KernelInstance batchDecodeAttention(int64_t group, int64_t headDim, int64_t splits);
 inline constexpr int64_t kBatchAttentionSplits[] = {2, 4, 8};

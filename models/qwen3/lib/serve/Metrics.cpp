@@ -63,6 +63,13 @@ void Metrics::slotMove() {
   ++slotMoves_;
 }
 
+void Metrics::setPages(int64_t inUse, int64_t cached, int64_t total) {
+  std::lock_guard<std::mutex> l(mutex_);
+  pagesInUse_ = inUse;
+  pagesCached_ = cached;
+  pagesTotal_ = total;
+}
+
 std::string Metrics::prometheus() const {
   std::lock_guard<std::mutex> l(mutex_);
   std::ostringstream o;
@@ -83,6 +90,12 @@ std::string Metrics::prometheus() const {
   metric("qwen3_queue_depth", "gauge", "Requests waiting to run.", queueDepth_);
   metric("qwen3_running_requests", "gauge", "Requests generating now (the batch size).", running_);
   metric("qwen3_kv_slots_used", "gauge", "KV cache slots holding a running sequence.", running_);
+  metric("qwen3_kv_pages_used", "gauge", "Pages of the paged KV cache sequences hold.",
+         pagesInUse_);
+  metric("qwen3_kv_pages_cached", "gauge",
+         "Pages of the paged KV cache held by no sequence but kept for their published prefix.",
+         pagesCached_);
+  metric("qwen3_kv_pages", "gauge", "Pages of the paged KV cache.", pagesTotal_);
   metric("qwen3_batch_size", "gauge", "Sequences in the last batched decode step.", lastBatch_);
   metric("qwen3_decode_steps_total", "counter", "Batched decode steps.", decodeSteps_);
   metric("qwen3_decode_rows_total", "counter",

@@ -142,13 +142,22 @@ void Scheduler::loop() {
         done = emit(seq);
       }
       if (done)
-        slotFree_[seq.slot] = true;
+        release(seq.slot);
       else
         still.push_back(std::move(seq));
     }
     running = std::move(still);
     metrics_.setRunning(static_cast<int64_t>(running.size() + prefilling.size()));
+    const Engine::PageCounts pages = engine_.pageCounts();
+    metrics_.setPages(pages.inUse, pages.cached, pages.pages);
   }
+}
+
+void Scheduler::release(int64_t slot) {
+  // A failure leaves the slot's pages to its next prompt, which replaces
+  // the sequence.
+  (void)engine_.releaseSlot(slot);
+  slotFree_[slot] = true;
 }
 
 int64_t Scheduler::pickSlot(const std::vector<int32_t> &ids) {
@@ -191,7 +200,7 @@ void Scheduler::prefill(std::deque<Sequence> &waiting, std::vector<Sequence> &ru
       end = size;
     const bool whole = end == size;
     if (!prefillTo(seq, end)) {
-      slotFree_[seq.slot] = true;
+      release(seq.slot);
       waiting.pop_front();
       continue;
     }
@@ -202,7 +211,7 @@ void Scheduler::prefill(std::deque<Sequence> &waiting, std::vector<Sequence> &ru
     Sequence done = std::move(seq);
     waiting.pop_front();
     if (emit(done))
-      slotFree_[done.slot] = true;
+      release(done.slot);
     else
       running.push_back(std::move(done));
   }

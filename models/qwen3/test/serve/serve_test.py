@@ -370,7 +370,9 @@ check(all(results[i][1]["error"]["type"] == "rate_limit_error" for i in limited)
       "429s carry a rate_limit_error object")
 time.sleep(0.5)
 check(metric("qwen3_queue_depth") == 0 and metric("qwen3_running_requests") == 0 and
-      metric("qwen3_kv_slots_used") == 0, "metrics: queue, running and KV slots back to 0")
+      metric("qwen3_kv_slots_used") == 0 and metric("qwen3_kv_pages_used") == 0 and
+      (metric("qwen3_kv_pages") or 0) > 0,
+      "metrics: queue, running, KV slots and KV pages held back to 0")
 steps = metric("qwen3_decode_steps_total") - steps0
 rows = metric("qwen3_decode_rows_total") - rows0
 check(steps > 0 and rows / steps > 1.5,
@@ -437,16 +439,18 @@ for flags, want in ((["--prefill-chunk", "-1"], "--prefill-chunk: expected an in
                     (["--prefill-chunk"], "--prefill-chunk: needs a value"),
                     (["--kv-cache-memory", "12XB"], "--kv-cache-memory: expected a size"),
                     (["--kv-cache-memory", "1KiB", "--max-batch", "2"],
-                     "--kv-cache-memory 1024 bytes hold 0 positions for each of --max-batch 2"),
-                    (["--kv-cache-memory", "64KiB", "--max-batch", "2", "--max-seq-len", "100"],
-                     "--max-seq-len 100 needs 131072 bytes")):
+                     "--kv-cache-memory 1024 bytes hold 0 positions for each of the staging rows and "
+                     "--max-batch 2"),
+                    (["--kv-cache-memory", "128KiB", "--max-batch", "2", "--max-seq-len", "100"],
+                     "--max-seq-len 100 needs 196608 bytes")):
     r = subprocess.run([SERVE, "--model", MODEL, "--device", "cpu", "--kernels", KERNELS, *flags],
                        capture_output=True, text=True, timeout=60)
     check(r.returncode == 1 and r.stderr.count("\n") == 1 and want in r.stderr,
           f"{' '.join(flags)}: one line naming the flag, status 1 ({r.stderr.strip()[:60]!r})")
 
 # --kv-cache-memory without --max-seq-len: the longest context whose rows
-# fit in every slot (the tiny model: 512 bytes a position a slot).
+# fit in the staging rows and each slot's share of the paged cache (the
+# tiny model: 512 bytes a position).
 cfg = json.load(open(os.path.join(MODEL, "config.json")))
 per_position = 2 * cfg["num_hidden_layers"] * cfg["num_key_value_heads"] * cfg["head_dim"] * 2
 sized = Server("--kv-cache-memory", str(3 * 100 * per_position), "--max-batch", "3", seq_len=None)

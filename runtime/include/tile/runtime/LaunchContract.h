@@ -192,8 +192,21 @@ struct LaunchArg {
 /// an empty problem, which launches nothing). On failure the message
 /// names the kernel, the argument and the rule, e.g.
 ///   "kernel rmsnorm: argument y (#2) overlaps argument x (#0) [no_overlap]".
+/// `tables`, where given, receives each distinct_in_range rule that held:
+/// the argument and the range, which the runtime keeps for a checked
+/// table's later writes (Stream::writeTable).
+struct CheckedDistinct {
+  int arg = -1;
+  int64_t lo = 0, hi = 0;
+  std::string rule; ///< the message, the rule and its location
+};
 Status checkLaunch(const LaunchContract &contract, const LaunchArg *args,
-                   size_t numArgs, std::array<int64_t, 3> &grid);
+                   size_t numArgs, std::array<int64_t, 3> &grid,
+                   std::vector<CheckedDistinct> *tables = nullptr);
+
+/// distinct_in_range over view `a` (1-D, host-visible): an empty string
+/// when every entry is in [lo, hi) and no two are equal, else what is wrong.
+std::string checkDistinctEntries(const LaunchArg &a, int64_t lo, int64_t hi);
 
 /// "argument NAME (#i)", how every message names a parameter.
 std::string argumentLabel(const LaunchContract &contract, int index);

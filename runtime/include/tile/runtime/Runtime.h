@@ -53,10 +53,22 @@ struct BufferStorage {
   bool pinnedHost = false;
   /// Stream::freeze was called: never written again.
   bool frozen = false;
+  /// Stream::makeTable was called: a checked table, written only by
+  /// Stream::writeTable, with contents that keep every rule in `tableRules`.
+  bool table = false;
   /// Device buffers of at most kMaxHostMirror bytes: a host copy of the
-  /// contents, taken by Stream::freeze, which launch contracts read
-  /// (distinct_in_range). Empty otherwise.
+  /// contents, taken by Stream::freeze (and kept by Stream::writeTable for
+  /// a table), which launch contracts read (distinct_in_range). Empty
+  /// otherwise.
   std::vector<char> hostMirror;
+  /// A table's distinct_in_range rules that launches have checked on it
+  /// (the view and the range), which every later write must keep.
+  struct TableRule {
+    int64_t offset = 0, count = 0, stride = 1; ///< elements
+    int64_t lo = 0, hi = 0;
+    std::string rule;
+  };
+  std::vector<TableRule> tableRules;
   static constexpr size_t kMaxHostMirror = size_t(1) << 20;
   /// A view of peer memory (Communicator::createPeerBuffers): the mapping
   /// of every rank's part, released with its last view (never freed on a
@@ -72,6 +84,7 @@ public:
   Buffer() = default;
   bool valid() const { return storage != nullptr; }
   bool frozen() const { return storage && storage->frozen; }
+  bool isTable() const { return storage && storage->table; }
   uint64_t address() const { return storage ? storage->address : 0; }
   size_t bytes() const { return storage ? storage->bytes : 0; }
   DType dtype() const { return storage ? storage->dtype : DType::F32; }
@@ -237,6 +250,24 @@ public:
   /// before it by the caller, as for any cross-stream use. Freezing a
   /// frozen buffer does nothing.
   Status freeze(const Buffer &buffer);
+
+  /// Makes `buffer` (at most 1 MiB of integers) a checked table: an index
+  /// table that changes between launches or graph replays (a paged KV
+  /// cache's block table) yet backs a kernel's `frozen` parameter and its
+  /// assume_distinct rule. No launch may write it and no copy or fill
+  /// change it; only writeTable does. Every distinct_in_range rule a launch
+  /// checks on it (its view and range) is kept for the buffer's life, and
+  /// writeTable refuses contents that break one, so a replayed graph reads
+  /// only entries its capture's rules allow. Waits for the stream's queued
+  /// work first, as freeze does.
+  Status makeTable(const Buffer &buffer);
+  /// Writes `bytes` from `src` at `dstOffset` of checked table `buffer`,
+  /// queued on this stream (later launches read the new entries), after
+  /// checking the new contents against every rule kept for it: on a
+  /// violation nothing is written and the message names the rule. Not while
+  /// capturing. Kernels on other streams must be ordered by the caller.
+  Status writeTable(const Buffer &buffer, const void *src, size_t bytes,
+                    size_t dstOffset = 0);
 
   /// Records `event` at this point of the stream.
   Status record(Event &event);

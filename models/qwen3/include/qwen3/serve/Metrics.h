@@ -36,6 +36,9 @@ public:
   void prefillRun();
   /// A lone sequence moved into slot 0 (the single-sequence step).
   void slotMove();
+  /// The paged KV cache: pages sequences hold, pages only cached
+  /// (published prefixes held by none), all pages.
+  void setPages(int64_t inUse, int64_t cached, int64_t total);
   std::string prometheus() const;
 
 private:
@@ -50,6 +53,7 @@ private:
   std::map<std::pair<std::string, int>, uint64_t> requests_;
   uint64_t promptTokens_ = 0, cachedPromptTokens_ = 0, generatedTokens_ = 0;
   int64_t queueDepth_ = 0, running_ = 0, lastBatch_ = 0;
+  int64_t pagesInUse_ = 0, pagesCached_ = 0, pagesTotal_ = 0;
   uint64_t decodeSteps_ = 0, decodeRows_ = 0, prefillRuns_ = 0, slotMoves_ = 0;
   Histogram ttft_{{0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10}, {}},
       itl_{{0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1}, {}};

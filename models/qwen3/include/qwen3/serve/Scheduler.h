@@ -110,6 +110,9 @@ private:
   /// The free slot for `ids`: the one holding the longest prefix of it,
   /// else the first (a lone request in slot 0 runs the single-sequence
   /// step).
+  /// A finished sequence's slot: its pages released (the whole ones kept
+  /// published), the slot free.
+  void release(int64_t slot);
   int64_t pickSlot(const std::vector<int32_t> &ids);
   /// Emits seq's current token; true when the sequence is finished (its
   /// finish event sent).
