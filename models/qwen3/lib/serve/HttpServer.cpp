@@ -4,6 +4,11 @@
 
 #include <httplib.h>
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+
 #include <ctime>
 
 namespace qwen3::serve {
@@ -86,6 +91,35 @@ HttpServer::HttpServer(ServerOptions options, ModelInfo model, Scheduler &schedu
 
 HttpServer::~HttpServer() = default;
 
+/// cpp-httplib listens with a backlog of 5 (CPPHTTPLIB_LISTEN_BACKLOG, fixed
+/// in the OS package's shared library): a burst of clients connecting at
+/// once overflows it, and some see their connection reset. listen() again
+/// on the bound socket raises the backlog (Linux keeps the socket and its
+/// queue). The socket is the one listening on `port`.
+static void widenListenBacklog(int port) {
+  rlimit lim{};
+  const int most = getrlimit(RLIMIT_NOFILE, &lim) == 0 && lim.rlim_cur < 65536
+                       ? static_cast<int>(lim.rlim_cur)
+                       : 65536;
+  for (int fd = 0; fd < most; ++fd) {
+    int listening = 0;
+    socklen_t len = sizeof listening;
+    if (getsockopt(fd, SOL_SOCKET, SO_ACCEPTCONN, &listening, &len) != 0 || !listening)
+      continue;
+    sockaddr_storage addr{};
+    socklen_t alen = sizeof addr;
+    if (getsockname(fd, reinterpret_cast<sockaddr *>(&addr), &alen) != 0)
+      continue;
+    int bound = -1;
+    if (addr.ss_family == AF_INET)
+      bound = ntohs(reinterpret_cast<sockaddr_in *>(&addr)->sin_port);
+    else if (addr.ss_family == AF_INET6)
+      bound = ntohs(reinterpret_cast<sockaddr_in6 *>(&addr)->sin6_port);
+    if (bound == port)
+      ::listen(fd, SOMAXCONN);
+  }
+}
+
 tile_runtime::Status HttpServer::bind(int &port) {
   if (options_.port == 0) {
     port = server_->bind_to_any_port(options_.host);
@@ -96,6 +130,7 @@ tile_runtime::Status HttpServer::bind(int &port) {
     return tile_runtime::Status::error("cannot listen on " + options_.host + ":" +
                                        std::to_string(options_.port) +
                                        " (in use, or not an address of this machine)");
+  widenListenBacklog(port);
   return tile_runtime::Status::ok();
 }
 

@@ -405,6 +405,30 @@ check(pair["long"][0] == 200 and same_text(pair["long"][1]["choices"][0]["text"]
       metric("qwen3_slot_moves_total") > moves0,
       "a request left alone outside slot 0 moves there, its text its batch-1 text")
 
+# A burst of clients connecting at once: every connection is served (the
+# listen backlog holds the burst; with cpp-httplib's own backlog of 5 some
+# were reset).
+burst = {}
+
+
+def burst_worker(k):
+    try:
+        burst[k] = call(port, "POST", "/v1/completions",
+                        {"prompt": [5 + k, 6, 7, 8], "max_tokens": 2, "temperature": 0},
+                        timeout=120)[0]
+    except OSError as e:
+        burst[k] = repr(e)
+
+
+threads = [threading.Thread(target=burst_worker, args=(k,)) for k in range(96)]
+for t in threads:
+    t.start()
+for t in threads:
+    t.join()
+bad = {k: v for k, v in burst.items() if v not in (200, 429)}
+check(not bad, f"96 clients connecting at once: every one answered ({len(bad)} not: "
+      f"{list(bad.values())[:2]})")
+
 # SIGTERM while a stream runs: the stream completes, then the server exits 0.
 out = {}
 
