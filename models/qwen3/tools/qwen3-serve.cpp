@@ -60,12 +60,13 @@ Serves a Qwen3 checkpoint through the OpenAI API (POST /v1/chat/completions,
                            (quantized at load): qwen3-run --help
   --max-seq-len N          the context: prompt and completion (default: the
                            model's, or what fits)
-  --max-batch N            requests generating at once, each in a KV cache
-                           slot of --max-seq-len positions (default 16)
+  --max-batch N            requests generating at once; the paged KV cache
+                           holds --max-seq-len positions for each (default 16)
   --kv-cache-memory SIZE   the KV cache's size on each device (bytes, or
                            with KiB/MiB/GiB or KB/MB/GB): without
                            --max-seq-len, the longest context whose rows
-                           fit it in every slot (default: what fits)
+                           fit it for the staging rows and each request
+                           (default: what fits)
   --prefill-chunk N        prompt tokens prefilled per step at most (a
                            long prompt in chunks over several steps), so
                            running requests wait for no more between two
