@@ -2,7 +2,7 @@
 //
 //   qwen3-batch-bench --model DIR --kernels DIR [--rows 1,16,64]
 //                     [--context 640] [--steps 64] [--device cuda]
-//                     [--attention-splits S]
+//                     [--attention-splits S] [--weights stored|16bit|fp8]
 //
 // The step continuous batching runs (Engine::decodeSlots, docs/serving.md)
 // without the server around it: for each row count R, R cache slots hold a
@@ -62,6 +62,7 @@ int main(int argc, char **argv) {
   std::string model, kernels, device = "cuda";
   std::vector<int64_t> rows = {1, 16, 64};
   int64_t context = 640, steps = 64, splits = 0;
+  EngineOptions::Weights weights = EngineOptions::Weights::Stored;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     auto value = [&] { return qwen3::tool::flagValue(argc, argv, i); };
@@ -77,6 +78,8 @@ int main(int argc, char **argv) {
       context = qwen3::tool::parseInt(a, value(), 2, 1 << 20);
     else if (a == "--steps")
       steps = qwen3::tool::parseInt(a, value(), 1, 100000);
+    else if (a == "--weights")
+      weights = qwen3::tool::parseWeights(a, value());
     else if (a == "--attention-splits")
       splits = qwen3::tool::parseInt(a, value(), 0, 8); // EngineOptions::batchAttentionSplits
     else
@@ -90,6 +93,7 @@ int main(int argc, char **argv) {
   eo.kernelsDir = kernels;
   eo.maxBatch = *std::max_element(rows.begin(), rows.end());
   eo.batchAttentionSplits = splits;
+  eo.weights = weights;
   eo.maxSeqLen = context + steps + 8;
   std::unique_ptr<Engine> engine;
   if (Status st = Engine::create(model, eo, engine); !st)
@@ -98,11 +102,12 @@ int main(int argc, char **argv) {
   double copyBps = 0;
   if (Status st = engine->copyBandwidth(copyBps); !st)
     fail(st.message());
-  // The weights one step reads: every layer's projections, the LM head.
-  const double esize = 2;
+  // The weights one step reads: every layer's projections (one byte each
+  // in FP8), the LM head.
+  const double esize = weights == EngineOptions::Weights::Fp8 ? 1 : 2;
   const double perLayer = (c.heads + 2 * c.kvHeads) * c.headDim * c.hidden +
                           c.heads * c.headDim * c.hidden + 3.0 * c.intermediate * c.hidden;
-  const double weightBytes = esize * (c.layers * perLayer + c.vocabSize * c.hidden);
+  const double weightBytes = esize * c.layers * perLayer + 2.0 * c.vocabSize * c.hidden;
 
   // A prompt of its own per slot.
   std::mt19937 gen(1234);
