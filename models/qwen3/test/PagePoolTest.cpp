@@ -53,6 +53,22 @@ TEST(PagePoolTest, AllocatesDistinctPagesUntilExhausted) {
   EXPECT_EQ(pool.allocate(), *got.begin());
 }
 
+// Free pages go before cached ones: a published prefix survives as long as
+// never-published pages remain.
+TEST(PagePoolTest, FreePagesGoBeforeCachedOnes) {
+  PagePool pool(3, 2);
+  const std::vector<int32_t> ids = tokens(2, 8);
+  const int64_t a = pool.allocate();
+  pool.publish(a, 0, ids.data());
+  pool.release(a);
+  const int64_t b = pool.allocate(), c = pool.allocate();
+  EXPECT_NE(b, a);
+  EXPECT_NE(c, a);
+  EXPECT_EQ(pool.match(ids, 1), std::vector<int64_t>{a});
+  EXPECT_EQ(pool.allocate(), a); // only now
+  EXPECT_TRUE(pool.match(ids, 1).empty());
+}
+
 TEST(PagePoolTest, ReferencesKeepAPageUntilTheLastRelease) {
   PagePool pool(2, 4);
   int64_t p = pool.allocate();
@@ -136,7 +152,7 @@ TEST(PagePoolTest, RandomOperationsKeepTheCounts) {
   PagePool pool(16, 2);
   std::mt19937 gen(42);
   std::map<int64_t, int64_t> refs;
-  std::set<int64_t> published;
+  std::set<int64_t> published; // pages holding a publication (the model's)
   for (int step = 0; step < 5000; ++step) {
     const int op = static_cast<int>(gen() % 4);
     if (op == 0) {
@@ -147,7 +163,7 @@ TEST(PagePoolTest, RandomOperationsKeepTheCounts) {
       }
       ASSERT_EQ(refs.count(p), 0u) << "a referenced page was handed out";
       refs[p] = 1;
-      published.erase(p);
+      published.erase(p); // evicted, or never published
     } else if (op == 1 && !refs.empty()) {
       auto it = std::next(refs.begin(), static_cast<long>(gen() % refs.size()));
       pool.release(it->first);
@@ -160,8 +176,16 @@ TEST(PagePoolTest, RandomOperationsKeepTheCounts) {
     } else if (op == 3 && !refs.empty()) {
       auto it = std::next(refs.begin(), static_cast<long>(gen() % refs.size()));
       const int32_t t[2] = {static_cast<int32_t>(gen() % 50), static_cast<int32_t>(gen() % 50)};
+      // Published unless the page already is, or another holds the key.
+      const bool taken = !pool.match({t[0], t[1]}, 1).empty();
       pool.publish(it->first, 0, t);
+      if (!taken)
+        published.insert(it->first);
     }
+    int64_t cached = 0;
+    for (int64_t p : published)
+      cached += refs.count(p) ? 0 : 1;
+    ASSERT_EQ(pool.cached(), cached) << "step " << step;
     ASSERT_EQ(pool.inUse(), static_cast<int64_t>(refs.size()));
     ASSERT_EQ(pool.available() + pool.inUse(), pool.pages());
     ASSERT_LE(pool.cached(), pool.available());
