@@ -37,6 +37,8 @@ ap.add_argument("--concurrency", default="1,4")
 ap.add_argument("--requests-per-client", type=int, default=3)
 ap.add_argument("--prefix-requests", type=int, default=32)
 ap.add_argument("--prefix-len", type=int, default=2000)
+ap.add_argument("--tensor-parallel", type=int, default=1,
+                help="qwen3-serve's and qwen3-run's --tensor-parallel")
 ap.add_argument("--prefill-chunk", type=int, default=None,
                 help="qwen3-serve's --prefill-chunk (its default if not given)")
 args = ap.parse_args()
@@ -81,8 +83,10 @@ bw = common.copy_bandwidth()
 common.emit(args.out, kind="copy", bytes_per_s=bw)
 for name, d, cfg, nparam, streamed, kvpp in common.checkpoints(args):
     ids = common.prompt_ids(args.pp)
-    j = common.run(args.qwen3_run, args.kernels, d, ids, args.tg, 3)
-    common.emit(args.out, kind="qwen3_run", model=name, pp=args.pp, tg=args.tg,
+    tp = ["--tensor-parallel", str(args.tensor_parallel)] if args.tensor_parallel > 1 else []
+    j = common.run(args.qwen3_run, args.kernels, d, ids, args.tg, 3, extra=tp)
+    common.emit(args.out, kind="qwen3_run", model=name, tensor_parallel=args.tensor_parallel,
+                pp=args.pp, tg=args.tg,
                 decode_tok_s=common.stats([r["decode_tok_s"] for r in j["runs"]]),
                 ttft_ms=common.stats([r["prefill_ms"] for r in j["runs"]]),
                 copy_bytes_per_s=bw)
@@ -91,7 +95,7 @@ for name, d, cfg, nparam, streamed, kvpp in common.checkpoints(args):
     seq = max(args.pp + args.tg, args.prefix_len + 32 + 16) + 64
     srv = subprocess.Popen([args.qwen3_serve, "--model", d, "--kernels", args.kernels,
                             "--port", "0", "--max-seq-len", str(seq),
-                            "--max-queue", "1024", "--max-batch", str(batch)] +
+                            "--max-queue", "1024", "--max-batch", str(batch)] + tp +
                            ([] if args.prefill_chunk is None
                             else ["--prefill-chunk", str(args.prefill_chunk)]),
                            stderr=subprocess.PIPE, text=True)
@@ -127,7 +131,8 @@ for name, d, cfg, nparam, streamed, kvpp in common.checkpoints(args):
         ttft = [(r["times"][0] - r["t0"]) * 1e3 for r in results]
         itl = [(b - a) * 1e3 for r in results for a, b in zip(r["times"], r["times"][1:])]
         decode = [(len(r["times"]) - 1) / (r["times"][-1] - r["times"][0]) for r in results]
-        common.emit(args.out, kind="serve", model=name, prefill_chunk=args.prefill_chunk, pp=args.pp, tg=args.tg,
+        common.emit(args.out, kind="serve", model=name, tensor_parallel=args.tensor_parallel,
+                    prefill_chunk=args.prefill_chunk, pp=args.pp, tg=args.tg,
                     concurrency=conc, requests=len(results), output_tok_s=tokens / wall,
                     per_request_decode_tok_s=common.stats(decode),
                     ttft_ms={"p50": pct(ttft, 0.5), "p99": pct(ttft, 0.99)},
