@@ -108,33 +108,52 @@ Status Engine::create(const std::string &modelDir, const EngineOptions &opts,
     return Status::error("--max-seq-len " + std::to_string(opts.maxSeqLen) +
                          " exceeds the model's max_position_embeddings (" +
                          std::to_string(c.maxPositions) + ")");
-  // The KV cache a device holds per position of the staging rows and of
-  // each slot's share of the paged cache, and the positions
-  // --kv-cache-memory leaves each.
-  const int64_t regions = EngineShard::cacheRegions(opts.maxBatch);
-  const int64_t cacheBytesPerPosition =
-      EngineShard::kvBytesPerPosition(c, c.kvHeads / ranks) * regions;
+  // The KV cache (docs/serving.md): the staging rows, one context, and
+  // with --max-batch 2 or more the pages. By default every sequence may
+  // fill its context: --max-batch contexts of pages, the context what
+  // fits. --kv-cache-memory sizes the whole cache instead: without
+  // --max-seq-len the context is still what gives each sequence its
+  // whole context; with it, the pages are what the memory leaves after
+  // the staging rows, at least one context and a page per sequence, and
+  // the sequences share them (the server admits what their pages allow).
+  const bool paged = opts.maxBatch > 1;
+  const int64_t contexts = EngineShard::cacheContexts(opts.maxBatch);
+  const int64_t bytesPerPosition = EngineShard::kvBytesPerPosition(c, c.kvHeads / ranks);
+  const auto rowsOf = [](int64_t positions) { return (positions + 63) / 64 * 64; };
   int64_t budgetPositions = c.maxPositions;
+  int64_t cachePositions = 0; // --kv-cache-memory's, whole pages
   if (opts.kvCacheBytes < 0)
     return Status::error("--kv-cache-memory must be >= 0, got " +
                          std::to_string(opts.kvCacheBytes));
   if (opts.kvCacheBytes > 0) {
-    budgetPositions = opts.kvCacheBytes / cacheBytesPerPosition / 64 * 64;
+    cachePositions = opts.kvCacheBytes / bytesPerPosition / 64 * 64;
     const std::string holds = "--kv-cache-memory " + std::to_string(opts.kvCacheBytes) +
-                              " bytes hold " + std::to_string(budgetPositions) +
-                              " positions for each of " +
-                              (regions > 1 ? "the staging rows and --max-batch " +
-                                                 std::to_string(opts.maxBatch) + " sequences"
-                                           : std::string("--max-batch 1 sequence"));
-    if (budgetPositions < 64)
-      return Status::error(holds + " (at least 64 needed: " +
-                           std::to_string(64 * cacheBytesPerPosition) + " bytes)");
-    if (opts.maxSeqLen > budgetPositions)
-      return Status::error(holds + "; --max-seq-len " + std::to_string(opts.maxSeqLen) +
-                           " needs " +
-                           std::to_string((opts.maxSeqLen + 63) / 64 * 64 *
-                                          cacheBytesPerPosition) +
-                           " bytes");
+                              " bytes hold " + std::to_string(cachePositions) + " positions";
+    if (opts.maxSeqLen <= 0) {
+      budgetPositions = opts.kvCacheBytes / (bytesPerPosition * contexts) / 64 * 64;
+      if (budgetPositions < 64)
+        return Status::error(holds + ", " + std::to_string(budgetPositions) +
+                             " for each of " +
+                             (paged ? "the staging rows and --max-batch " +
+                                          std::to_string(opts.maxBatch) + " sequences"
+                                    : std::string("--max-batch 1 sequence")) +
+                             " (at least 64 needed: " +
+                             std::to_string(64 * bytesPerPosition * contexts) + " bytes)");
+    } else {
+      // The staging rows, and pages for one whole context and at least a
+      // page per sequence.
+      const int64_t rows = rowsOf(opts.maxSeqLen);
+      const int64_t need =
+          rows + (paged ? std::max(rows, opts.maxBatch * int64_t(64)) : 0);
+      if (cachePositions < need)
+        return Status::error(holds + "; --max-seq-len " + std::to_string(opts.maxSeqLen) +
+                             (paged ? " with --max-batch " + std::to_string(opts.maxBatch) +
+                                          " needs " + std::to_string(need) +
+                                          " (the staging rows, then pages for one context "
+                                          "and a page per sequence): "
+                                    : " needs ") +
+                             std::to_string(need * bytesPerPosition) + " bytes");
+    }
   }
 
   // Everything about the checkpoint is validated before a device opens.
@@ -212,7 +231,14 @@ Status Engine::create(const std::string &modelDir, const EngineOptions &opts,
       return st;
     m.maxSeq = std::min(m.maxSeq, *std::min_element(fits.begin(), fits.end()));
   }
-  if (Status st = m.onShards([&](EngineShard &s, int) { return s.allocState(m.maxSeq); }); !st)
+  // The pages: every sequence's whole context, or what --kv-cache-memory
+  // leaves after the staging rows.
+  int64_t pages = 0;
+  if (paged)
+    pages = cachePositions > 0 ? (cachePositions - rowsOf(m.maxSeq)) / 64
+                               : opts.maxBatch * (rowsOf(m.maxSeq) / 64);
+  if (Status st = m.onShards([&](EngineShard &s, int) { return s.allocState(m.maxSeq, pages); });
+      !st)
     return st;
   m.seqs.assign(opts.maxBatch, {});
   if (const int64_t pages = m.shards[0]->pages(); pages > 0)

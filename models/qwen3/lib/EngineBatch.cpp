@@ -81,8 +81,8 @@ Status EngineShard::allocBatch() {
 Arg EngineShard::pageView(const Buffer &cache, int64_t layer, bool writes) const {
   const int64_t PG = kernels::kPageSize;
   if (writes)
-    return Arg::inout(cache, {pages(), PG, cfg.kvHeads, cfg.headDim}, {}, cacheOffset(layer, 1));
-  return Arg::in(cache, {pages(), PG, cfg.kvHeads, cfg.headDim}, {}, cacheOffset(layer, 1));
+    return Arg::inout(cache, {pages(), PG, cfg.kvHeads, cfg.headDim}, {}, cacheOffset(layer) + cacheRows * cfg.kvHeads * cfg.headDim);
+  return Arg::in(cache, {pages(), PG, cfg.kvHeads, cfg.headDim}, {}, cacheOffset(layer) + cacheRows * cfg.kvHeads * cfg.headDim);
 }
 
 Status EngineShard::gatherRows(const std::vector<int32_t> &list) {
@@ -95,8 +95,8 @@ Status EngineShard::gatherRows(const std::vector<int32_t> &list) {
   for (int64_t l = 0; l < cfg.layers; ++l) {
     const Arg args[] = {Arg::in(gatherPages, {n}), pageView(kcache, l, false),
                         pageView(vcache, l, false),
-                        Arg::out(kcache, {n * PG, kvh, HD}, {}, cacheOffset(l, 0)),
-                        Arg::out(vcache, {n * PG, kvh, HD}, {}, cacheOffset(l, 0))};
+                        Arg::out(kcache, {n * PG, kvh, HD}, {}, cacheOffset(l)),
+                        Arg::out(vcache, {n * PG, kvh, HD}, {}, cacheOffset(l))};
     if (Status st = launch(kPagesToRows, args, 5, 4.0 * n * PG * kvh * HD * 2);
         !st)
       return st;
@@ -113,8 +113,8 @@ Status EngineShard::scatterRows(int64_t first, int64_t n, const std::vector<int3
   const int64_t row = first * PG * kvh * HD;
   for (int64_t l = 0; l < cfg.layers; ++l) {
     const Arg args[] = {Arg::in(scatterPages, {n}),
-                        Arg::in(kcache, {n * PG, kvh, HD}, {}, cacheOffset(l, 0) + row),
-                        Arg::in(vcache, {n * PG, kvh, HD}, {}, cacheOffset(l, 0) + row),
+                        Arg::in(kcache, {n * PG, kvh, HD}, {}, cacheOffset(l) + row),
+                        Arg::in(vcache, {n * PG, kvh, HD}, {}, cacheOffset(l) + row),
                         pageView(kcache, l, true), pageView(vcache, l, true)};
     if (Status st = launch(kRowsToPages, args, 5, 4.0 * n * PG * kvh * HD * 2);
         !st)

@@ -135,10 +135,10 @@ Status EngineShard::decodeLayers(Acts &a, const Buffer &ids) {
                  qkvBytes));
     }
     // Slot 0's rows: the single-sequence step's.
-    auto kin = Arg::in(kcache, {cacheRows, c.kvHeads, HD}, {}, cacheOffset(l, 0));
-    auto vin = Arg::in(vcache, {cacheRows, c.kvHeads, HD}, {}, cacheOffset(l, 0));
-    auto kc = Arg::inout(kcache, {cacheRows, c.kvHeads, HD}, {}, cacheOffset(l, 0));
-    auto vc = Arg::inout(vcache, {cacheRows, c.kvHeads, HD}, {}, cacheOffset(l, 0));
+    auto kin = Arg::in(kcache, {cacheRows, c.kvHeads, HD}, {}, cacheOffset(l));
+    auto vin = Arg::in(vcache, {cacheRows, c.kvHeads, HD}, {}, cacheOffset(l));
+    auto kc = Arg::inout(kcache, {cacheRows, c.kvHeads, HD}, {}, cacheOffset(l));
+    auto vc = Arg::inout(vcache, {cacheRows, c.kvHeads, HD}, {}, cacheOffset(l));
     const double attnBytes = 2.0 * (2 * (len - 1) * kvw + nqkv);
     const double partBytes = 4.0 * c.heads * splits * (HD + 1);
     if (A.grouped) {
@@ -238,14 +238,14 @@ Status EngineShard::prefillLayers(Acts &a, int64_t T) {
                              sinRows, Arg::out(a.q, {T, nq}), Arg::real(eps)}));
     // The caches' rows of this prompt, from its position (known on the
     // host for a prompt): the kernel writes whole 16-row tiles of them.
-    const int64_t rows = cacheOffset(l, 0) + position * c.kvHeads * HD;
+    const int64_t rows = cacheOffset(l) + position * c.kvHeads * HD;
     TRY(launch(kKvRopeTable,
                {Arg::in(a.qkv, {T, nqkv}), Arg::in(L.kNorm, {HD}), cosRows, sinRows,
                 Arg::out(kcache, {T, c.kvHeads, HD}, {}, rows),
                 Arg::out(vcache, {T, c.kvHeads, HD}, {}, rows), Arg::integer(c.heads),
                 Arg::real(eps)}));
-    auto kin = Arg::in(kcache, {cacheRows, c.kvHeads, HD}, {}, cacheOffset(l, 0));
-    auto vin = Arg::in(vcache, {cacheRows, c.kvHeads, HD}, {}, cacheOffset(l, 0));
+    auto kin = Arg::in(kcache, {cacheRows, c.kvHeads, HD}, {}, cacheOffset(l));
+    auto vin = Arg::in(vcache, {cacheRows, c.kvHeads, HD}, {}, cacheOffset(l));
     TRY(launch(kPreAttn, {Arg::in(a.q, {T, nq}), kin, vin, Arg::in(pos, {1}),
                           Arg::out(a.attn, {T, nq}), Arg::real(scale)}));
     TRY(promptWeight(L.o, H, nq, nullptr, w));

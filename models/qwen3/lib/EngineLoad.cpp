@@ -160,7 +160,6 @@ Status EngineShard::open(Device &dev, const ModelConfig &full, DType dtype,
   cfg.intermediate /= place.ranks;
   vocabRows = full.vocabSize / place.ranks;
   maxRows = opts.maxBatch;
-  regions = cacheRegions(opts.maxBatch);
   device->setProgrammaticLaunch(opts.programmaticLaunch);
   if (opts.attentionPrograms > 0) {
     attentionPrograms = groupedAttentionPrograms = opts.attentionPrograms;
@@ -442,7 +441,7 @@ Status EngineShard::cacheBudget(int64_t &positions) {
   // Room for the batched step's rows, then the positions of every slot.
   reserve += maxRows * (cfg.vocabSize * 2 + 16 * (cfg.hidden + cfg.intermediate +
                                                   cfg.heads * cfg.headDim * (kBatchSplits + 2)));
-  positions = (freeBytes - reserve) / regions / bytesPerPosition / 64 * 64;
+  positions = (freeBytes - reserve) / cacheContexts(maxRows) / bytesPerPosition / 64 * 64;
   if (positions < 1)
     return Status::error("no memory left for a KV cache after the weights (" +
                          std::to_string(freeBytes >> 20) + " MiB free on " +
@@ -450,21 +449,22 @@ Status EngineShard::cacheBudget(int64_t &positions) {
   return Status::ok();
 }
 
-Status EngineShard::allocState(int64_t maxSeqLen) {
+Status EngineShard::allocState(int64_t maxSeqLen, int64_t pageCount) {
   const ModelConfig &c = cfg;
   maxSeq = maxSeqLen;
   cacheRows = (maxSeq + 63) / 64 * 64;
   const int64_t bytesPerPosition = kvBytesPerPosition(c, c.kvHeads);
-  int64_t cacheCount = c.layers * regions * cacheRows * c.kvHeads * c.headDim;
+  poolPages = pageCount;
+  int64_t cacheCount = c.layers * layerRows() * c.kvHeads * c.headDim;
   Status ak = device->allocate(dt, cacheCount, stream, kcache);
   if (ak)
     ak = device->allocate(dt, cacheCount, stream, vcache);
   if (!ak)
-    return Status::error("the KV cache for " + std::to_string(regions) + " x " +
-                         std::to_string(maxSeq) + " positions (" +
-                         std::to_string(regions * cacheRows * bytesPerPosition >> 20) +
+    return Status::error("the KV cache for " + std::to_string(layerRows()) +
+                         " positions (" +
+                         std::to_string(layerRows() * bytesPerPosition >> 20) +
                          " MiB) does not fit: " + ak.message() +
-                         "; pass a smaller --max-seq-len");
+                         "; pass a smaller --max-seq-len or --kv-cache-memory");
   // Zeros, so rows past the length are finite (they meet a zero weight).
   Status st = Status::ok();
   if (!(st = stream.fill(kcache, 0)) || !(st = stream.fill(vcache, 0)))

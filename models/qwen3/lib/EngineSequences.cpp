@@ -340,15 +340,15 @@ Status Engine::releaseSlot(int64_t slot) {
     return st;
   if (!m.pool)
     return Status::ok(); // the one sequence stays staged, a prefix to reuse
+  Status st = Status::ok();
   if (m.staged == slot) {
-    // Its whole pages are published for later prompts; the staging rows
-    // keep its rows too.
-    if (Status st = m.flushStaged(); !st)
-      return st;
+    // Its whole pages are published for later prompts (where pages are
+    // free for its rows); the staging rows keep its rows too.
+    st = m.flushStaged();
     m.staged = -1;
   }
   m.dropPages(m.seqs[slot]);
-  return Status::ok();
+  return st;
 }
 
 Engine::PageCounts Engine::pageCounts() const {

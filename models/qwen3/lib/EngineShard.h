@@ -89,20 +89,21 @@ struct EngineShard : EngineDevice, EngineKernels {
   /// which the prefill attention's contract requires (its K/V loads then
   /// run without bounds checks); the rows past maxSeq are never written.
   int64_t cacheRows = 0;
-  /// The caches hold `regions` regions of cacheRows rows per layer (region r
-  /// of layer l at cacheOffset(l, r)): region 0 the staging rows, where
-  /// prompts and the single-sequence steps run, the rest the paged cache of
-  /// the batched step (docs/serving.md), pages of kernels::kPageSize rows,
-  /// page p of layer l at cacheOffset(l, 1) + p rows. With EngineOptions::
-  /// maxBatch 1 there is no paged cache.
-  int64_t regions = 1;
-  int64_t cacheOffset(int64_t layer, int64_t region) const {
-    return (layer * regions + region) * cacheRows * cfg.kvHeads * cfg.headDim;
+  /// Each layer's cache: the staging rows (cacheRows of them), where
+  /// prompts and the single-sequence steps run, then the paged cache of the
+  /// batched step (docs/serving.md), poolPages pages of kernels::kPageSize
+  /// rows. Layer l's staging rows start at cacheOffset(l), its pages
+  /// cacheRows rows later. With EngineOptions::maxBatch 1 there are none.
+  int64_t poolPages = 0;
+  int64_t layerRows() const { return cacheRows + poolPages * kernels::kPageSize; }
+  int64_t cacheOffset(int64_t layer) const {
+    return layer * layerRows() * cfg.kvHeads * cfg.headDim;
   }
-  Buffer kcache, vcache; // [layers, regions, cacheRows, kvHeads, headDim]
-  static int64_t cacheRegions(int64_t maxBatch) { return maxBatch > 1 ? maxBatch + 1 : 1; }
-  /// Pages of the paged cache, and the most one sequence holds.
-  int64_t pages() const { return (regions - 1) * cacheRows / kernels::kPageSize; }
+  Buffer kcache, vcache; // [layers, layerRows(), kvHeads, headDim]
+  /// The sizing of a cache that gives every sequence its whole context:
+  /// the staging rows and maxBatch contexts of pages (none with maxBatch 1).
+  static int64_t cacheContexts(int64_t maxBatch) { return maxBatch > 1 ? maxBatch + 1 : 1; }
+  int64_t pages() const { return poolPages; }
   int64_t pagesPerSequence() const { return cacheRows / kernels::kPageSize; }
   /// Layer l's pages, [pages, page size, KV heads, HD].
   Arg pageView(const Buffer &cache, int64_t layer, bool writes) const;
@@ -333,8 +334,9 @@ struct EngineShard : EngineDevice, EngineKernels {
   Status freezeWeights();
   /// The most positions whose KV rows fit the memory left on the device.
   Status cacheBudget(int64_t &positions);
-  /// The KV cache for `maxSeq` positions and the step state.
-  Status allocState(int64_t maxSeq);
+  /// The KV cache: staging rows for `maxSeq` positions and `pages` pages;
+  /// the step state.
+  Status allocState(int64_t maxSeq, int64_t pages);
   Status allocActs(Acts &a, int64_t tokens);
 
   // Batched decode (EngineBatch.cpp).

@@ -318,11 +318,15 @@ TEST(Qwen3BatchEngine, KvCacheMemorySizesTheContext) {
   EXPECT_EQ(engine->pageCounts().pages, 4); // 2 slots x 128 positions
   st = create(200000, 256, engine);
   EXPECT_FALSE(st.isOk());
-  EXPECT_NE(st.message().find("--kv-cache-memory 200000 bytes hold 128 positions for each of "
-                              "the staging rows and --max-batch 2 sequences; --max-seq-len 256 "
-                              "needs 393216 bytes"),
+  EXPECT_NE(st.message().find("--kv-cache-memory 200000 bytes hold 384 positions; --max-seq-len "
+                              "256 with --max-batch 2 needs 512 (the staging rows, then pages for "
+                              "one context and a page per sequence): 262144 bytes"),
             std::string::npos)
       << st.message();
+  // With --max-seq-len the pages are what the memory leaves: 384 - 128.
+  st = create(200000, 100, engine);
+  ASSERT_TRUE(st.isOk()) << st.message();
+  EXPECT_EQ(engine->pageCounts().pages, 4);
   st = create(1000, 0, engine);
   EXPECT_FALSE(st.isOk());
   EXPECT_NE(st.message().find("(at least 64 needed: 98304 bytes)"), std::string::npos)
@@ -391,6 +395,52 @@ TEST(Qwen3BatchEngine, PublishedPagesServeALaterPrompt) {
   EXPECT_EQ(fresh->pageCounts().pages, 0);
   EXPECT_NE(fresh->decodeSlots({{0, want, Sampling()}}, picks).message().find("--max-batch"),
             std::string::npos);
+}
+
+// --kv-cache-memory with --max-seq-len: fewer pages than every sequence's
+// whole context. A step that needs a page when all are held is refused,
+// naming the pages, and leaves the sequences as they were; a released
+// sequence's pages serve the others.
+TEST(Qwen3BatchEngine, SequencesShareFewerPagesThanTheirContexts) {
+  EngineOptions opts = batchOptions(4);
+  opts.maxSeqLen = 128;
+  opts.kvCacheBytes = 512 * (128 + 4 * 64); // the staging rows and 4 pages
+  std::unique_ptr<Engine> engine;
+  ASSERT_TRUE(Engine::create(test::fixturesDir() + "/tiny-bf16", opts, engine).isOk());
+  ASSERT_EQ(engine->pageCounts().pages, 4);
+  std::vector<int32_t> fed(4);
+  int64_t reused = 0;
+  for (int64_t s = 0; s < 4; ++s) {
+    std::vector<int32_t> prompt = kPrompts[s];
+    prompt.push_back(1000 + static_cast<int32_t>(s)); // none a prefix of another
+    ASSERT_TRUE(engine->prefillSlot(s, prompt, Sampling(), fed[s], reused).isOk());
+  }
+  std::vector<int32_t> picks;
+  std::vector<Engine::SlotStep> all;
+  for (int64_t s = 0; s < 4; ++s)
+    all.push_back({s, fed[s], Sampling()});
+  ASSERT_TRUE(engine->decodeSlots(all, picks).isOk());
+  EXPECT_EQ(engine->pageCounts().inUse, 4);
+  // Slot 2 holds 38 tokens (its 37-token prompt and a step): its position
+  // 64 needs a second page, 26 steps on.
+  for (int step = 0; step < 26; ++step) {
+    for (int64_t s = 0; s < 4; ++s)
+      all[s].token = picks[s];
+    ASSERT_TRUE(engine->decodeSlots(all, picks).isOk()) << "step " << step;
+  }
+  const int64_t before = engine->slotLength(2);
+  for (int64_t s = 0; s < 4; ++s)
+    all[s].token = picks[s];
+  Status st = engine->decodeSlots(all, picks);
+  ASSERT_FALSE(st.isOk());
+  EXPECT_NE(st.message().find("the KV cache's 4 pages are all in use"), std::string::npos)
+      << st.message();
+  EXPECT_EQ(engine->slotLength(2), before);
+  ASSERT_TRUE(engine->releaseSlot(0).isOk());
+  all.erase(all.begin());
+  ASSERT_TRUE(engine->decodeSlots(all, picks).isOk());
+  EXPECT_EQ(engine->slotLength(2), before + 1);
+  EXPECT_EQ(engine->pageCounts().inUse, 4);
 }
 
 TEST(Qwen3BatchEngine, RefusesBadSlotsAndSteps) {

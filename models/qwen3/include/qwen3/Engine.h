@@ -46,15 +46,17 @@ struct EngineOptions {
   Weights weights = Weights::Stored;
   int64_t maxSeqLen = 0;       ///< 0: the model's, capped by free memory
   /// The KV cache's bytes on each device, the staging rows and the paged
-  /// cache together (0: what fits). With maxSeqLen 0 the context is the
-  /// longest whose rows (whole blocks of 64 positions) fit it; a maxSeqLen
-  /// given must fit it.
+  /// cache together (0: what fits, with pages for maxBatch whole
+  /// contexts). With maxSeqLen 0 the context is the longest that fits once
+  /// for the staging rows and once per sequence (whole blocks of 64
+  /// positions); with a maxSeqLen the pages are what the bytes leave after
+  /// the staging rows, at least one context and a page per sequence, shared
+  /// by the sequences (the server admits requests while their pages fit).
   int64_t kvCacheBytes = 0;
   /// Sequences held at once (continuous batching, docs/serving.md): a
   /// batched decode step (decodeSlots) runs one token of each, on every
   /// rank with tensor parallelism. From 2, the KV cache adds a paged cache
-  /// of maxBatch x maxSeqLen positions to the staging rows every prompt
-  /// runs in.
+  /// (kvCacheBytes) to the staging rows every prompt runs in.
   int64_t maxBatch = 1;
   /// The batched step's attention shares per row and KV head (2, 4 or 8);
   /// 0: per bucket of rows, the fewest whose programs (rows x KV heads x

@@ -80,7 +80,14 @@ void Scheduler::loop() {
       if (idle && queue_.empty())
         return; // draining, and nothing left
       size_t free = static_cast<size_t>(std::count(slotFree_.begin(), slotFree_.end(), true));
+      // In arrival order, while a slot and the pages it may need are free.
+      const int64_t pages = engine_.pageCounts().pages;
+      int64_t reserved = pagesReserved_;
       while (!queue_.empty() && admitted.size() < free) {
+        const int64_t need = pagesNeeded(*queue_.front());
+        if (pages > 0 && reserved + need > pages)
+          break;
+        reserved += need;
         admitted.push_back(queue_.front());
         queue_.pop_front();
       }
@@ -142,7 +149,7 @@ void Scheduler::loop() {
         done = emit(seq);
       }
       if (done)
-        release(seq.slot);
+        release(seq);
       else
         still.push_back(std::move(seq));
     }
@@ -153,11 +160,22 @@ void Scheduler::loop() {
   }
 }
 
-void Scheduler::release(int64_t slot) {
+void Scheduler::release(const Sequence &seq) {
   // A failure leaves the slot's pages to its next prompt, which replaces
   // the sequence.
-  (void)engine_.releaseSlot(slot);
-  slotFree_[slot] = true;
+  (void)engine_.releaseSlot(seq.slot);
+  slotFree_[seq.slot] = true;
+  pagesReserved_ -= seq.pages;
+}
+
+int64_t Scheduler::pagesNeeded(const Job &job) const {
+  const Engine::PageCounts c = engine_.pageCounts();
+  if (c.pages == 0)
+    return 0;
+  const int64_t tokens =
+      std::min<int64_t>(static_cast<int64_t>(job.request.promptIds.size()) + job.request.maxTokens,
+                        engine_.maxSeqLen());
+  return (tokens + c.pageSize - 1) / c.pageSize;
 }
 
 int64_t Scheduler::pickSlot(const std::vector<int32_t> &ids) {
@@ -178,6 +196,8 @@ Scheduler::Sequence Scheduler::admit(std::shared_ptr<Job> job) {
   const GenerationRequest &r = job->request;
   Sequence seq(job, pickSlot(r.promptIds));
   seq.sampling = r.sampling.enabled ? r.sampling : Sampling();
+  seq.pages = pagesNeeded(*job);
+  pagesReserved_ += seq.pages;
   slotFree_[seq.slot] = false;
   return seq;
 }
@@ -200,7 +220,7 @@ void Scheduler::prefill(std::deque<Sequence> &waiting, std::vector<Sequence> &ru
       end = size;
     const bool whole = end == size;
     if (!prefillTo(seq, end)) {
-      release(seq.slot);
+      release(seq);
       waiting.pop_front();
       continue;
     }
@@ -211,7 +231,7 @@ void Scheduler::prefill(std::deque<Sequence> &waiting, std::vector<Sequence> &ru
     Sequence done = std::move(seq);
     waiting.pop_front();
     if (emit(done))
-      release(done.slot);
+      release(done);
     else
       running.push_back(std::move(done));
   }

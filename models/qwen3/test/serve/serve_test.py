@@ -463,10 +463,11 @@ for flags, want in ((["--prefill-chunk", "-1"], "--prefill-chunk: expected an in
                     (["--prefill-chunk"], "--prefill-chunk: needs a value"),
                     (["--kv-cache-memory", "12XB"], "--kv-cache-memory: expected a size"),
                     (["--kv-cache-memory", "1KiB", "--max-batch", "2"],
-                     "--kv-cache-memory 1024 bytes hold 0 positions for each of the staging rows and "
-                     "--max-batch 2"),
-                    (["--kv-cache-memory", "128KiB", "--max-batch", "2", "--max-seq-len", "100"],
-                     "--max-seq-len 100 needs 196608 bytes")):
+                     "--kv-cache-memory 1024 bytes hold 0 positions, 0 for each of the staging rows "
+                     "and --max-batch 2"),
+                    (["--kv-cache-memory", "64KiB", "--max-batch", "2", "--max-seq-len", "100"],
+                     "--max-seq-len 100 with --max-batch 2 needs 256 (the staging rows, then "
+                     "pages for one context and a page per sequence): 131072 bytes")):
     r = subprocess.run([SERVE, "--model", MODEL, "--device", "cpu", "--kernels", KERNELS, *flags],
                        capture_output=True, text=True, timeout=60)
     check(r.returncode == 1 and r.stderr.count("\n") == 1 and want in r.stderr,
@@ -483,6 +484,39 @@ check(st == 200 and body["data"][0]["max_model_len"] == 64,
       f"--kv-cache-memory for 100 positions of 3 slots: a context of 64 (whole blocks), "
       f"got {body['data'][0]['max_model_len'] if st == 200 else st}")
 sized.stop()
+
+# --kv-cache-memory with --max-seq-len: 4 pages for 4 slots of 128
+# positions; each request may need 2 (a 60-token prompt and 12 tokens), so
+# two run at once and the rest wait for their pages. Every one completes
+# with its batch-1 text, and every page is returned.
+paged = Server("--kv-cache-memory", str((128 + 4 * 64) * per_position), "--max-batch", "4",
+               seq_len="128")
+long_prompt = [100 + (7 * i) % 900 for i in range(60)]
+few_ref = run_greedy(long_prompt, 12)
+few = {}
+
+
+def few_worker(k):
+    few[k] = call(paged.port, "POST", "/v1/completions",
+                  {"prompt": long_prompt, "max_tokens": 12, "temperature": 0}, timeout=300)
+
+
+threads = [threading.Thread(target=few_worker, args=(k,)) for k in range(5)]
+for t in threads:
+    t.start()
+for t in threads:
+    t.join()
+check(all(st == 200 and same_text(b["choices"][0]["text"], few_ref) for st, b in few.values()),
+      "5 requests sharing 4 pages: each completes with its batch-1 text")
+pm = {}
+st, text = call(paged.port, "GET", "/metrics")
+for line in (text if isinstance(text, str) else "").splitlines():
+    if line.startswith("qwen3_kv_pages"):
+        name, value = line.split()
+        pm[name] = float(value)
+check(pm.get("qwen3_kv_pages") == 4 and pm.get("qwen3_kv_pages_used") == 0,
+      f"the server's 4 pages, none held after ({pm})")
+paged.stop()
 
 # The API key.
 k = Server("--api-key", "s3cret")

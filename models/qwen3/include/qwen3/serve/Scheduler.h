@@ -95,6 +95,7 @@ private:
     std::vector<TokenLogprob> logprobs; ///< not yet sent
     Job::Event finish;
     std::chrono::steady_clock::time_point last;
+    int64_t pages = 0; ///< reserved at admission (pagesNeeded)
     Sequence(std::shared_ptr<Job> j, int64_t s);
   };
   void loop();
@@ -107,12 +108,15 @@ private:
   /// Runs seq's prompt up to token `end` (the whole prompt: its first
   /// token picked); false where it failed or was cancelled (finished).
   bool prefillTo(Sequence &seq, int64_t end);
+  /// A finished sequence's slot: its pages released (the whole ones kept
+  /// published), the slot free, its reserved pages returned.
+  void release(const Sequence &seq);
+  /// The pages a job may come to hold: its prompt and max_tokens, at most
+  /// a whole context (0 without a paged cache).
+  int64_t pagesNeeded(const Job &job) const;
   /// The free slot for `ids`: the one holding the longest prefix of it,
   /// else the first (a lone request in slot 0 runs the single-sequence
   /// step).
-  /// A finished sequence's slot: its pages released (the whole ones kept
-  /// published), the slot free.
-  void release(int64_t slot);
   int64_t pickSlot(const std::vector<int32_t> &ids);
   /// Emits seq's current token; true when the sequence is finished (its
   /// finish event sent).
@@ -127,6 +131,9 @@ private:
   const int64_t prefillChunk_;
   std::mutex mutex_;
   std::condition_variable cv_;
+  /// Pages the admitted sequences reserved: a request is admitted only
+  /// while they fit the paged cache, so no step runs out of pages.
+  int64_t pagesReserved_ = 0;
   std::deque<std::shared_ptr<Job>> queue_;
   bool draining_ = false;
   std::vector<bool> slotFree_;
