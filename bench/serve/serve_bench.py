@@ -39,6 +39,9 @@ ap.add_argument("--prefix-requests", type=int, default=32)
 ap.add_argument("--prefix-len", type=int, default=2000)
 ap.add_argument("--tensor-parallel", type=int, default=1,
                 help="qwen3-serve's and qwen3-run's --tensor-parallel")
+ap.add_argument("--serve-arg", action="append", default=[],
+                help="an extra qwen3-serve argument (repeat it: --serve-arg=--kv-cache-memory "
+                     "--serve-arg=4GiB)")
 ap.add_argument("--prefill-chunk", type=int, default=None,
                 help="qwen3-serve's --prefill-chunk (its default if not given)")
 args = ap.parse_args()
@@ -96,6 +99,7 @@ for name, d, cfg, nparam, streamed, kvpp in common.checkpoints(args):
     srv = subprocess.Popen([args.qwen3_serve, "--model", d, "--kernels", args.kernels,
                             "--port", "0", "--max-seq-len", str(seq),
                             "--max-queue", "1024", "--max-batch", str(batch)] + tp +
+                           args.serve_arg +
                            ([] if args.prefill_chunk is None
                             else ["--prefill-chunk", str(args.prefill_chunk)]),
                            stderr=subprocess.PIPE, text=True)
@@ -132,6 +136,7 @@ for name, d, cfg, nparam, streamed, kvpp in common.checkpoints(args):
         itl = [(b - a) * 1e3 for r in results for a, b in zip(r["times"], r["times"][1:])]
         decode = [(len(r["times"]) - 1) / (r["times"][-1] - r["times"][0]) for r in results]
         common.emit(args.out, kind="serve", model=name, tensor_parallel=args.tensor_parallel,
+                    serve_args=args.serve_arg,
                     prefill_chunk=args.prefill_chunk, pp=args.pp, tg=args.tg,
                     concurrency=conc, requests=len(results), output_tok_s=tokens / wall,
                     per_request_decode_tok_s=common.stats(decode),

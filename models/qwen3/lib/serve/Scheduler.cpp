@@ -116,7 +116,9 @@ void Scheduler::loop() {
         metrics_.slotMove();
       }
     }
-    if (running.size() == 1 && running[0].slot == 0) {
+    // Not while a prompt is prefilled in chunks: both run in the staging
+    // rows, which would move between them every step.
+    if (running.size() == 1 && running[0].slot == 0 && prefilling.empty()) {
       next.assign(1, -1);
       // A new sampling setting recaptures the single step's graphs;
       // requests with the same one (all greedy ones) reuse them.
