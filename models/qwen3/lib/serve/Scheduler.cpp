@@ -97,6 +97,7 @@ void Scheduler::loop() {
       prefilling.push_back(admit(std::move(job)));
     prefill(prefilling, running);
     metrics_.setRunning(static_cast<int64_t>(running.size() + prefilling.size()));
+    updatePageMetrics();
     if (running.empty())
       continue;
     // One batched step of every running sequence.
@@ -157,8 +158,7 @@ void Scheduler::loop() {
     }
     running = std::move(still);
     metrics_.setRunning(static_cast<int64_t>(running.size() + prefilling.size()));
-    const Engine::PageCounts pages = engine_.pageCounts();
-    metrics_.setPages(pages.inUse, pages.cached, pages.pages);
+    updatePageMetrics();
   }
 }
 
@@ -168,6 +168,12 @@ void Scheduler::release(const Sequence &seq) {
   (void)engine_.releaseSlot(seq.slot);
   slotFree_[seq.slot] = true;
   pagesReserved_ -= seq.pages;
+  updatePageMetrics();
+}
+
+void Scheduler::updatePageMetrics() {
+  const Engine::PageCounts pages = engine_.pageCounts();
+  metrics_.setPages(pages.inUse, pages.cached, pages.pages);
 }
 
 int64_t Scheduler::pagesNeeded(const Job &job) const {

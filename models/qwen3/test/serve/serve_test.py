@@ -510,12 +510,17 @@ for t in threads:
     t.join()
 check(all(st == 200 and same_text(b["choices"][0]["text"], few_ref) for st, b in few.values()),
       "5 requests sharing 4 pages: each completes with its batch-1 text")
-pm = {}
-st, text = call(paged.port, "GET", "/metrics")
-for line in (text if isinstance(text, str) else "").splitlines():
-    if line.startswith("qwen3_kv_pages"):
-        name, value = line.split()
-        pm[name] = float(value)
+# The worker releases a request's pages just after its last event: poll.
+for _ in range(40):
+    pm = {}
+    st, text = call(paged.port, "GET", "/metrics")
+    for line in (text if isinstance(text, str) else "").splitlines():
+        if line.startswith("qwen3_kv_pages"):
+            name, value = line.split()
+            pm[name] = float(value)
+    if pm.get("qwen3_kv_pages_used") == 0:
+        break
+    time.sleep(0.05)
 check(pm.get("qwen3_kv_pages") == 4 and pm.get("qwen3_kv_pages_used") == 0,
       f"the server's 4 pages, none held after ({pm})")
 paged.stop()

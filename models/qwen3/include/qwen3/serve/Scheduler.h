@@ -111,6 +111,8 @@ private:
   /// A finished sequence's slot: its pages released (the whole ones kept
   /// published), the slot free, its reserved pages returned.
   void release(const Sequence &seq);
+  /// The paged cache's counts into the metrics.
+  void updatePageMetrics();
   /// The pages a job may come to hold: its prompt and max_tokens, at most
   /// a whole context (0 without a paged cache).
   int64_t pagesNeeded(const Job &job) const;
