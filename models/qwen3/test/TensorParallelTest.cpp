@@ -209,6 +209,53 @@ TEST_P(Qwen3TensorParallel, BatchedStepsMatchOneDevice) {
   }
 }
 
+// The paged cache on every rank: a released sequence's published page
+// serves a later prompt (gathered into each rank's staging rows), which
+// goes on in its second page, against one device doing the same.
+TEST(Qwen3TensorParallel, PublishedPagesServeEveryRank) {
+  const std::string dir = modelDir("pages");
+  writeModel(dir, ModelShape{});
+  std::unique_ptr<Engine> one, split;
+  ASSERT_TRUE(open(dir, 1, one, 2).isOk());
+  Status st = open(dir, 2, split, 2);
+  if (!st && test::testDevice() != "cpu")
+    GTEST_SKIP() << "2 ranks on " << test::testDevice() << ": " << st.message();
+  ASSERT_TRUE(st.isOk()) << st.message();
+  std::vector<int32_t> first, second;
+  for (int32_t i = 0; i < 70; ++i)
+    first.push_back(100 + (i * 37) % 1900);
+  second.assign(first.begin(), first.begin() + 66);
+  second.insert(second.end(), {7, 8});
+  for (Engine *e : {one.get(), split.get()}) {
+    int32_t t = 0;
+    int64_t reused = 0;
+    std::vector<int32_t> picks;
+    ASSERT_TRUE(e->prefillSlot(0, first, Sampling(), t, reused).isOk());
+    ASSERT_TRUE(e->decodeSlots({{0, t, Sampling()}}, picks).isOk());
+    ASSERT_TRUE(e->releaseSlot(0).isOk());
+    // Another prompt takes the staging rows; the page stays published.
+    ASSERT_TRUE(e->prefillSlot(0, {5, 6, 7}, Sampling(), t, reused).isOk());
+    ASSERT_TRUE(e->prefillSlot(1, second, Sampling(), t, reused).isOk());
+    EXPECT_EQ(reused, 64);
+  }
+  std::vector<float> la, lb;
+  ASSERT_TRUE(one->slotLogits(1, la).isOk());
+  ASSERT_TRUE(split->slotLogits(1, lb).isOk());
+  EXPECT_GE(test::agreement(la.data(), lb.data(), la.size()).cosine, 0.999);
+  int32_t fed = 9;
+  for (int step = 0; step < 50; ++step) {
+    std::vector<int32_t> na, nb;
+    ASSERT_TRUE(one->decodeSlots({{1, fed, Sampling()}}, na).isOk());
+    ASSERT_TRUE(split->decodeSlots({{1, fed, Sampling()}}, nb).isOk());
+    ASSERT_TRUE(one->slotLogits(1, la).isOk());
+    ASSERT_TRUE(split->slotLogits(1, lb).isOk());
+    ASSERT_GE(test::agreement(la.data(), lb.data(), la.size()).cosine, 0.999) << "step " << step;
+    fed = na[0];
+  }
+  // Slot 1's 118 positions in 2 pages (the first shared), slot 0's 3 in 1.
+  EXPECT_EQ(split->pageCounts().inUse, 3);
+}
+
 // Prefix reuse on every rank: a prompt extending the last one prefills its
 // new tokens after the cached rows on each shard, the logits those of a
 // whole prefill on one device.
