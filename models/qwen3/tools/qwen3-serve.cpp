@@ -65,7 +65,9 @@ Serves a Qwen3 checkpoint through the OpenAI API (POST /v1/chat/completions,
   --kv-cache-memory SIZE   the KV cache's size on each device (bytes, or
                            with KiB/MiB/GiB or KB/MB/GB): without
                            --max-seq-len, the longest context whose rows
-                           fit it for the staging rows and each request
+                           fit it for the staging rows and each request;
+                           with it, the pages it leaves, shared: requests
+                           are admitted while their pages fit
                            (default: what fits)
   --prefill-chunk N        prompt tokens prefilled per step at most (a
                            long prompt in chunks over several steps), so
