@@ -241,7 +241,7 @@ Status Engine::create(const std::string &modelDir, const EngineOptions &opts,
       !st)
     return st;
   m.seqs.assign(opts.maxBatch, {});
-  if (const int64_t pages = m.shards[0]->pages(); pages > 0)
+  if (pages > 0)
     m.pool = std::make_unique<PagePool>(pages, kernels::kPageSize);
   m.staged = 0; // the single-sequence steps' slot, empty
   out = std::move(e);

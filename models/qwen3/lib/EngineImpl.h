@@ -60,7 +60,6 @@ struct Engine::Impl {
   /// released sequence's rows, a prefix to reuse).
   int64_t staged = -1;
   std::vector<int32_t> stagingTokens;
-  std::vector<int32_t> &cached() { return seqs[0].tokens; }
 
   // The paged cache (EngineSequences.cpp).
   /// Writes the staged sequence's rows missing from its pages into them
@@ -72,6 +71,14 @@ struct Engine::Impl {
   void dropPages(Sequence &seq);
   /// Publishes seq's whole pages up to its rows in pages.
   void publishPages(Sequence &seq);
+  /// What a prompt may reuse of `ids`, at most `most` tokens: the prefix
+  /// the staging rows hold, and the published pages that start it.
+  struct Reuse {
+    size_t fromStaging = 0;
+    std::vector<int64_t> matched;
+    size_t fromPages() const { return matched.size() * kernels::kPageSize; }
+  };
+  Reuse findReuse(const std::vector<int32_t> &ids, size_t most) const;
   /// Runs `ids` into `slot`'s sequence (replacing it) in the staging rows,
   /// reusing (`reuse`) the longest prefix the staging rows or the
   /// published pages hold; `sampling` null: the single-sequence steps'.

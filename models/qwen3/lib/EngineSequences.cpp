@@ -109,18 +109,23 @@ Status Engine::Impl::stage(int64_t slot) {
   return Status::ok();
 }
 
+Engine::Impl::Reuse Engine::Impl::findReuse(const std::vector<int32_t> &ids,
+                                            size_t most) const {
+  Reuse r;
+  r.fromStaging = commonPrefix(stagingTokens, ids, most);
+  if (pool && most >= static_cast<size_t>(kPage))
+    r.matched = pool->match(ids, static_cast<int64_t>(most) / kPage);
+  return r;
+}
+
 Status Engine::Impl::prefillInto(int64_t slot, const std::vector<int32_t> &ids,
                                  const Sampling *sampling, bool reuse, int32_t &next,
                                  int64_t &reused) {
   if (Status st = checkPrompt(static_cast<int64_t>(ids.size()), maxSeq); !st)
     return st;
-  const size_t most = reuse ? reusable(ids) : 0;
-  // What the staging rows hold of it, and the published pages.
-  const size_t fromStaging = commonPrefix(stagingTokens, ids, most);
-  std::vector<int64_t> matched;
-  if (pool && most >= static_cast<size_t>(kPage))
-    matched = pool->match(ids, static_cast<int64_t>(most) / kPage);
-  const size_t fromPages = matched.size() * kPage;
+  const Reuse found = findReuse(ids, reuse ? reusable(ids) : 0);
+  const size_t fromStaging = found.fromStaging, fromPages = found.fromPages();
+  const std::vector<int64_t> &matched = found.matched;
   // The staged sequence of another slot keeps its rows in its pages.
   if (staged != slot)
     if (Status st = flushStaged(); !st)
@@ -209,20 +214,9 @@ int64_t Engine::slotLength(int64_t slot) const {
   return slot >= 0 && slot < slots() ? static_cast<int64_t>(impl->seqs[slot].tokens.size()) : 0;
 }
 
-int64_t Engine::sharedPrefix(int64_t slot, const std::vector<int32_t> &ids) const {
-  if (!checkSlot(slot, slots()))
-    return 0;
-  return static_cast<int64_t>(commonPrefix(impl->seqs[slot].tokens, ids, ids.size()));
-}
-
 int64_t Engine::reusablePrefix(const std::vector<int32_t> &ids) const {
-  const Impl &m = *impl;
-  const size_t most = reusable(ids);
-  size_t best = commonPrefix(m.stagingTokens, ids, most);
-  if (m.pool && most >= static_cast<size_t>(kPage))
-    best = std::max(best, m.pool->match(ids, static_cast<int64_t>(most) / kPage).size() *
-                              static_cast<size_t>(kPage));
-  return static_cast<int64_t>(best);
+  const Impl::Reuse found = impl->findReuse(ids, reusable(ids));
+  return static_cast<int64_t>(std::max(found.fromStaging, found.fromPages()));
 }
 
 Status Engine::prefillSlot(int64_t slot, const std::vector<int32_t> &ids,

@@ -192,8 +192,6 @@ public:
   Status slotLogits(int64_t slot, std::vector<float> &logits);
   /// The tokens whose K/V rows `slot` holds.
   int64_t slotLength(int64_t slot) const;
-  /// How many leading tokens of `ids` `slot` holds.
-  int64_t sharedPrefix(int64_t slot, const std::vector<int32_t> &ids) const;
   /// How many leading tokens of `ids` prefillSlot would reuse: the longest
   /// prefix some slot holds, all but the last two tokens at most.
   int64_t reusablePrefix(const std::vector<int32_t> &ids) const;

@@ -71,7 +71,7 @@ void Scheduler::loop() {
   std::vector<Sequence> running;
   for (;;) {
     // Admit what waits, while slots are free.
-    std::vector<std::shared_ptr<Job>> admitted;
+    std::vector<std::pair<std::shared_ptr<Job>, int64_t>> admitted; // and its pages
     {
       std::unique_lock<std::mutex> lock(mutex_);
       const bool idle = running.empty() && prefilling.empty();
@@ -88,13 +88,13 @@ void Scheduler::loop() {
         if (pages > 0 && reserved + need > pages)
           break;
         reserved += need;
-        admitted.push_back(queue_.front());
+        admitted.push_back({queue_.front(), need});
         queue_.pop_front();
       }
       metrics_.setQueueDepth(static_cast<int64_t>(queue_.size()));
     }
-    for (std::shared_ptr<Job> &job : admitted)
-      prefilling.push_back(admit(std::move(job)));
+    for (auto &[job, need] : admitted)
+      prefilling.push_back(admit(std::move(job), need));
     prefill(prefilling, running);
     metrics_.setRunning(static_cast<int64_t>(running.size() + prefilling.size()));
     updatePageMetrics();
@@ -186,25 +186,18 @@ int64_t Scheduler::pagesNeeded(const Job &job) const {
   return (tokens + c.pageSize - 1) / c.pageSize;
 }
 
-int64_t Scheduler::pickSlot(const std::vector<int32_t> &ids) {
-  int64_t pick = -1, best = 0;
-  for (int64_t s = 0; s < static_cast<int64_t>(slotFree_.size()); ++s) {
-    if (!slotFree_[s])
-      continue;
-    const int64_t shared = engine_.sharedPrefix(s, ids);
-    if (pick < 0 || shared > best) {
-      pick = s;
-      best = shared;
-    }
-  }
-  return pick;
+int64_t Scheduler::pickSlot() const {
+  for (int64_t s = 0; s < static_cast<int64_t>(slotFree_.size()); ++s)
+    if (slotFree_[s])
+      return s;
+  return -1;
 }
 
-Scheduler::Sequence Scheduler::admit(std::shared_ptr<Job> job) {
+Scheduler::Sequence Scheduler::admit(std::shared_ptr<Job> job, int64_t pages) {
   const GenerationRequest &r = job->request;
-  Sequence seq(job, pickSlot(r.promptIds));
+  Sequence seq(job, pickSlot());
   seq.sampling = r.sampling.enabled ? r.sampling : Sampling();
-  seq.pages = pagesNeeded(*job);
+  seq.pages = pages;
   pagesReserved_ += seq.pages;
   slotFree_[seq.slot] = false;
   return seq;

@@ -99,8 +99,9 @@ private:
     Sequence(std::shared_ptr<Job> j, int64_t s);
   };
   void loop();
-  /// Takes a free slot for the job (its prompt not yet prefilled).
-  Sequence admit(std::shared_ptr<Job> job);
+  /// Takes a free slot for the job (its prompt not yet prefilled) and
+  /// reserves `pages` (pagesNeeded) for it.
+  Sequence admit(std::shared_ptr<Job> job, int64_t pages);
   /// Prefills waiting prompts in order, `budget` computed tokens at most
   /// (whole prompts where 0); a finished prompt's sequence moves to
   /// `running` (or is retired, where its first token ends it).
@@ -116,10 +117,10 @@ private:
   /// The pages a job may come to hold: its prompt and max_tokens, at most
   /// a whole context (0 without a paged cache).
   int64_t pagesNeeded(const Job &job) const;
-  /// The free slot for `ids`: the one holding the longest prefix of it,
-  /// else the first (a lone request in slot 0 runs the single-sequence
-  /// step).
-  int64_t pickSlot(const std::vector<int32_t> &ids);
+  /// The first free slot (a lone request in slot 0 runs the
+  /// single-sequence step). Prefixes come from the published pages and the
+  /// staging rows, whatever the slot.
+  int64_t pickSlot() const;
   /// Emits seq's current token; true when the sequence is finished (its
   /// finish event sent).
   bool emit(Sequence &seq);
