@@ -25,40 +25,43 @@ Status EngineShard::allocBatch() {
   const ModelConfig &c = cfg;
   batch = Batch();
   Acts &a = batch.acts;
-  const int64_t S = maxRows, P = gemmRows(maxRows), nq = c.heads * c.headDim;
+  // Decode rows, then a prompt chunk's (maxChunk); the LM head's rows: the
+  // decode rows and a chunk's last.
+  const int64_t S = maxRows, R = maxRows + maxChunk, P = gemmRows(R), nq = c.heads * c.headDim;
+  const int64_t L = maxChunk > 0 ? gemmRows(maxRows + 1) : gemmRows(maxRows);
   const int64_t nparts = (c.vocabSize + argmaxChunk - 1) / argmaxChunk;
-  a.cap = S;
+  a.cap = R;
   Status st = Status::ok();
   auto alloc = [&](DType t, int64_t n, Buffer &b) {
     if (st)
       st = device->allocate(t, n, stream, b);
   };
-  alloc(DType::I32, S, batch.ids);
-  alloc(DType::I32, S, batch.pos);
-  alloc(DType::I32, S, batch.next);
+  alloc(DType::I32, R, batch.ids);
+  alloc(DType::I32, R, batch.pos);
+  alloc(DType::I32, S + 1, batch.next);
   alloc(DType::I32, S * pagesPerSequence(), batch.pageTable);
   alloc(DType::I32, S, batch.writePages);
-  alloc(dt, S * c.hidden, a.res);
-  // The GEMMs' operands, for P >= S rows (gemmRows).
+  alloc(dt, R * c.hidden, a.res);
+  // The GEMMs' operands, for P >= R rows (gemmRows).
   alloc(dt, P * c.hidden, a.h);
   alloc(dt, P * nqkv, a.qkv);
-  alloc(dt, S * nq, a.q);
+  alloc(dt, R * nq, a.q);
   alloc(dt, P * nq, a.attn);
   alloc(dt, P * c.hidden, a.ao);
   alloc(dt, P * c.intermediate, a.act);
   alloc(dt, P * c.hidden, a.mo);
-  alloc(dt, S * c.headDim, a.ropeCos);
-  alloc(dt, S * c.headDim, a.ropeSin);
-  alloc(dt, P * c.vocabSize, a.logits);
+  alloc(dt, R * c.headDim, a.ropeCos);
+  alloc(dt, R * c.headDim, a.ropeSin);
+  alloc(dt, L * c.vocabSize, a.logits);
   alloc(DType::F32, S * nq * kBatchSplits, a.po);
   alloc(DType::F32, S * c.heads * kBatchSplits, a.plse);
-  alloc(DType::F32, S * nparts, a.vals);
-  alloc(DType::I32, S * nparts, a.idxs);
+  alloc(DType::F32, (S + 1) * nparts, a.vals);
+  alloc(DType::I32, (S + 1) * nparts, a.idxs);
   alloc(DType::I32, S * c.heads, batch.tickets);
   if (place.ranks > 1)
-    alloc(dt, place.ranks * P * vocabRows, batch.gathered);
-  alloc(DType::I32, S * 4, batch.samplePos);
-  alloc(DType::I32, S * 4, batch.sampleNext);
+    alloc(dt, place.ranks * L * vocabRows, batch.gathered);
+  alloc(DType::I32, (S + 1) * 4, batch.samplePos);
+  alloc(DType::I32, (S + 1) * 4, batch.sampleNext);
   if (st)
     st = stream.fill(batch.tickets, 0);
   if (st)
@@ -123,46 +126,53 @@ Status EngineShard::scatterRows(int64_t first, int64_t n, const std::vector<int3
   return Status::ok();
 }
 
-Status EngineShard::batchLayers(int64_t B) {
+Status EngineShard::batchLayers(int64_t B, const PromptChunk *chunk) {
   const ModelConfig &c = cfg;
   const int64_t H = c.hidden, I = c.intermediate, HD = c.headDim, V = c.vocabSize;
-  const int64_t nq = c.heads * HD;
+  const int64_t nq = c.heads * HD, kvw = c.kvHeads * HD;
   const float eps = static_cast<float>(c.rmsEps);
   const float scale = 1.0f / std::sqrt(static_cast<float>(HD));
   const bool split = place.ranks > 1;
   Acts &a = batch.acts;
+  // A prompt chunk's C rows follow the B decode rows through every
+  // row-wise launch and GEMM; only its keys, values and attention go
+  // through the staging rows, as a prompt's do. The LM head runs over the
+  // decode rows and, for the prompt's last chunk, that chunk's last row
+  // (copied to row B).
+  const int64_t C = chunk ? static_cast<int64_t>(chunk->ids.size()) : 0, R = B + C;
+  const int64_t heads = B + (chunk && chunk->last ? 1 : 0);
+  const int64_t splits = batchSplits(B);
+  const double esize = 2;
   // Up to 64 rows, GEMMs of 64 x 32 tiles (64 x 64 for the outputs of
   // the hidden size): the prompt's 128 x 256 (or 128) tiles leave most SMs
   // idle at a few rows (Qwen3-8B's down projection: 32 programs). Each runs
-  // over P rows, whole tiles (gemmRows).
-  const bool few = B <= 64;
-  const int64_t P = gemmRows(B);
-  const int64_t splits = batchSplits(B);
-  const double esize = 2;
-  auto gemm = [&](const char *what, const Buffer &x, int64_t k, const Buffer &w, int64_t n,
-                  const Buffer &y, int64_t yOffset = 0) {
+  // over gemmRows(rows) rows, whole tiles.
+  auto gemm = [&](const char *what, int64_t rows, const Buffer &x, int64_t k, const Buffer &w,
+                  int64_t n, const Buffer &y, int64_t yOffset = 0) {
+    const int64_t P = gemmRows(rows);
     const Arg args[] = {Arg::in(x, {P, k}), Arg::in(w, {n, k}), Arg::out(y, {P, n}, {}, yOffset)};
-    const Kernel &kernel = !few ? pickGemm(P, n) : n == H ? kGemmRows64Wide : kGemmRows64;
-    return launch(kernel, args, 3, esize * (n * k + B * (k + n)), what);
+    const Kernel &kernel = rows > 64 ? pickGemm(P, n) : n == H ? kGemmRows64Wide : kGemmRows64;
+    return launch(kernel, args, 3, esize * (n * k + rows * (k + n)), what);
   };
   Status st = Status::ok();
 #define TRY(x)                                                                 \
   if (!(st = (x)))                                                             \
     return st;
-  TRY(launch(kEmbed, {Arg::in(batch.ids, {B}), Arg::in(embed, {V, H}), Arg::out(a.res, {B, H})}));
-  TRY(launch(kRms, {Arg::in(a.res, {B, H}), Arg::in(unitNorm, {H}), Arg::out(a.h, {B, H}),
+  TRY(launch(kEmbed, {Arg::in(batch.ids, {R}), Arg::in(embed, {V, H}), Arg::out(a.res, {R, H})}));
+  TRY(launch(kRms, {Arg::in(a.res, {R, H}), Arg::in(unitNorm, {H}), Arg::out(a.h, {R, H}),
                     Arg::real(eps)}));
-  TRY(launch(kRopeTablePositions, {Arg::in(invFreq, {HD / 2}), Arg::in(batch.pos, {B}),
-                                   Arg::out(a.ropeCos, {B, HD}), Arg::out(a.ropeSin, {B, HD})}));
+  TRY(launch(kRopeTablePositions, {Arg::in(invFreq, {HD / 2}), Arg::in(batch.pos, {R}),
+                                   Arg::out(a.ropeCos, {R, HD}), Arg::out(a.ropeSin, {R, HD})}));
   auto cosRows = Arg::in(a.ropeCos, {B, HD}), sinRows = Arg::in(a.ropeSin, {B, HD});
   const int64_t M = pagesPerSequence();
   for (int64_t l = 0; l < c.layers; ++l) {
     const Layer &L = layers[l];
     const Buffer *w = nullptr;
     TRY(promptWeight(L.qkv, nqkv, H, &L.inNorm, w));
-    TRY(gemm("qkv", a.h, H, *w, nqkv, a.qkv));
-    TRY(launch(kQRopeTable, {Arg::in(a.qkv, {B, nqkv}), Arg::in(L.qNorm, {HD}), cosRows, sinRows,
-                             Arg::out(a.q, {B, nq}), Arg::real(eps)}));
+    TRY(gemm("qkv", R, a.h, H, *w, nqkv, a.qkv));
+    TRY(launch(kQRopeTable, {Arg::in(a.qkv, {R, nqkv}), Arg::in(L.qNorm, {HD}),
+                             Arg::in(a.ropeCos, {R, HD}), Arg::in(a.ropeSin, {R, HD}),
+                             Arg::out(a.q, {R, nq}), Arg::real(eps)}));
     TRY(launch(kKvWritePages,
                {Arg::in(a.qkv, {B, nqkv}), Arg::in(L.kNorm, {HD}), cosRows, sinRows,
                 Arg::in(batch.pos, {B}), Arg::in(batch.writePages, {B}),
@@ -176,45 +186,65 @@ Status EngineShard::batchLayers(int64_t B) {
                 Arg::inout(a.plse, {B * c.heads, splits}),
                 Arg::out(a.attn, {B * c.heads, HD}), Arg::ticket(batch.tickets, {B * c.kvHeads}),
                 Arg::real(scale)}));
+    if (C > 0) {
+      // The chunk's keys and values into the staging rows from its first
+      // position, then its attention over the prompt so far, as the
+      // prompt's own launches (prefillLayers) run them.
+      const int64_t rows = cacheOffset(l) + chunk->from * kvw;
+      TRY(launch(kKvRopeTable,
+                 {Arg::in(a.qkv, {C, nqkv}, {}, B * nqkv), Arg::in(L.kNorm, {HD}),
+                  Arg::in(a.ropeCos, {C, HD}, {}, B * HD), Arg::in(a.ropeSin, {C, HD}, {}, B * HD),
+                  Arg::out(kcache, {C, c.kvHeads, HD}, {}, rows),
+                  Arg::out(vcache, {C, c.kvHeads, HD}, {}, rows), Arg::integer(c.heads),
+                  Arg::real(eps)}));
+      TRY(launch(kPreAttn, {Arg::in(a.q, {C, nq}, {}, B * nq),
+                            Arg::in(kcache, {cacheRows, c.kvHeads, HD}, {}, cacheOffset(l)),
+                            Arg::in(vcache, {cacheRows, c.kvHeads, HD}, {}, cacheOffset(l)),
+                            Arg::in(pos, {1}), Arg::out(a.attn, {C, nq}, {}, B * nq),
+                            Arg::real(scale)}));
+    }
     TRY(promptWeight(L.o, H, nq, nullptr, w));
-    TRY(gemm("o", a.attn, nq, *w, H, a.ao));
+    TRY(gemm("o", R, a.attn, nq, *w, H, a.ao));
     if (split)
-      TRY(allReduce(a.ao, B * H));
-    TRY(launch(kAddRms, {Arg::in(a.ao, {B, H}), Arg::inout(a.res, {B, H}),
-                         Arg::in(unitNorm, {H}), Arg::out(a.h, {B, H}), Arg::real(eps)}));
+      TRY(allReduce(a.ao, R * H));
+    TRY(launch(kAddRms, {Arg::in(a.ao, {R, H}), Arg::inout(a.res, {R, H}),
+                         Arg::in(unitNorm, {H}), Arg::out(a.h, {R, H}), Arg::real(eps)}));
     TRY(promptWeight(L.gateUp, 2 * I, H, &L.postNorm, w));
-    TRY(launch(few ? kGemmSwigluRows64 : kGemmSwiglu,
-               {Arg::in(a.h, {P, H}), Arg::in(*w, {2 * I, H}), Arg::out(a.act, {P, I})},
-               esize * (2 * I * H + B * (H + I))));
+    TRY(launch(R <= 64 ? kGemmSwigluRows64 : kGemmSwiglu,
+               {Arg::in(a.h, {gemmRows(R), H}), Arg::in(*w, {2 * I, H}),
+                Arg::out(a.act, {gemmRows(R), I})},
+               esize * (2 * I * H + R * (H + I))));
     TRY(promptWeight(L.down, H, I, nullptr, w));
-    TRY(gemm("down", a.act, I, *w, H, a.mo));
+    TRY(gemm("down", R, a.act, I, *w, H, a.mo));
     if (split)
-      TRY(allReduce(a.mo, B * H));
+      TRY(allReduce(a.mo, R * H));
     const Buffer &nextNorm = l + 1 < c.layers ? unitNorm : finalNorm;
-    TRY(launch(kAddRms, {Arg::in(a.mo, {B, H}), Arg::inout(a.res, {B, H}),
-                         Arg::in(nextNorm, {H}), Arg::out(a.h, {B, H}), Arg::real(eps)}));
+    TRY(launch(kAddRms, {Arg::in(a.mo, {R, H}), Arg::inout(a.res, {R, H}),
+                         Arg::in(nextNorm, {H}), Arg::out(a.h, {R, H}), Arg::real(eps)}));
   }
+  if (heads > B && C > 1)
+    TRY(stream.copy(a.h, a.h, H * esize, B * H * esize, (R - 1) * H * esize));
   if (!split) {
-    TRY(gemm("lm_head", a.h, H, lmHead, V, a.logits));
+    TRY(gemm("lm_head", heads, a.h, H, lmHead, V, a.logits));
   } else {
     // This rank's vocabulary slice of every row in one GEMM, into its part
     // of `gathered`; one all-gather; then each row's slices copied into
     // its logits row (a row's slices are contiguous only within the row).
-    const int64_t part = P * vocabRows;
-    TRY(gemm("lm_head", a.h, H, lmHead, vocabRows, batch.gathered, place.rank * part));
+    const int64_t part = gemmRows(heads) * vocabRows;
+    TRY(gemm("lm_head", heads, a.h, H, lmHead, vocabRows, batch.gathered, place.rank * part));
     TRY(timed("all_gather_logits", 2.0 * place.ranks * part, [&] {
       return place.comm->allGather(stream, batch.gathered, 0, part);
     }));
-    for (int64_t b = 0; b < B; ++b)
+    for (int64_t b = 0; b < heads; ++b)
       for (int64_t r = 0; r < place.ranks; ++r)
         TRY(stream.copy(a.logits, batch.gathered, vocabRows * 2, (b * V + r * vocabRows) * 2,
                         (r * part + b * vocabRows) * 2));
   }
   const int64_t nparts = (V + argmaxChunk - 1) / argmaxChunk;
-  TRY(launch(kArgmaxRowsP, {Arg::in(a.logits, {B, V}), Arg::out(a.vals, {B, nparts}),
-                            Arg::out(a.idxs, {B, nparts})}));
-  TRY(launch(kArgmaxRowsF, {Arg::in(a.vals, {B, nparts}), Arg::in(a.idxs, {B, nparts}),
-                            Arg::out(batch.next, {B})}));
+  TRY(launch(kArgmaxRowsP, {Arg::in(a.logits, {heads, V}), Arg::out(a.vals, {heads, nparts}),
+                            Arg::out(a.idxs, {heads, nparts})}));
+  TRY(launch(kArgmaxRowsF, {Arg::in(a.vals, {heads, nparts}), Arg::in(a.idxs, {heads, nparts}),
+                            Arg::out(batch.next, {heads})}));
 #undef TRY
   return Status::ok();
 }
@@ -224,29 +254,52 @@ Status EngineShard::decodeBatch(const std::vector<int32_t> &ids,
                                 const std::vector<int32_t> &pageTable,
                                 const std::vector<int32_t> &writePages,
                                 const std::vector<const Sampling *> &sampling,
-                                std::vector<int32_t> &next) {
+                                std::vector<int32_t> &next, const PromptChunk *chunk) {
   const int64_t rows = static_cast<int64_t>(ids.size());
   const int64_t B = rowBucket(rows);
+  const int64_t C = chunk ? static_cast<int64_t>(chunk->ids.size()) : 0;
   if (pages() < maxRows)
     return Status::error("a batched step needs the paged cache (--max-batch of at least 2)");
+  if (C > maxChunk || (chunk && (C == 0 || chunk->from < 0 || chunk->from + C > cacheRows)))
+    return Status::error("a batched step's prompt chunk of " + std::to_string(C) +
+                         " tokens from position " + std::to_string(chunk ? chunk->from : 0) +
+                         " does not fit (at most " + std::to_string(maxChunk) +
+                         " tokens, within " + std::to_string(cacheRows) + " positions)");
   // The bucket's rows past the step's: token 0 at no position (nothing
-  // written, nothing picked that anyone reads).
-  std::vector<int32_t> id(B, 0), at(B, -1);
+  // written, nothing picked that anyone reads). A chunk's rows follow.
+  std::vector<int32_t> id(B + C, 0), at(B + C, -1);
   std::copy(ids.begin(), ids.end(), id.begin());
   std::copy(positions.begin(), positions.end(), at.begin());
+  for (int64_t i = 0; i < C; ++i) {
+    id[B + i] = chunk->ids[i];
+    at[B + i] = static_cast<int32_t>(chunk->from + i);
+  }
   Status st = Status::ok();
-  if (!(st = stream.copyToDevice(batch.ids, id.data(), B * 4)) ||
-      !(st = stream.copyToDevice(batch.pos, at.data(), B * 4)) ||
-      !(st = stream.copyToDevice(batch.pageTable, pageTable.data(), pageTable.size() * 4)) ||
+  if (!(st = stream.copyToDevice(batch.ids, id.data(), (B + C) * 4)) ||
+      !(st = stream.copyToDevice(batch.pos, at.data(), (B + C) * 4)) ||
+      (!pageTable.empty() &&
+       !(st = stream.copyToDevice(batch.pageTable, pageTable.data(), pageTable.size() * 4))) ||
       !(st = stream.writeTable(batch.writePages, writePages.data(), writePages.size() * 4)))
     return st;
-  // A profiled step runs its launches one by one (each timed alone).
-  if (opts.useGraph && !profile) {
+  if (chunk) {
+    // The chunk's attention reads its first position from `pos`, as a
+    // prompt's does; the single-sequence step uploads its own again.
+    const int32_t from = static_cast<int32_t>(chunk->from);
+    position = chunk->from;
+    singleStale = true;
+    if (!(st = stream.copyToDevice(pos, &from, 4)))
+      return st;
+    if (!(st = batchLayers(B, chunk)))
+      return st;
+    position = chunk->from + C;
+  } else if (opts.useGraph && !profile) {
+    // A profiled step runs its launches one by one (each timed alone);
+    // a step with a chunk (its rows and positions vary) too.
     Graph &g = batch.graphs[B];
     if (!g.valid()) {
       if (!(st = stream.beginCapture()))
         return st;
-      Status fs = batchLayers(B);
+      Status fs = batchLayers(B, nullptr);
       Status es = stream.endCapture(g);
       if (!fs)
         return fs;
@@ -255,23 +308,30 @@ Status EngineShard::decodeBatch(const std::vector<int32_t> &ids,
     }
     st = g.replay(stream);
   } else {
-    st = batchLayers(B);
+    st = batchLayers(B, nullptr);
   }
   if (!st)
     return st;
   // Sampled rows draw after the greedy picks (each with its own settings,
-  // so outside the graph).
+  // so outside the graph). The last chunk's pick is logits row B, drawn at
+  // the chunk's first position as a prompt's pick is.
   const int64_t V = cfg.vocabSize;
+  const bool chunkPick = chunk && chunk->last;
+  const int64_t picks = chunkPick ? B + 1 : rows;
   std::vector<int64_t> drawn;
-  for (int64_t b = 0; b < rows; ++b) {
-    const Sampling *s = sampling[b];
+  for (int64_t b = 0; b < picks; ++b) {
+    const bool chunkRow = chunkPick && b == B;
+    if (!chunkRow && b >= rows)
+      continue;
+    const Sampling *s = chunkRow ? chunk->sampling : sampling[b];
     if (!s || !s->enabled)
       continue;
     if (V % 8 != 0)
       return Status::error("sampling in a batched step needs a vocab_size that is a multiple "
                            "of 8 (each row's logits 16-byte aligned), got " +
                            std::to_string(V));
-    if (!(st = stream.copyToDevice(batch.samplePos, &positions[b], 4, b * 16)))
+    const int32_t at = chunkRow ? static_cast<int32_t>(chunk->from) : positions[b];
+    if (!(st = stream.copyToDevice(batch.samplePos, &at, 4, b * 16)))
       return st;
     st = launch(kSample,
                 {Arg::in(batch.acts.logits, {1, V}, {}, b * V),
@@ -283,14 +343,17 @@ Status EngineShard::decodeBatch(const std::vector<int32_t> &ids,
       return st;
     drawn.push_back(b);
   }
-  next.assign(rows, -1);
-  std::vector<int32_t> draws(drawn.empty() ? 0 : rows * 4);
-  if (!(st = stream.copyToHost(next.data(), batch.next, rows * 4)) ||
-      (!drawn.empty() && !(st = stream.copyToHost(draws.data(), batch.sampleNext, rows * 16))) ||
+  std::vector<int32_t> picked(picks, -1);
+  std::vector<int32_t> draws(drawn.empty() ? 0 : picks * 4);
+  if (!(st = stream.copyToHost(picked.data(), batch.next, picks * 4)) ||
+      (!drawn.empty() && !(st = stream.copyToHost(draws.data(), batch.sampleNext, picks * 16))) ||
       !(st = stream.synchronize()))
     return st;
   for (int64_t b : drawn)
-    next[b] = draws[b * 4];
+    picked[b] = draws[b * 4];
+  next.assign(picked.begin(), picked.begin() + rows);
+  if (chunkPick)
+    next.push_back(picked[B]);
   return Status::ok();
 }
 

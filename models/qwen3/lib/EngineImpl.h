@@ -79,6 +79,12 @@ struct Engine::Impl {
     size_t fromPages() const { return matched.size() * kernels::kPageSize; }
   };
   Reuse findReuse(const std::vector<int32_t> &ids, size_t most) const;
+  /// Makes `slot`'s sequence (replaced) the longest prefix of `ids` that
+  /// the staging rows or the published pages hold, at most `most` tokens
+  /// (`reused` of them), staged; the shards still have to gather `gather`
+  /// (the pages matched) into the staging rows where it is not empty.
+  Status startPrompt(int64_t slot, const std::vector<int32_t> &ids, size_t most, int64_t &reused,
+                     std::vector<int32_t> &gather);
   /// Runs `ids` into `slot`'s sequence (replacing it) in the staging rows,
   /// reusing (`reuse`) the longest prefix the staging rows or the
   /// published pages hold; `sampling` null: the single-sequence steps'.

@@ -160,6 +160,7 @@ Status EngineShard::open(Device &dev, const ModelConfig &full, DType dtype,
   cfg.intermediate /= place.ranks;
   vocabRows = full.vocabSize / place.ranks;
   maxRows = opts.maxBatch;
+  maxChunk = opts.maxBatch > 1 ? opts.stepPromptTokens : 0;
   device->setProgrammaticLaunch(opts.programmaticLaunch);
   if (opts.attentionPrograms > 0) {
     attentionPrograms = groupedAttentionPrograms = opts.attentionPrograms;

@@ -118,12 +118,9 @@ Engine::Impl::Reuse Engine::Impl::findReuse(const std::vector<int32_t> &ids,
   return r;
 }
 
-Status Engine::Impl::prefillInto(int64_t slot, const std::vector<int32_t> &ids,
-                                 const Sampling *sampling, bool reuse, int32_t &next,
-                                 int64_t &reused) {
-  if (Status st = checkPrompt(static_cast<int64_t>(ids.size()), maxSeq); !st)
-    return st;
-  const Reuse found = findReuse(ids, reuse ? reusable(ids) : 0);
+Status Engine::Impl::startPrompt(int64_t slot, const std::vector<int32_t> &ids, size_t most,
+                                 int64_t &reused, std::vector<int32_t> &gather) {
+  const Reuse found = findReuse(ids, most);
   const size_t fromStaging = found.fromStaging, fromPages = found.fromPages();
   const std::vector<int64_t> &matched = found.matched;
   // The staged sequence of another slot keeps its rows in its pages.
@@ -139,17 +136,30 @@ Status Engine::Impl::prefillInto(int64_t slot, const std::vector<int32_t> &ids,
   q.inPages = static_cast<int64_t>(fromPages);
   for (int64_t i = 0; i < q.published; ++i)
     q.key = PagePool::chain(q.key, ids.data() + i * kPage, kPage);
-  const bool gather = fromPages > fromStaging;
   reused = static_cast<int64_t>(std::max(fromStaging, fromPages));
-  std::vector<int32_t> list(matched.begin(), matched.end());
+  gather.clear();
   staged = slot;
   // Until the prompt completes, the rows it reuses.
   stagingTokens.resize(std::min(stagingTokens.size(), fromStaging));
-  if (gather)
+  if (fromPages > fromStaging) {
+    gather.assign(matched.begin(), matched.end());
     stagingTokens.assign(ids.begin(), ids.begin() + fromPages);
+  }
+  return Status::ok();
+}
+
+Status Engine::Impl::prefillInto(int64_t slot, const std::vector<int32_t> &ids,
+                                 const Sampling *sampling, bool reuse, int32_t &next,
+                                 int64_t &reused) {
+  if (Status st = checkPrompt(static_cast<int64_t>(ids.size()), maxSeq); !st)
+    return st;
+  std::vector<int32_t> list;
+  if (Status st = startPrompt(slot, ids, reuse ? reusable(ids) : 0, reused, list); !st)
+    return st;
+  Sequence &q = seqs[slot];
   std::vector<int32_t> picks(ranks(), -1);
   Status st = onShards([&](EngineShard &s, int r) {
-    if (gather)
+    if (!list.empty())
       if (Status gs = s.gatherRows(list); !gs)
         return gs;
     if (!sampling)
@@ -208,6 +218,8 @@ Status Engine::decode(int32_t token, int32_t &next) {
   return agreed(picks, next);
 }
 
+int64_t Engine::stepPromptTokens() const { return impl->shards[0]->maxChunk; }
+
 int64_t Engine::slots() const { return static_cast<int64_t>(impl->seqs.size()); }
 
 int64_t Engine::slotLength(int64_t slot) const {
@@ -229,10 +241,17 @@ Status Engine::prefillSlot(int64_t slot, const std::vector<int32_t> &ids,
 }
 
 Status Engine::decodeSlots(const std::vector<SlotStep> &steps, std::vector<int32_t> &next) {
+  if (steps.empty()) {
+    next.clear();
+    return Status::ok();
+  }
+  return decodeSlots(steps, next, nullptr);
+}
+
+Status Engine::decodeSlots(const std::vector<SlotStep> &steps, std::vector<int32_t> &next,
+                           PromptChunk *chunk) {
   Impl &m = *impl;
   next.assign(steps.size(), -1);
-  if (steps.empty())
-    return Status::ok();
   if (!m.pool)
     return Status::error("a batched step needs the paged cache: --max-batch of at least 2");
   std::vector<bool> seen(slots(), false);
@@ -251,11 +270,27 @@ Status Engine::decodeSlots(const std::vector<SlotStep> &steps, std::vector<int32
     if (Status st = checkSampling(step.sampling); !st)
       return st;
   }
+  const EngineShard &first = *m.shards[0];
+  if (chunk) {
+    if (Status st = checkSlot(chunk->slot, slots()); !st)
+      return st;
+    if (seen[chunk->slot])
+      return Status::error("slot " + std::to_string(chunk->slot) +
+                           " is stepped and prefilled in one batch");
+    if (first.maxChunk <= 0)
+      return Status::error("a batched step runs no prompt chunk (EngineOptions::stepPromptTokens "
+                           "is 0)");
+    if (!chunk->prompt || chunk->most < 1)
+      return Status::error("a prompt chunk needs a prompt and at least one token to run");
+    if (Status st = checkPrompt(static_cast<int64_t>(chunk->prompt->size()), m.maxSeq); !st)
+      return st;
+    if (Status st = checkSampling(chunk->sampling); !st)
+      return st;
+  }
   // Rows computed only in the staging rows go to their pages first.
   if (m.staged >= 0 && seen[m.staged])
     if (Status st = m.flushStaged(); !st)
       return st;
-  const EngineShard &first = *m.shards[0];
   const int64_t rows = static_cast<int64_t>(steps.size()), M = first.pagesPerSequence();
   std::vector<int32_t> ids(rows), positions(rows), table(rows * M, 0);
   std::vector<int64_t> writes;
@@ -278,18 +313,60 @@ Status Engine::decodeSlots(const std::vector<SlotStep> &steps, std::vector<int32
     for (size_t j = 0; j < q.pages.size(); ++j)
       table[i * M + j] = static_cast<int32_t>(q.pages[j]);
     writes.push_back(q.pages[len / kPage]);
-    q.logitsAt = Impl::LogitsAt::None;
   }
+  // The chunk's prompt so far in the staging rows: the chunks before it
+  // (gathered back if another sequence took the staging rows since), or
+  // the prefix a new prompt reuses.
+  std::unique_ptr<EngineShard::PromptChunk> part;
+  std::vector<int32_t> gather;
+  if (chunk) {
+    const std::vector<int32_t> &prompt = *chunk->prompt;
+    Impl::Sequence &q = m.seqs[chunk->slot];
+    const bool goesOn = !q.tokens.empty() && q.tokens.size() < prompt.size() &&
+                        std::equal(q.tokens.begin(), q.tokens.end(), prompt.begin());
+    int64_t from = 0;
+    chunk->reused = 0;
+    if (goesOn) {
+      if (Status st = m.stage(chunk->slot); !st)
+        return st;
+      from = static_cast<int64_t>(q.tokens.size());
+    } else {
+      if (Status st = m.startPrompt(chunk->slot, prompt, reusable(prompt), chunk->reused, gather);
+          !st)
+        return st;
+      from = chunk->reused;
+    }
+    const int64_t size = static_cast<int64_t>(prompt.size());
+    chunk->end = std::min(size, from + std::min(chunk->most, first.maxChunk));
+    part = std::make_unique<EngineShard::PromptChunk>();
+    part->ids.assign(prompt.begin() + from, prompt.begin() + chunk->end);
+    part->from = from;
+    part->last = chunk->end == size;
+    part->sampling = &chunk->sampling;
+  }
+  // Every slot's logits of an earlier batched step are overwritten.
+  for (Impl::Sequence &q : m.seqs)
+    if (q.logitsAt == Impl::LogitsAt::Batch)
+      q.logitsAt = Impl::LogitsAt::None;
   const std::vector<int32_t> writePages = distinctTable(writes, first.maxRows, m.pool->pages());
   std::vector<std::vector<int32_t>> picks(m.ranks());
   Status st = m.onShards([&](EngineShard &s, int r) {
-    return s.decodeBatch(ids, positions, table, writePages, sampling, picks[r]);
+    if (!gather.empty())
+      if (Status gs = s.gatherRows(gather); !gs)
+        return gs;
+    return s.decodeBatch(ids, positions, table, writePages, sampling, picks[r], part.get());
   });
   for (int64_t i = 0; i < rows && st; ++i) {
     std::vector<int32_t> rowPicks;
     for (const auto &p : picks)
       rowPicks.push_back(p[i]);
     st = agreed(rowPicks, next[i]);
+  }
+  if (st && part && part->last) {
+    std::vector<int32_t> chunkPicks;
+    for (const auto &p : picks)
+      chunkPicks.push_back(p[rows]);
+    st = agreed(chunkPicks, chunk->next);
   }
   for (int64_t i = 0; i < rows; ++i) {
     Impl::Sequence &q = m.seqs[steps[i].slot];
@@ -304,6 +381,23 @@ Status Engine::decodeSlots(const std::vector<SlotStep> &steps, std::vector<int32
     q.logitsAt = Impl::LogitsAt::Batch;
     q.batchRow = i;
     m.publishPages(q);
+  }
+  if (chunk) {
+    Impl::Sequence &q = m.seqs[chunk->slot];
+    if (!st) {
+      // The staging rows' state is unknown.
+      m.dropPages(q);
+      m.stagingTokens.clear();
+      m.staged = -1;
+      return st;
+    }
+    q.tokens.assign(chunk->prompt->begin(), chunk->prompt->begin() + chunk->end);
+    m.stagingTokens = q.tokens;
+    m.staged = chunk->slot;
+    if (part->last) {
+      q.logitsAt = Impl::LogitsAt::Batch;
+      q.batchRow = first.rowBucket(rows);
+    }
   }
   return st;
 }

@@ -109,6 +109,9 @@ struct EngineShard : EngineDevice, EngineKernels {
   Arg pageView(const Buffer &cache, int64_t layer, bool writes) const;
   /// Rows of the batched step (EngineOptions::maxBatch).
   int64_t maxRows = 1;
+  /// The most prompt tokens a batched step also runs
+  /// (EngineOptions::stepPromptTokens).
+  int64_t maxChunk = 0;
   /// The staging rows were replaced under the single-sequence step (a
   /// gather), so `pos` and `token` no longer hold its state: decode
   /// uploads them again.
@@ -146,16 +149,20 @@ struct EngineShard : EngineDevice, EngineKernels {
   /// buffers for a step of B rows. A row with no token this step has
   /// position -1 (its K/V write is skipped).
   struct Batch {
-    Buffer ids, pos, next; ///< [maxRows] i32: the fed tokens, their positions, the picks
+    /// i32: the fed tokens and their positions, [maxRows + maxChunk] (a
+    /// prompt chunk's rows after the decode rows); the picks, [maxRows + 1]
+    /// (the chunk's after the bucket's rows).
+    Buffer ids, pos, next;
     /// [maxRows, pagesPerSequence()] i32: each row's pages, in order.
     Buffer pageTable;
     /// [maxRows] i32, a checked table (Stream::makeTable): the page each
     /// row writes, distinct (kv_norm_rope_write_pages' contract).
     Buffer writePages;
-    Acts acts;             ///< for `maxRows` rows; logits [maxRows, vocab]
+    /// For maxRows + maxChunk rows; logits [gemmRows(maxRows + 1), vocab].
+    Acts acts;
     Buffer tickets;        ///< batch_decode_attention's, one per row and KV head
     /// Tensor parallelism: every rank's vocabulary slice of every row's
-    /// logits, [ranks, gemmRows(maxRows), vocabRows], gathered.
+    /// logits, [ranks, gemmRows(maxRows + 1), vocabRows], gathered.
     Buffer gathered;
     /// A sampled row's position and draw, one 16-byte slot per row (kernel
     /// views start 16-byte aligned).
@@ -346,11 +353,25 @@ struct EngineShard : EngineDevice, EngineKernels {
   /// writePages[b]; `writePages` has maxRows distinct entries, the rows
   /// past the step's too), picks greedy, or drawn with sampling[b] where
   /// set; the picks in next.
+  /// With `chunk`, the step also runs a prompt's chunk in the staging
+  /// rows (docs/serving.md, mixed steps): its tokens at positions
+  /// chunk->from .. of the staging rows, whose rows before `from` hold the
+  /// prompt's prefix; where it is the prompt's last chunk, its pick is
+  /// next[rows].
+  struct PromptChunk {
+    std::vector<int32_t> ids;      ///< the chunk's tokens
+    int64_t from = 0;              ///< the position of its first
+    bool last = false;             ///< the prompt's last chunk: pick a token
+    const Sampling *sampling = nullptr; ///< the pick's (null: greedy)
+  };
   Status decodeBatch(const std::vector<int32_t> &ids, const std::vector<int32_t> &positions,
                      const std::vector<int32_t> &pageTable,
                      const std::vector<int32_t> &writePages,
-                     const std::vector<const Sampling *> &sampling, std::vector<int32_t> &next);
-  Status batchLayers(int64_t rows);
+                     const std::vector<const Sampling *> &sampling, std::vector<int32_t> &next,
+                     const PromptChunk *chunk = nullptr);
+  /// The launches of a step of B decode rows (a bucket) and `chunk`'s
+  /// rows after them (none: null).
+  Status batchLayers(int64_t B, const PromptChunk *chunk);
   /// Row `row` of the last batched step's logits.
   Status batchLogits(int64_t row, std::vector<float> &logits);
   /// Copies the rows of `pages` (in order) into staging rows [0, n pages).

@@ -73,6 +73,11 @@ Serves a Qwen3 checkpoint through the OpenAI API (POST /v1/chat/completions,
                            long prompt in chunks over several steps), so
                            running requests wait for no more between two
                            tokens; 0: whole prompts (default 512)
+  --prefill mixed|separate while requests generate, the next prompt's
+                           chunk runs inside their decode step, in the same
+                           GEMMs (mixed, the default, with --max-batch of
+                           at least 2 and a --prefill-chunk), or in a
+                           prefill of its own before the step (separate)
   --max-tokens N           the most tokens one request may generate
                            (default 4096)
   --max-queue N            requests waiting at most; more get 429 (default 64)
@@ -89,6 +94,7 @@ struct Options {
   serve::ServerOptions server;
   int64_t tensorParallel = 1, maxSeq = 0, maxTokens = 4096, maxQueue = 64, maxBatch = 16,
           prefillChunk = 512, kvCacheBytes = 0;
+  bool mixedPrefill = true;
   EngineOptions::Weights weights = EngineOptions::Weights::Stored;
   EngineOptions::AllReduce allReduce = EngineOptions::AllReduce::Auto;
 };
@@ -137,6 +143,11 @@ Options parseArgs(int argc, char **argv) {
       o.kvCacheBytes = parseBytes(a, value());
     } else if (a == "--prefill-chunk") {
       o.prefillChunk = parseInt(a, value(), 0, 1 << 24);
+    } else if (a == "--prefill") {
+      const std::string v = value();
+      if (v != "mixed" && v != "separate")
+        fail("--prefill: expected mixed or separate, got '" + v + "'");
+      o.mixedPrefill = v == "mixed";
     } else if (a == "--max-tokens") {
       o.maxTokens = parseInt(a, value(), 1, 1 << 24);
     } else if (a == "--max-queue") {
@@ -196,6 +207,7 @@ int main(int argc, char **argv) {
   eo.allReduce = o.allReduce;
   eo.maxSeqLen = o.maxSeq;
   eo.maxBatch = o.maxBatch;
+  eo.stepPromptTokens = o.mixedPrefill && o.maxBatch > 1 ? o.prefillChunk : 0;
   eo.kvCacheBytes = o.kvCacheBytes;
   std::unique_ptr<Engine> engine;
   if (Status st = Engine::create(o.model, eo, engine); !st)

@@ -58,6 +58,10 @@ struct EngineOptions {
   /// rank with tensor parallelism. From 2, the KV cache adds a paged cache
   /// (kvCacheBytes) to the staging rows every prompt runs in.
   int64_t maxBatch = 1;
+  /// The most prompt tokens a batched step also runs (decodeSlots with a
+  /// PromptChunk: a chunk of one prompt in the same GEMMs as the decode
+  /// rows, docs/serving.md); 0: none. Only with maxBatch of at least 2.
+  int64_t stepPromptTokens = 0;
   /// The batched step's attention shares per row and KV head (2, 4 or 8);
   /// 0: per bucket of rows, the fewest whose programs (rows x KV heads x
   /// S) fill 6 per SM of the device, else 8.
@@ -171,6 +175,30 @@ public:
   /// each one's pick in next[i]. Each row's result is the same whichever
   /// slots run beside it.
   Status decodeSlots(const std::vector<SlotStep> &steps, std::vector<int32_t> &next);
+  /// A chunk of a prompt that a batched step runs beside its decode rows,
+  /// in the same GEMMs (EngineOptions::stepPromptTokens; docs/serving.md,
+  /// mixed steps). Where `slot`'s sequence is a shorter prefix of `prompt`
+  /// (the chunks before), the chunk goes on from its end; otherwise the
+  /// slot's sequence is replaced and the chunk starts after the longest
+  /// prefix prefillSlot would reuse (`reused`). It runs at most `most`
+  /// tokens (and stepPromptTokens); `end` is the prompt's tokens run after
+  /// it, and where that is the whole prompt, `next` is its pick (with
+  /// `sampling`), as prefillSlot's.
+  struct PromptChunk {
+    int64_t slot = 0;
+    const std::vector<int32_t> *prompt = nullptr;
+    int64_t most = 0;
+    Sampling sampling;
+    int64_t reused = 0; ///< out: the prefix the first chunk reused (else 0)
+    int64_t end = 0;    ///< out
+    int32_t next = -1;  ///< out
+  };
+  /// EngineOptions::stepPromptTokens (0 with maxBatch 1).
+  int64_t stepPromptTokens() const;
+  /// decodeSlots, with `chunk` (not null) run in the same step. `steps`
+  /// may be empty.
+  Status decodeSlots(const std::vector<SlotStep> &steps, std::vector<int32_t> &next,
+                     PromptChunk *chunk);
   /// Moves the sequence `from` holds into slot `to` (its pages; `to`'s
   /// sequence released, `from` left empty). Moved into slot 0, it goes on
   /// with decode(): the single-sequence step, qwen3-run's, whose rows are

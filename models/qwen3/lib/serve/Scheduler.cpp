@@ -95,11 +95,33 @@ void Scheduler::loop() {
     }
     for (auto &[job, need] : admitted)
       prefilling.push_back(admit(std::move(job), need));
-    prefill(prefilling, running);
+    // While sequences decode, the next prompt's chunk runs inside their
+    // step (mixed steps, where the engine runs them); else prompts are
+    // prefilled on their own.
+    const bool mixed = !running.empty() && mixedChunk() > 0;
+    if (!mixed)
+      prefill(prefilling, running);
     metrics_.setRunning(static_cast<int64_t>(running.size() + prefilling.size()));
     updatePageMetrics();
     if (running.empty())
       continue;
+    // The chunk of the first waiting prompt (a cancelled one is retired).
+    Engine::PromptChunk chunk;
+    Engine::PromptChunk *withChunk = nullptr;
+    while (mixed && !prefilling.empty() && !withChunk) {
+      Sequence &seq = prefilling.front();
+      if (seq.job->cancelled()) {
+        finishWith(seq, "cancelled");
+        release(seq);
+        prefilling.pop_front();
+        continue;
+      }
+      chunk.slot = seq.slot;
+      chunk.prompt = &seq.job->request.promptIds;
+      chunk.most = mixedChunk();
+      chunk.sampling = seq.sampling;
+      withChunk = &chunk;
+    }
     // One batched step of every running sequence.
     std::vector<Engine::SlotStep> batch;
     for (const Sequence &seq : running)
@@ -134,10 +156,39 @@ void Scheduler::loop() {
       if (st)
         st = engine_.decode(running[0].token, next[0]);
     } else {
-      st = engine_.decodeSlots(batch, next);
+      st = engine_.decodeSlots(batch, next, withChunk);
     }
     metrics_.batchSize(static_cast<int64_t>(batch.size()));
     const auto now = Clock::now();
+    // The chunk's prompt: failed (finished), still going, or whole (its
+    // first token emitted; running from the next step).
+    std::vector<Sequence> joined;
+    if (withChunk) {
+      Sequence seq = std::move(prefilling.front());
+      prefilling.pop_front();
+      if (!st) {
+        finishWith(seq, st.message());
+        release(seq);
+      } else {
+        metrics_.prefillRun();
+        if (!seq.started)
+          seq.finish.usage.cachedTokens = chunk.reused;
+        seq.started = true;
+        seq.prefilled = chunk.end;
+        if (chunk.end < static_cast<int64_t>(chunk.prompt->size())) {
+          prefilling.push_front(std::move(seq));
+        } else {
+          seq.token = chunk.next;
+          metrics_.promptTokens(seq.finish.usage.promptTokens, seq.finish.usage.cachedTokens);
+          seq.last = now;
+          metrics_.timeToFirstToken(std::chrono::duration<double>(now - seq.job->arrived).count());
+          if (emit(seq))
+            release(seq);
+          else
+            joined.push_back(std::move(seq));
+        }
+      }
+    }
     std::vector<Sequence> still;
     for (size_t i = 0; i < running.size(); ++i) {
       Sequence &seq = running[i];
@@ -156,6 +207,8 @@ void Scheduler::loop() {
       else
         still.push_back(std::move(seq));
     }
+    for (Sequence &seq : joined)
+      still.push_back(std::move(seq));
     running = std::move(still);
     metrics_.setRunning(static_cast<int64_t>(running.size() + prefilling.size()));
     updatePageMetrics();

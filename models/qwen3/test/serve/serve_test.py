@@ -382,8 +382,12 @@ check((metric("qwen3_generation_tokens_total") or 0) > 0 and
       "metrics: tokens and time-to-first-token histogram")
 
 # A request left running alone outside slot 0 (the one beside it
-# finished) moves into slot 0 and goes on with the single-sequence step,
-# its text unchanged.
+# finished) moves into slot 0 and goes on with the single-sequence step.
+# Its steps beside the other request ran batched (GEMMs, not the batch-1
+# GEMVs), so its text follows the batch-1 text until a near-tie that the
+# two paths' rounding may break apart, not necessarily to its end; the
+# move itself is checked exactly by the engine's tests
+# (AMovedSequenceGoesOnInSlotZero).
 moves0 = metric("qwen3_slot_moves_total")
 lone_ref = run_greedy(prompts[2], 40)
 pair = {}
@@ -401,9 +405,12 @@ time.sleep(0.02)
 second.start()
 first.join()
 second.join()
-check(pair["long"][0] == 200 and same_text(pair["long"][1]["choices"][0]["text"], lone_ref) and
-      metric("qwen3_slot_moves_total") > moves0,
-      "a request left alone outside slot 0 moves there, its text its batch-1 text")
+long_text = pair["long"][1]["choices"][0]["text"] if pair["long"][0] == 200 else ""
+agreed = len(os.path.commonprefix([long_text, lone_ref]))
+check(pair["long"][0] == 200 and pair["long"][1]["usage"]["completion_tokens"] == 40 and
+      agreed >= 16 and metric("qwen3_slot_moves_total") > moves0,
+      f"a request left alone outside slot 0 moves there and completes; its text follows "
+      f"the batch-1 text ({agreed} of {len(lone_ref)} characters the same)")
 
 # A burst of clients connecting at once: every connection is served (the
 # listen backlog holds the burst; with cpp-httplib's own backlog of 5 some

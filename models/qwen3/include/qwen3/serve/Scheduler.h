@@ -70,6 +70,10 @@ public:
   /// `prefillChunk`: the prompt tokens prefilled per step at most, so the
   /// running sequences wait for at most that much prefill between two
   /// tokens (0: whole prompts, every admitted one before the next step).
+  /// Where the engine runs prompt chunks inside batched steps
+  /// (Engine::stepPromptTokens), a step with running sequences carries the
+  /// next waiting prompt's chunk in its GEMMs instead (mixed steps); with
+  /// none running, prompts are prefilled on their own.
   Scheduler(Engine &engine, const Tokenizer &tokenizer, const ModelConfig &config,
             size_t maxQueue, Metrics &metrics, int64_t prefillChunk = 0);
   ~Scheduler();
@@ -125,6 +129,10 @@ private:
   /// finish event sent).
   bool emit(Sequence &seq);
   void finishWith(Sequence &seq, const std::string &error);
+  /// The prompt tokens a mixed step carries (0: no mixed steps).
+  int64_t mixedChunk() const {
+    return prefillChunk_ > 0 ? std::min(prefillChunk_, engine_.stepPromptTokens()) : 0;
+  }
 
   Engine &engine_;
   const Tokenizer &tokenizer_;
