@@ -3,6 +3,7 @@
 //   qwen3-batch-bench --model DIR --kernels DIR [--rows 1,16,64]
 //                     [--context 640] [--steps 64] [--device cuda]
 //                     [--attention-splits S] [--weights stored|16bit|fp8]
+//                     [--chunks 256,512]
 //
 // The step continuous batching runs (Engine::decodeSlots, docs/serving.md)
 // without the server around it: for each row count R, R cache slots hold a
@@ -19,6 +20,15 @@
 // GEMMs: the weights and the rows). Prints one JSON line per row count,
 // with the device-to-device copy bandwidth of the same run, and the
 // weight bytes a step must read (the roofline's numerator).
+//
+// With --chunks, for each row count and chunk size C, mixed steps: the R
+// rows' step carrying C tokens of a prompt of 4C random tokens in one more
+// slot (Engine::PromptChunk), two prompts, each step timed as above,
+// median; beside it, the same chunks prefilled on their own
+// (prefillSlot of the prompt up to each chunk's end, as qwen3-serve's
+// --prefill separate runs them; other prompts, so nothing is reused),
+// median, whose sum with the step alone is what a separate prefill costs
+// the running rows. (The mixed step's correctness: Qwen3MixedStep's tests.)
 //
 //===----------------------------------------------------------------------===//
 
@@ -60,7 +70,7 @@ double quantile(std::vector<double> v, double q) {
 int main(int argc, char **argv) {
   qwen3::tool::name() = "qwen3-batch-bench";
   std::string model, kernels, device = "cuda";
-  std::vector<int64_t> rows = {1, 16, 64};
+  std::vector<int64_t> rows = {1, 16, 64}, chunks;
   int64_t context = 640, steps = 64, splits = 0;
   EngineOptions::Weights weights = EngineOptions::Weights::Stored;
   for (int i = 1; i < argc; ++i) {
@@ -80,6 +90,8 @@ int main(int argc, char **argv) {
       steps = qwen3::tool::parseInt(a, value(), 1, 100000);
     else if (a == "--weights")
       weights = qwen3::tool::parseWeights(a, value());
+    else if (a == "--chunks")
+      chunks = parseList(a, value());
     else if (a == "--attention-splits")
       splits = qwen3::tool::parseInt(a, value(), 0, 8); // EngineOptions::batchAttentionSplits
     else
@@ -91,10 +103,14 @@ int main(int argc, char **argv) {
   EngineOptions eo;
   eo.device = device;
   eo.kernelsDir = kernels;
-  eo.maxBatch = *std::max_element(rows.begin(), rows.end());
+  const int64_t maxRows = *std::max_element(rows.begin(), rows.end());
+  const int64_t maxChunk = chunks.empty() ? 0 : *std::max_element(chunks.begin(), chunks.end());
+  // A slot more for the chunks' prompt.
+  eo.maxBatch = std::max<int64_t>(2, maxRows + (chunks.empty() ? 0 : 1));
+  eo.stepPromptTokens = maxChunk;
   eo.batchAttentionSplits = splits;
   eo.weights = weights;
-  eo.maxSeqLen = context + steps + 8;
+  eo.maxSeqLen = std::max(context + steps + 16, 4 * maxChunk + 8);
   std::unique_ptr<Engine> engine;
   if (Status st = Engine::create(model, eo, engine); !st)
     fail(st.message());
@@ -225,6 +241,62 @@ int main(int argc, char **argv) {
                         {"profile_ms", profMs},
                         {"profile", p}};
     std::cout << j.dump() << std::endl;
+
+    for (int64_t C : chunks) {
+      // Two prompts of four chunks each, run beside the R rows, then the
+      // same prompts' chunks prefilled on their own.
+      std::vector<double> mixedMs, separateMs;
+      for (int rep = 0; rep < 2; ++rep) {
+        std::vector<int32_t> prompt(4 * C);
+        for (int32_t &t : prompt)
+          t = tok(gen);
+        Engine::PromptChunk chunk;
+        chunk.slot = R;
+        chunk.prompt = &prompt;
+        chunk.most = C;
+        while (chunk.end < static_cast<int64_t>(prompt.size())) {
+          auto t0 = std::chrono::steady_clock::now();
+          if (Status st = engine->decodeSlots(batch, next, &chunk); !st)
+            fail(st.message());
+          mixedMs.push_back(
+              std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0)
+                  .count());
+          for (int64_t s = 0; s < R; ++s)
+            batch[s].token = next[s];
+        }
+        if (Status st = engine->releaseSlot(R); !st)
+          fail(st.message());
+        // Another prompt, so nothing of the first is reused.
+        for (int32_t &t : prompt)
+          t = tok(gen);
+        for (int64_t end = C; end <= static_cast<int64_t>(prompt.size()); end += C) {
+          const std::vector<int32_t> part(prompt.begin(), prompt.begin() + end);
+          int32_t pick = 0;
+          int64_t reused = 0;
+          auto t0 = std::chrono::steady_clock::now();
+          if (Status st = engine->prefillSlot(R, part, Sampling(), pick, reused); !st)
+            fail(st.message());
+          separateMs.push_back(
+              std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0)
+                  .count());
+        }
+        if (Status st = engine->releaseSlot(R); !st)
+          fail(st.message());
+      }
+      const double mixed = quantile(mixedMs, 0.5), separate = quantile(separateMs, 0.5);
+      nlohmann::json m = {{"kind", "mixed_step"},
+                          {"device", engine->deviceName()},
+                          {"rows", R},
+                          {"chunk", C},
+                          {"context", context},
+                          {"steps", mixedMs.size()},
+                          {"mixed_step_ms", mixed},
+                          {"separate_prefill_ms", separate},
+                          {"step_alone_ms", med},
+                          {"separate_total_ms", separate + med},
+                          {"copy_bytes_per_s", copyBps}};
+      std::cout << m.dump() << std::endl;
+    }
   }
   return 0;
 }
