@@ -253,7 +253,7 @@ int main(int argc, char **argv) {
         Engine::PromptChunk chunk;
         chunk.slot = R;
         chunk.prompt = &prompt;
-        chunk.most = C;
+        chunk.stepTokens = R + C; // R is its own bucket (a power of two)
         while (chunk.end < static_cast<int64_t>(prompt.size())) {
           auto t0 = std::chrono::steady_clock::now();
           if (Status st = engine->decodeSlots(batch, next, &chunk); !st)

@@ -280,8 +280,8 @@ Status Engine::decodeSlots(const std::vector<SlotStep> &steps, std::vector<int32
     if (first.maxChunk <= 0)
       return Status::error("a batched step runs no prompt chunk (EngineOptions::stepPromptTokens "
                            "is 0)");
-    if (!chunk->prompt || chunk->most < 1)
-      return Status::error("a prompt chunk needs a prompt and at least one token to run");
+    if (!chunk->prompt || chunk->stepTokens < 1)
+      return Status::error("a prompt chunk needs a prompt and a step of at least one token");
     if (Status st = checkPrompt(static_cast<int64_t>(chunk->prompt->size()), m.maxSeq); !st)
       return st;
     if (Status st = checkSampling(chunk->sampling); !st)
@@ -337,7 +337,10 @@ Status Engine::decodeSlots(const std::vector<SlotStep> &steps, std::vector<int32
       from = chunk->reused;
     }
     const int64_t size = static_cast<int64_t>(prompt.size());
-    chunk->end = std::min(size, from + std::min(chunk->most, first.maxChunk));
+    const int64_t decodeRows = rows > 0 ? first.rowBucket(rows) : 0;
+    const int64_t tokens = std::min(std::max<int64_t>(1, chunk->stepTokens - decodeRows),
+                                    first.maxChunk);
+    chunk->end = std::min(size, from + tokens);
     part = std::make_unique<EngineShard::PromptChunk>();
     part->ids.assign(prompt.begin() + from, prompt.begin() + chunk->end);
     part->from = from;

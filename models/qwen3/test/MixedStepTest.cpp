@@ -76,7 +76,7 @@ TEST_P(Qwen3MixedStep, ChunksBesideDecodeRowsMatchAWholePrefill) {
   Engine::PromptChunk chunk;
   chunk.slot = 2;
   chunk.prompt = &prompt;
-  chunk.most = 8; // stepPromptTokens (5) caps it
+  chunk.stepTokens = 9; // 7 for the chunk beside 2 rows: stepPromptTokens (5) caps it
   int64_t steps = 0, end = 0;
   while (end < static_cast<int64_t>(prompt.size())) {
     std::vector<int32_t> got, refNext;
@@ -147,17 +147,19 @@ TEST(Qwen3MixedStep, ChunksGoOnFromPagesAndReusePublishedOnes) {
   Engine::PromptChunk chunk;
   chunk.slot = 1;
   chunk.prompt = &prompt;
-  chunk.most = 16;
+  chunk.stepTokens = 16;
   std::vector<int32_t> next;
   ASSERT_TRUE(mixed->decodeSlots({{0, t0, Sampling()}}, next, &chunk).isOk());
-  EXPECT_EQ(chunk.end, 16);
+  EXPECT_EQ(chunk.end, 15); // the step's 16 rows: one decode row, 15 of the prompt
   t0 = next[0];
   // Another prompt takes the staging rows; slot 1's rows go to its pages.
   int32_t t2 = 0;
   ASSERT_TRUE(mixed->prefillSlot(2, kSecond, Sampling(), t2, reused).isOk());
   while (chunk.end < static_cast<int64_t>(prompt.size())) {
+    const int64_t before = chunk.end;
     ASSERT_TRUE(
         mixed->decodeSlots({{0, t0, Sampling()}, {2, t2, Sampling()}}, next, &chunk).isOk());
+    EXPECT_EQ(chunk.end, std::min<int64_t>(before + 14, prompt.size()));
     t0 = next[0];
     t2 = next[1];
   }
@@ -168,14 +170,15 @@ TEST(Qwen3MixedStep, ChunksGoOnFromPagesAndReusePublishedOnes) {
   EXPECT_GE(test::agreement(ref.data(), logitsOf(*mixed, 1).data(), ref.size()).cosine, 0.99999);
 
   // Released, its first page stays published: a prompt sharing it reuses
-  // it, and its chunks run in steps of no decode row.
+  // it, and its chunks run in steps of no decode row (the step's rows all
+  // its own).
   ASSERT_TRUE(mixed->releaseSlot(1).isOk());
   std::vector<int32_t> other(prompt.begin(), prompt.begin() + 64);
   other.insert(other.end(), {3, 1, 4, 1, 5, 9, 2});
   Engine::PromptChunk second;
   second.slot = 3;
   second.prompt = &other;
-  second.most = 4;
+  second.stepTokens = 4;
   ASSERT_TRUE(mixed->decodeSlots({}, next, &second).isOk());
   EXPECT_TRUE(next.empty());
   EXPECT_EQ(second.reused, 64);
@@ -200,7 +203,7 @@ TEST(Qwen3MixedStep, RefusesChunksItCannotRun) {
   Engine::PromptChunk chunk;
   chunk.slot = 1;
   chunk.prompt = &kSecond;
-  chunk.most = 4;
+  chunk.stepTokens = 4;
   std::vector<int32_t> next;
   Status st = plain->decodeSlots({{0, t, Sampling()}}, next, &chunk);
   EXPECT_FALSE(st.isOk());
@@ -209,15 +212,21 @@ TEST(Qwen3MixedStep, RefusesChunksItCannotRun) {
   st = mixed->decodeSlots({{0, t, Sampling()}}, next, &chunk);
   EXPECT_NE(st.message().find("stepped and prefilled"), std::string::npos) << st.message();
   chunk.slot = 1;
-  chunk.most = 0;
+  chunk.stepTokens = 0;
   EXPECT_FALSE(mixed->decodeSlots({{0, t, Sampling()}}, next, &chunk).isOk());
   const std::vector<int32_t> empty;
   chunk.prompt = &empty;
-  chunk.most = 4;
+  chunk.stepTokens = 4;
   EXPECT_FALSE(mixed->decodeSlots({{0, t, Sampling()}}, next, &chunk).isOk());
-  // Slot 0 is untouched by the refusals: it steps on.
+  // Slot 0 is untouched by the refusals: it steps on. A step its decode
+  // rows fill still runs one prompt token.
   chunk.prompt = &kSecond;
+  chunk.stepTokens = 1;
   ASSERT_TRUE(mixed->decodeSlots({{0, t, Sampling()}}, next, &chunk).isOk());
-  EXPECT_EQ(mixed->slotLength(0), static_cast<int64_t>(kFirst.size()) + 1);
+  EXPECT_EQ(chunk.end, 1);
+  chunk.stepTokens = 4;
+  ASSERT_TRUE(mixed->decodeSlots({{0, next[0], Sampling()}}, next, &chunk).isOk());
+  EXPECT_EQ(chunk.end, 3);
+  EXPECT_EQ(mixed->slotLength(0), static_cast<int64_t>(kFirst.size()) + 2);
   EXPECT_EQ(mixed->slotLength(1), static_cast<int64_t>(kSecond.size()));
 }

@@ -180,14 +180,17 @@ public:
   /// mixed steps). Where `slot`'s sequence is a shorter prefix of `prompt`
   /// (the chunks before), the chunk goes on from its end; otherwise the
   /// slot's sequence is replaced and the chunk starts after the longest
-  /// prefix prefillSlot would reuse (`reused`). It runs at most `most`
-  /// tokens (and stepPromptTokens); `end` is the prompt's tokens run after
-  /// it, and where that is the whole prompt, `next` is its pick (with
-  /// `sampling`), as prefillSlot's.
+  /// prefix prefillSlot would reuse (`reused`). The step runs
+  /// `stepTokens` rows at most: the decode rows, rounded up to the power
+  /// of two their graph runs, and the chunk's, which gets the rest (at
+  /// least one token, at most stepPromptTokens). A budget that is a
+  /// multiple of 128 fills the prompt GEMMs' tiles of rows. `end` is the
+  /// prompt's tokens run after it, and where that is the whole prompt,
+  /// `next` is its pick (with `sampling`), as prefillSlot's.
   struct PromptChunk {
     int64_t slot = 0;
     const std::vector<int32_t> *prompt = nullptr;
-    int64_t most = 0;
+    int64_t stepTokens = 0;
     Sampling sampling;
     int64_t reused = 0; ///< out: the prefix the first chunk reused (else 0)
     int64_t end = 0;    ///< out

@@ -118,7 +118,7 @@ void Scheduler::loop() {
       }
       chunk.slot = seq.slot;
       chunk.prompt = &seq.job->request.promptIds;
-      chunk.most = mixedChunk();
+      chunk.stepTokens = mixedChunk();
       chunk.sampling = seq.sampling;
       withChunk = &chunk;
     }

@@ -72,8 +72,9 @@ public:
   /// tokens (0: whole prompts, every admitted one before the next step).
   /// Where the engine runs prompt chunks inside batched steps
   /// (Engine::stepPromptTokens), a step with running sequences carries the
-  /// next waiting prompt's chunk in its GEMMs instead (mixed steps); with
-  /// none running, prompts are prefilled on their own.
+  /// next waiting prompt's chunk in its GEMMs instead (mixed steps), the
+  /// step's rows `prefillChunk` at most (the decode rows and the chunk's);
+  /// with none running, prompts are prefilled on their own.
   Scheduler(Engine &engine, const Tokenizer &tokenizer, const ModelConfig &config,
             size_t maxQueue, Metrics &metrics, int64_t prefillChunk = 0);
   ~Scheduler();
@@ -129,7 +130,8 @@ private:
   /// finish event sent).
   bool emit(Sequence &seq);
   void finishWith(Sequence &seq, const std::string &error);
-  /// The prompt tokens a mixed step carries (0: no mixed steps).
+  /// The rows of a mixed step, the chunk's and the decode rows' (0: no
+  /// mixed steps).
   int64_t mixedChunk() const {
     return prefillChunk_ > 0 ? std::min(prefillChunk_, engine_.stepPromptTokens()) : 0;
   }
