@@ -143,15 +143,18 @@ Status EngineShard::batchLayers(int64_t B, const PromptChunk *chunk) {
   const int64_t heads = B + (chunk && chunk->last ? 1 : 0);
   const int64_t splits = batchSplits(B);
   const double esize = 2;
-  // Up to 64 rows, GEMMs of 64 x 32 tiles (64 x 64 for the outputs of
-  // the hidden size): the prompt's 128 x 256 (or 128) tiles leave most SMs
-  // idle at a few rows (Qwen3-8B's down projection: 32 programs). Each runs
-  // over gemmRows(rows) rows, whole tiles.
+  // Up to 128 rows (a mixed step's decode rows and a short chunk among
+  // them), GEMMs of 64 x 32 tiles (64 x 64 for the outputs of the hidden
+  // size): the prompt's 128 x 256 (or 128) tiles leave most SMs idle at a
+  // few rows (Qwen3-8B's down projection: 32 programs). Each runs over
+  // gemmRows(rows) rows, whole tiles.
+  const auto fewRows = [](int64_t rows) { return rows <= 128; };
   auto gemm = [&](const char *what, int64_t rows, const Buffer &x, int64_t k, const Buffer &w,
                   int64_t n, const Buffer &y, int64_t yOffset = 0) {
     const int64_t P = gemmRows(rows);
     const Arg args[] = {Arg::in(x, {P, k}), Arg::in(w, {n, k}), Arg::out(y, {P, n}, {}, yOffset)};
-    const Kernel &kernel = rows > 64 ? pickGemm(P, n) : n == H ? kGemmRows64Wide : kGemmRows64;
+    const Kernel &kernel =
+        !fewRows(rows) ? pickGemm(P, n) : n == H ? kGemmRows64Wide : kGemmRows64;
     return launch(kernel, args, 3, esize * (n * k + rows * (k + n)), what);
   };
   Status st = Status::ok();
@@ -210,7 +213,7 @@ Status EngineShard::batchLayers(int64_t B, const PromptChunk *chunk) {
     TRY(launch(kAddRms, {Arg::in(a.ao, {R, H}), Arg::inout(a.res, {R, H}),
                          Arg::in(unitNorm, {H}), Arg::out(a.h, {R, H}), Arg::real(eps)}));
     TRY(promptWeight(L.gateUp, 2 * I, H, &L.postNorm, w));
-    TRY(launch(R <= 64 ? kGemmSwigluRows64 : kGemmSwiglu,
+    TRY(launch(fewRows(R) ? kGemmSwigluRows64 : kGemmSwiglu,
                {Arg::in(a.h, {gemmRows(R), H}), Arg::in(*w, {2 * I, H}),
                 Arg::out(a.act, {gemmRows(R), I})},
                esize * (2 * I * H + R * (H + I))));

@@ -192,6 +192,30 @@ TEST(Qwen3MixedStep, ChunksGoOnFromPagesAndReusePublishedOnes) {
   EXPECT_GE(test::agreement(ref.data(), logitsOf(*mixed, 3).data(), ref.size()).cosine, 0.99999);
 }
 
+// A step of more than 64 rows (the GEMMs over two 64-row tiles): a
+// 100-token prompt in one chunk beside a decode row.
+TEST(Qwen3MixedStep, AStepOfMoreThan64RowsMatchesAWholePrefill) {
+  std::unique_ptr<Engine> mixed = openEngine("tiny-bf16", 2, 100);
+  std::unique_ptr<Engine> fresh = openEngine("tiny-bf16", 1, 0);
+  ASSERT_TRUE(mixed && fresh);
+  const std::vector<int32_t> prompt = longPrompt(300, 100);
+  int32_t t0 = 0, want = 0;
+  int64_t reused = 0;
+  ASSERT_TRUE(mixed->prefillSlot(0, kFirst, Sampling(), t0, reused).isOk());
+  Engine::PromptChunk chunk;
+  chunk.slot = 1;
+  chunk.prompt = &prompt;
+  chunk.stepTokens = 101;
+  std::vector<int32_t> next;
+  ASSERT_TRUE(mixed->decodeSlots({{0, t0, Sampling()}}, next, &chunk).isOk());
+  EXPECT_EQ(chunk.end, 100);
+  ASSERT_TRUE(fresh->prefill(prompt, want).isOk());
+  std::vector<float> ref;
+  ASSERT_TRUE(fresh->lastLogits(ref).isOk());
+  EXPECT_EQ(chunk.next, want);
+  EXPECT_GE(test::agreement(ref.data(), logitsOf(*mixed, 1).data(), ref.size()).cosine, 0.99999);
+}
+
 TEST(Qwen3MixedStep, RefusesChunksItCannotRun) {
   std::unique_ptr<Engine> plain = openEngine("tiny-bf16", 2, 0);
   std::unique_ptr<Engine> mixed = openEngine("tiny-bf16", 2, 4);
