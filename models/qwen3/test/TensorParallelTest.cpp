@@ -35,8 +35,10 @@ std::string modelDir(const std::string &name) {
 using AllReduce = EngineOptions::AllReduce;
 
 Status open(const std::string &dir, int64_t ranks, std::unique_ptr<Engine> &engine,
-            int64_t maxBatch = 1, AllReduce allReduce = AllReduce::Auto) {
+            int64_t maxBatch = 1, AllReduce allReduce = AllReduce::Auto,
+            int64_t stepPromptTokens = 0) {
   EngineOptions opts;
+  opts.stepPromptTokens = stepPromptTokens;
   opts.allReduce = allReduce;
   opts.device = test::testDevice();
   opts.kernelsDir = test::kernelsDir();
@@ -254,6 +256,60 @@ TEST(Qwen3TensorParallel, PublishedPagesServeEveryRank) {
   }
   // Slot 1's 118 positions in 2 pages (the first shared), slot 0's 3 in 1.
   EXPECT_EQ(split->pageCounts().inUse, 3);
+}
+
+// Mixed steps on every rank: a prompt's chunks inside batched steps beside
+// a decode row (its last chunk's pick from the LM head's all-gather), then
+// both rows decoding, against one device doing the same.
+TEST(Qwen3TensorParallel, MixedStepsMatchOneDevice) {
+  const std::string dir = modelDir("mixed");
+  writeModel(dir, ModelShape{});
+  std::unique_ptr<Engine> one, split;
+  ASSERT_TRUE(open(dir, 1, one, 2, AllReduce::Auto, 8).isOk());
+  Status st = open(dir, 2, split, 2, AllReduce::Auto, 8);
+  if (!st && test::testDevice() != "cpu")
+    GTEST_SKIP() << "2 ranks on " << test::testDevice() << ": " << st.message();
+  ASSERT_TRUE(st.isOk()) << st.message();
+  std::vector<int32_t> prompt;
+  for (int32_t i = 0; i < 30; ++i)
+    prompt.push_back(200 + (i * 53) % 1700);
+  int32_t ta = 0, tb = 0;
+  int64_t reused = 0;
+  ASSERT_TRUE(one->prefillSlot(0, {11, 12, 13, 14}, Sampling(), ta, reused).isOk());
+  ASSERT_TRUE(split->prefillSlot(0, {11, 12, 13, 14}, Sampling(), tb, reused).isOk());
+  ASSERT_EQ(ta, tb);
+  Engine::PromptChunk ca, cb;
+  ca.slot = cb.slot = 1;
+  ca.prompt = cb.prompt = &prompt;
+  ca.stepTokens = cb.stepTokens = 8;
+  std::vector<float> la, lb;
+  while (ca.end < static_cast<int64_t>(prompt.size())) {
+    std::vector<int32_t> na, nb;
+    ASSERT_TRUE(one->decodeSlots({{0, ta, Sampling()}}, na, &ca).isOk());
+    ASSERT_TRUE(split->decodeSlots({{0, ta, Sampling()}}, nb, &cb).isOk());
+    ASSERT_EQ(ca.end, cb.end);
+    ASSERT_TRUE(one->slotLogits(0, la).isOk());
+    ASSERT_TRUE(split->slotLogits(0, lb).isOk());
+    ASSERT_GE(test::agreement(la.data(), lb.data(), la.size()).cosine, 0.999) << ca.end;
+    ta = na[0];
+  }
+  ASSERT_TRUE(one->slotLogits(1, la).isOk());
+  ASSERT_TRUE(split->slotLogits(1, lb).isOk());
+  EXPECT_GE(test::agreement(la.data(), lb.data(), la.size()).cosine, 0.999);
+  int32_t t1 = ca.next;
+  for (int step = 0; step < 6; ++step) {
+    std::vector<int32_t> na, nb;
+    ASSERT_TRUE(one->decodeSlots({{0, ta, Sampling()}, {1, t1, Sampling()}}, na).isOk());
+    ASSERT_TRUE(split->decodeSlots({{0, ta, Sampling()}, {1, t1, Sampling()}}, nb).isOk());
+    for (int64_t slot : {0, 1}) {
+      ASSERT_TRUE(one->slotLogits(slot, la).isOk());
+      ASSERT_TRUE(split->slotLogits(slot, lb).isOk());
+      ASSERT_GE(test::agreement(la.data(), lb.data(), la.size()).cosine, 0.999)
+          << "slot " << slot << " step " << step;
+    }
+    ta = na[0];
+    t1 = na[1];
+  }
 }
 
 // Prefix reuse on every rank: a prompt extending the last one prefills its
