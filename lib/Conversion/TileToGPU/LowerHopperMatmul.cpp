@@ -191,9 +191,13 @@ std::optional<HopperMatmulPlan> tile::planHopperMatmul(KernelOp kernel,
   // y[m, n]. Its ops run on the accumulator's registers (wgmma's layout:
   // a thread holds column pairs of two rows), so each must map register to
   // register: column slices at multiples of 8 of whole rows, converts,
-  // splats of constants and element-wise ops. Anything else after the loop
-  // (other than owning y's tile, constants, the return) is not planned.
+  // splats of constants and element-wise ops. The stored tile may be the
+  // result's transpose (y[n, m]: weights as the dot's A, a few tokens as
+  // its B), which the store writes element by element. Anything else after
+  // the loop (other than owning y's tile, constants, the return) is not
+  // planned.
   Operation *storeOp = nullptr;
+  PermuteOp transpose;
   SmallVector<Operation *> epilogue;
   llvm::SmallPtrSet<Value, 16> computed{loop.getResult(0)};
   for (Operation *op = loop->getNextNode(); op; op = op->getNextNode()) {
@@ -203,6 +207,16 @@ std::optional<HopperMatmulPlan> tile::planHopperMatmul(KernelOp kernel,
       if (storeOp || !computed.count(st.getValue()))
         return no("more than one store, or a store of a value not computed from the accumulator");
       storeOp = op;
+      continue;
+    }
+    if (auto permute = dyn_cast<PermuteOp>(op)) {
+      if (transpose || !computed.count(permute.getSource()) ||
+          permute.getPermutation() != ArrayRef<int64_t>{1, 0} ||
+          !permute.getResult().hasOneUse() ||
+          !isa<StoreOp>(*permute.getResult().getUsers().begin()))
+        return no("an epilogue transpose other than one of the stored tile");
+      transpose = permute;
+      computed.insert(permute.getResult());
       continue;
     }
     bool tensorResult = op->getNumResults() == 1 &&
@@ -241,15 +255,22 @@ std::optional<HopperMatmulPlan> tile::planHopperMatmul(KernelOp kernel,
   auto store = dyn_cast_or_null<StoreOp>(storeOp);
   if (!store || !store.getIndices().empty())
     return no("no whole-tile store of the result");
-  auto stored = cast<RankedTensorType>(store.getValue().getType());
+  // The tile as the accumulator holds it: [bm, yCols].
+  Value result = transpose ? transpose.getSource() : store.getValue();
+  auto stored = cast<RankedTensorType>(result.getType());
   if (stored.getElementType() != element)
     return no("the stored element type differs from the operands'");
+  // y's tile index along the accumulator's rows (x's row index) and along
+  // its columns: [m, n], or [n, m] where transposed.
+  const unsigned rowDim = transpose ? 1 : 0;
   auto own = store.getDest().getDefiningOp<OwnOp>();
-  if (!own || own.getIndices().size() != 2 || own.getIndices()[0] != m)
-    return no("the stored tile is not owned at [m, n] with x's row index");
+  if (!own || own.getIndices().size() != 2 || own.getIndices()[rowDim] != m)
+    return no("the stored tile is not owned at [m, n] (or [n, m] transposed) with x's row index");
   int64_t yCols = stored.getDimSize(1);
-  auto y = partitionArgument(kernel, own.getPartition(), {bm, yCols},
-                             OwnershipMode::Out);
+  auto y = partitionArgument(
+      kernel, own.getPartition(),
+      transpose ? SmallVector<int64_t>{yCols, bm} : SmallVector<int64_t>{bm, yCols},
+      OwnershipMode::Out);
   if (!y || cast<ViewType>(kernel.getArgumentTypes()[*y]).getElementType() !=
                 element)
     return no("y is not an `out` view of the operands' element type, tiled as stored");
@@ -262,7 +283,9 @@ std::optional<HopperMatmulPlan> tile::planHopperMatmul(KernelOp kernel,
   plan.bm = bm, plan.bn = bn, plan.bk = kBK;
   plan.consumers = bm / 64, plan.wParts = wParts, plan.yCols = yCols;
   plan.element = element;
-  plan.m = m, plan.yn = own.getIndices()[1], plan.wRows = wRows;
+  plan.m = m, plan.yn = own.getIndices()[1 - rowDim], plan.wRows = wRows;
+  plan.transposed = static_cast<bool>(transpose);
+  plan.transpose = transpose;
   plan.loop = loop, plan.epilogue = epilogue, plan.store = store;
   plan.stages = std::min<int64_t>(8, plan.maxStages());
   if (plan.stages < 2)
@@ -548,7 +571,10 @@ void HopperMatmulEmitter::consume(Value numK, Value consumer) {
     }
     regs.map(result, v);
   }
-  Value out = regs.lookup(cast<StoreOp>(plan.store).getValue());
+  Value stored = cast<StoreOp>(plan.store).getValue();
+  if (plan.transposed)
+    stored = stored.getDefiningOp<PermuteOp>().getSource();
+  Value out = regs.lookup(stored);
 
   // The store: thread (warp w, lane t) of a consumer holds rows
   // w*16 + t/4 (+8) and column pairs 8j + 2(t%4) of its 64-row slice.
@@ -580,6 +606,33 @@ void HopperMatmulEmitter::consume(Value numK, Value consumer) {
       arith::MulIOp::create(b, loc,
                             arith::RemUIOp::create(b, loc, lane, l.index(4)),
                             l.index(2)));
+  if (plan.transposed) {
+    // Accumulator row r, column c to y[c, r]: element by element (a pair
+    // of columns is two rows of y).
+    Value yRow0 = col0, yCol0 = row0;
+    for (int64_t half = 0; half < 2; ++half) {
+      Value col = arith::AddIOp::create(b, loc, yCol0, l.index(8 * half));
+      Value colIn =
+          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, col, cols);
+      auto inCols = scf::IfOp::create(b, loc, colIn, /*withElse=*/false);
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(&inCols.getThenRegion().front());
+      for (int64_t j = 0; j < plan.yCols / 8; ++j)
+        for (int64_t e = 0; e < 2; ++e) {
+          Value row = arith::AddIOp::create(b, loc, yRow0, l.index(8 * j + e));
+          auto inRows = scf::IfOp::create(
+              b, loc,
+              arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, row, rows),
+              /*withElse=*/false);
+          OpBuilder::InsertionGuard inner(b);
+          b.setInsertionPointToStart(&inRows.getThenRegion().front());
+          memref::StoreOp::create(
+              b, loc, vector::ExtractOp::create(b, loc, out, 4 * j + 2 * half + e), y,
+              ValueRange{row, col});
+        }
+    }
+    return;
+  }
   auto pairType = VectorType::get({2}, element);
   for (int64_t half = 0; half < 2; ++half) {
     Value row = arith::AddIOp::create(b, loc, row0, l.index(8 * half));

@@ -27,13 +27,18 @@ using namespace tile::gpu_lowering;
 DictionaryAttr tile::hopperMatmulPlanAttr(MLIRContext *context,
                                           const HopperMatmulPlan &plan) {
   Builder b(context);
-  return b.getDictionaryAttr({
+  SmallVector<NamedAttribute> fields = {
       b.getNamedAttr("bm", b.getI64IntegerAttr(plan.bm)),
       b.getNamedAttr("bn", b.getI64IntegerAttr(plan.bn)),
       b.getNamedAttr("bk", b.getI64IntegerAttr(plan.bk)),
       b.getNamedAttr("stages", b.getI64IntegerAttr(plan.stages)),
       b.getNamedAttr("consumers", b.getI64IntegerAttr(plan.consumers)),
-  });
+  };
+  // Decided by the body (its store of the result's transpose), printed so
+  // the plan shows it.
+  if (plan.transposed)
+    fields.push_back(b.getNamedAttr("transposed_store", b.getUnitAttr()));
+  return b.getDictionaryAttr(fields);
 }
 
 FailureOr<std::optional<HopperMatmulPlan>>
@@ -100,9 +105,10 @@ struct PlanHopperMatmulPass
                                           .function(kernel.getSymName()))
           << remark::add("Hopper TMA + wgmma GEMM: tile {0}x{1}x{2}, {3} "
                          "stages, consumer warpgroups: {4} (and a producer), "
-                         "{5} bytes of dynamic shared memory",
+                         "{5} bytes of dynamic shared memory{6}",
                          plan->bm, plan->bn, plan->bk, plan->stages,
-                         plan->consumers, plan->sharedBytes());
+                         plan->consumers, plan->sharedBytes(),
+                         plan->transposed ? ", the result stored transposed" : "");
   }
 };
 } // namespace

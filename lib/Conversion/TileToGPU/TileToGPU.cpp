@@ -442,7 +442,8 @@ LogicalResult GPUKernelLowering::lowerOp(Operation *op) {
     // The planned loop lowers with its epilogue and store.
     if (op == hopper->loop)
       return lowerHopperMatmul();
-    if (op == hopper->store || llvm::is_contained(hopper->epilogue, op))
+    if (op == hopper->store || op == hopper->transpose ||
+        llvm::is_contained(hopper->epilogue, op))
       return success();
   }
   if (fragments.dots.empty())

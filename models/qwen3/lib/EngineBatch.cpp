@@ -151,6 +151,14 @@ Status EngineShard::batchLayers(int64_t B, const PromptChunk *chunk) {
   const auto fewRows = [](int64_t rows) { return rows <= 128; };
   auto gemm = [&](const char *what, int64_t rows, const Buffer &x, int64_t k, const Buffer &w,
                   int64_t n, const Buffer &y, int64_t yOffset = 0) {
+    if (rows <= 64) {
+      // W's rows as the dot's A: BT tokens a program, over the rows
+      // rounded up to BT (rows of the buffers, computed and not read).
+      const int64_t bt = rows <= 16 ? 16 : rows <= 32 ? 32 : 64, T = (rows + bt - 1) / bt * bt;
+      const Arg args[] = {Arg::in(x, {T, k}), Arg::in(w, {n, k}),
+                          Arg::out(y, {T, n}, {}, yOffset)};
+      return launch(kGemmFew.at(bt), args, 3, esize * (n * k + rows * (k + n)), what);
+    }
     const int64_t P = gemmRows(rows);
     const Arg args[] = {Arg::in(x, {P, k}), Arg::in(w, {n, k}), Arg::out(y, {P, n}, {}, yOffset)};
     const Kernel &kernel =

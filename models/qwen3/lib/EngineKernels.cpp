@@ -58,6 +58,10 @@ Status EngineKernels::load(const Module &module, const std::string &manifest,
   for (const auto &[inst, kernel] : fixed)
     if (Status st = find(module, manifest, inst.name(), *kernel); !st)
       return st;
+  kGemmFew.clear();
+  for (int64_t t : {16, 32, 64})
+    if (Status st = find(module, manifest, K::gemmFew(t).name(), kGemmFew[t]); !st)
+      return st;
   kBatchAttn.clear();
   for (int64_t s : K::kBatchAttentionSplits)
     if (Status st = find(module, manifest, K::batchDecodeAttention(group, hd, s).name(),

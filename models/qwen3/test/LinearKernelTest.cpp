@@ -334,6 +334,62 @@ TEST_P(PrefillGemmSwigluKernel, MatchesFp64ReferenceAndWritesOnlyItsTile) {
 INSTANTIATE_TEST_SUITE_P(Dtypes, PrefillGemmSwigluKernel, ::testing::Values("bf16", "f16"),
                          [](const auto &info) { return std::string(info.param); });
 
+// gemm_few, the batched decode step's GEMM (y = x W^T, W's rows the dot's
+// A operand, the result stored transposed): each BT instance on 20 tokens
+// (a partial token tile for 16, partial for 32 and 64 too), K = 200 (a
+// partial K step) and N = 192 (three 64-row weight tiles), against fp64
+// from the rounded inputs; y is poisoned and followed by 4 poisoned rows
+// past its view, which must stay so. (On sm_90a this is the TMA + wgmma
+// pipeline with its transposed store; on the CPU the same kernel.)
+class GemmFewKernel
+    : public ::testing::TestWithParam<std::tuple<const char *, int64_t>> {};
+
+TEST_P(GemmFewKernel, MatchesFp64ReferenceAndWritesOnlyItsTile) {
+  const auto [dtype, bt] = GetParam();
+  const qwen3::test::HalfType ht = qwen3::test::HalfType::of(dtype);
+  qwen3::test::KernelUnderTest kut;
+  ASSERT_NO_FATAL_FAILURE(kut.open(dtype, "gemm_few__BT_" + std::to_string(bt)));
+  const int64_t T = 20, K = 200, N = 192, guard = 4;
+  std::mt19937 gen(23);
+  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+  std::vector<uint16_t> x(T * K), w(N * K), y((T + guard) * N, qwen3::test::kPoison);
+  for (uint16_t &e : x)
+    e = ht.encode(dist(gen));
+  for (uint16_t &e : w)
+    e = ht.encode(dist(gen) / std::sqrt(float(K)));
+  Buffer bx = kut.upload(ht.type, x.data(), T * K, 2);
+  Buffer bw = kut.upload(ht.type, w.data(), N * K, 2);
+  Buffer by = kut.upload(ht.type, y.data(), (T + guard) * N, 2);
+  Stream &stream = kut.device->defaultStream();
+  Status st = stream.launch(kut.kernel, {Arg::in(bx, {T, K}), Arg::in(bw, {N, K}),
+                                         Arg::out(by, {T, N})});
+  ASSERT_TRUE(st.isOk()) << st.message();
+  std::vector<uint16_t> got(y.size());
+  ASSERT_TRUE(stream.copyToHost(got.data(), by, got.size() * 2).isOk());
+  ASSERT_TRUE(stream.synchronize().isOk());
+  double err2 = 0, ref2 = 0;
+  for (int64_t t = 0; t < T; ++t)
+    for (int64_t n = 0; n < N; ++n) {
+      double want = 0;
+      for (int64_t k = 0; k < K; ++k)
+        want += double(ht.decode(x[t * K + k])) * ht.decode(w[n * K + k]);
+      const double v = ht.decode(got[t * N + n]);
+      ASSERT_TRUE(std::isfinite(v)) << "y[" << t << ", " << n << "] not written";
+      ASSERT_NEAR(v, want, 2 * ht.eps * (std::fabs(want) + 0.25)) << "y[" << t << ", " << n << "]";
+      err2 += (v - want) * (v - want), ref2 += want * want;
+    }
+  EXPECT_LT(std::sqrt(err2 / ref2), ht.eps) << "relative RMS error";
+  for (int64_t e = T * N; e < (T + guard) * N; ++e)
+    ASSERT_EQ(got[e], qwen3::test::kPoison) << "element " << e - T * N << " past the view";
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    DtypesAndTokens, GemmFewKernel,
+    ::testing::Combine(::testing::Values("bf16", "f16"), ::testing::Values(16, 32, 64)),
+    [](const auto &info) {
+      return std::string(std::get<0>(info.param)) + "_" + std::to_string(std::get<1>(info.param));
+    });
+
 // fold_norm_weight: w[n, k] *= g[k] in place, rounded once; 1000 columns,
 // not a multiple of its 1024-column tile.
 class FoldNormWeightKernel : public ::testing::TestWithParam<const char *> {};

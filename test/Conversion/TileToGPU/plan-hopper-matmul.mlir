@@ -72,3 +72,43 @@ tile.kernel @pinned(%x: !tile.view<in, ?x?xbf16>, %w: !tile.view<in, ?x?xbf16>, 
   tile.store %o, %b : tensor<64x128xbf16>, !tile.owned<out, 64x128xbf16>
   tile.return
 }
+
+// -----
+
+// The result stored transposed (weights as the dot's A operand, 16 tokens
+// as its B: y[m, n] = (W_n x_m^T)^T): planned, the store element by
+// element from the accumulator's registers.
+// CHECK-LABEL: tile.kernel @transposed
+// CHECK-SAME: tile.hopper_matmul = {bk = 64 : i64, bm = 64 : i64, bn = 16 : i64, consumers = 1 : i64, stages = 8 : i64, transposed_store}
+// LOWER-LABEL: gpu.func @transposed
+// LOWER: nvvm.wgmma.mma_async
+// LOWER-NOT: vector.store
+// LOWER: memref.store
+// LOWER: gpu.return
+tile.kernel @transposed(%x: !tile.view<in, ?x?xbf16>, %w: !tile.view<in, ?x?xbf16>, %y: !tile.view<out, ?x?xbf16>) {
+  %py = tile.partition %y : !tile.partition<out, ?x?xbf16, tile = [16, 64]>
+  %n = tile.program_id x
+  %m = tile.program_id y
+  %gn = tile.num_tiles %py, 1 : !tile.partition<out, ?x?xbf16, tile = [16, 64]>
+  %gm = tile.num_tiles %py, 0 : !tile.partition<out, ?x?xbf16, tile = [16, 64]>
+  tile.grid %gn, %gm
+  %pw = tile.partition %w : !tile.partition<in, ?x?xbf16, tile = [64, 64]>
+  %px = tile.partition %x : !tile.partition<in, ?x?xbf16, tile = [16, 64]>
+  %nk = tile.num_tiles %pw, 1 : !tile.partition<in, ?x?xbf16, tile = [64, 64]>
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %zero = arith.constant 0.0 : f32
+  %z = tile.splat %zero : tensor<64x16xf32>
+  %acc = scf.for %k = %c0 to %nk step %c1 iter_args(%a = %z) -> tensor<64x16xf32> {
+    %wt = tile.load %pw[%n, %k] : !tile.partition<in, ?x?xbf16, tile = [64, 64]> -> tensor<64x64xbf16>
+    %xt = tile.load %px[%m, %k] : !tile.partition<in, ?x?xbf16, tile = [16, 64]> -> tensor<16x64xbf16>
+    %xT = tile.permute %xt [1, 0] : tensor<16x64xbf16> -> tensor<64x16xbf16>
+    %d = tile.dot %wt, %xT, %a : tensor<64x64xbf16>, tensor<64x16xbf16> -> tensor<64x16xf32>
+    scf.yield %d : tensor<64x16xf32>
+  }
+  %o = tile.convert %acc : tensor<64x16xf32> -> tensor<64x16xbf16>
+  %oT = tile.permute %o [1, 0] : tensor<64x16xbf16> -> tensor<16x64xbf16>
+  %b = tile.own %py[%m, %n] : !tile.partition<out, ?x?xbf16, tile = [16, 64]>
+  tile.store %oT, %b : tensor<16x64xbf16>, !tile.owned<out, 16x64xbf16>
+  tile.return
+}

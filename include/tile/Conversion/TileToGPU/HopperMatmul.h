@@ -10,7 +10,10 @@
 // (`concat(load(w[n1, k]), load(w[n2, k]), dim = 0)`: a gate and an up
 // projection), and the epilogue may slice the accumulator by columns,
 // convert and combine element-wise (SwiGLU), all in the registers wgmma
-// leaves it in. The plan is decided here, once, so that tilec's manifest
+// leaves it in; the stored tile may be the result's transpose (y[n, m]:
+// weights as the dot's A operand and a few tokens as its B, so a wgmma's
+// 64 rows are weights rather than mostly padding). The plan is decided
+// here, once, so that tilec's manifest
 // (block size, shared memory, the TMA descriptors the runtime builds) and
 // the lowering agree.
 //
@@ -49,7 +52,12 @@ struct HopperMatmulPlan {
   int64_t stages = 0;         ///< shared-memory ring depth
   int64_t consumers = 0;      ///< consumer warpgroups (bm / 64)
   int64_t wParts = 1;         ///< row blocks of w per stage (1 or 2)
-  int64_t yCols = 0;          ///< columns of the stored tile
+  int64_t yCols = 0;          ///< columns of the stored tile (the accumulator's)
+  /// y's tile is the result's transpose ([yCols, bm], owned at [yn, m]):
+  /// the store writes accumulator row r, column c to y[c, r]. `transpose`
+  /// is the tile.permute the kernel stores (null where not transposed).
+  bool transposed = false;
+  mlir::Operation *transpose = nullptr;
   mlir::Type element;        ///< f16 or bf16: x, w and y
   mlir::Value m;             ///< x's (and y's) tile row index
   mlir::Value yn;            ///< y's tile column index
