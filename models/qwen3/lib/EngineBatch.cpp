@@ -143,21 +143,22 @@ Status EngineShard::batchLayers(int64_t B, const PromptChunk *chunk) {
   const int64_t heads = B + (chunk && chunk->last ? 1 : 0);
   const int64_t splits = batchSplits(B);
   const double esize = 2;
-  // Up to 128 rows (a mixed step's decode rows and a short chunk among
-  // them), GEMMs of 64 x 32 tiles (64 x 64 for the outputs of the hidden
-  // size): the prompt's 128 x 256 (or 128) tiles leave most SMs idle at a
-  // few rows (Qwen3-8B's down projection: 32 programs). Each runs over
-  // gemmRows(rows) rows, whole tiles.
+  // Up to 64 rows, gemm_few; up to 128 (a mixed step's decode rows and a
+  // short chunk among them), GEMMs of 64 x 32 tiles (64 x 64 for the
+  // outputs of the hidden size): the prompt's 128 x 256 (or 128) tiles
+  // leave most SMs idle at a few rows (Qwen3-8B's down projection: 32
+  // programs). Each runs over gemmRows(rows) rows, whole tiles.
   const auto fewRows = [](int64_t rows) { return rows <= 128; };
   auto gemm = [&](const char *what, int64_t rows, const Buffer &x, int64_t k, const Buffer &w,
                   int64_t n, const Buffer &y, int64_t yOffset = 0) {
     if (rows <= 64) {
-      // W's rows as the dot's A: BT tokens a program, over the rows
-      // rounded up to BT (rows of the buffers, computed and not read).
-      const int64_t bt = rows <= 16 ? 16 : rows <= 32 ? 32 : 64, T = (rows + bt - 1) / bt * bt;
-      const Arg args[] = {Arg::in(x, {T, k}), Arg::in(w, {n, k}),
-                          Arg::out(y, {T, n}, {}, yOffset)};
-      return launch(kGemmFew.at(bt), args, 3, esize * (n * k + rows * (k + n)), what);
+      // W's rows as the dot's A and the 64 rows of the buffers as its B
+      // (the rows past the step's computed and not read): fewer tokens a
+      // program (16 or 32) measured slower in the step
+      // (bench/results/2026-11-29-mixed-steps.md).
+      const Arg args[] = {Arg::in(x, {64, k}), Arg::in(w, {n, k}),
+                          Arg::out(y, {64, n}, {}, yOffset)};
+      return launch(kGemmFew, args, 3, esize * (n * k + rows * (k + n)), what);
     }
     const int64_t P = gemmRows(rows);
     const Arg args[] = {Arg::in(x, {P, k}), Arg::in(w, {n, k}), Arg::out(y, {P, n}, {}, yOffset)};

@@ -54,13 +54,10 @@ Status EngineKernels::load(const Module &module, const std::string &manifest,
       {K::argmaxRowsFinal(), &kArgmaxRowsF},
       {K::gemmRows64(), &kGemmRows64},
       {K::gemmRows64Wide(), &kGemmRows64Wide},
-      {K::gemmSwigluRows64(), &kGemmSwigluRows64}};
+      {K::gemmSwigluRows64(), &kGemmSwigluRows64},
+      {K::gemmFew(), &kGemmFew}};
   for (const auto &[inst, kernel] : fixed)
     if (Status st = find(module, manifest, inst.name(), *kernel); !st)
-      return st;
-  kGemmFew.clear();
-  for (int64_t t : {16, 32, 64})
-    if (Status st = find(module, manifest, K::gemmFew(t).name(), kGemmFew[t]); !st)
       return st;
   kBatchAttn.clear();
   for (int64_t s : K::kBatchAttentionSplits)

@@ -335,21 +335,21 @@ INSTANTIATE_TEST_SUITE_P(Dtypes, PrefillGemmSwigluKernel, ::testing::Values("bf1
                          [](const auto &info) { return std::string(info.param); });
 
 // gemm_few, the batched decode step's GEMM (y = x W^T, W's rows the dot's
-// A operand, the result stored transposed): each BT instance on 20 tokens
-// (a partial token tile for 16, partial for 32 and 64 too), K = 200 (a
-// partial K step) and N = 192 (three 64-row weight tiles), against fp64
-// from the rounded inputs; y is poisoned and followed by 4 poisoned rows
-// past its view, which must stay so. (On sm_90a this is the TMA + wgmma
-// pipeline with its transposed store; on the CPU the same kernel.)
+// A operand, the result stored transposed): 20 tokens (a partial token
+// tile) and then 64, K = 200 (a partial K step) and N = 192 (three
+// 64-row weight tiles), against fp64 from the rounded inputs; y is
+// poisoned and followed by 4 poisoned rows past its view, which must stay
+// so. (On sm_90a this is the TMA + wgmma pipeline with its transposed
+// store; on the CPU the same kernel.)
 class GemmFewKernel
     : public ::testing::TestWithParam<std::tuple<const char *, int64_t>> {};
 
 TEST_P(GemmFewKernel, MatchesFp64ReferenceAndWritesOnlyItsTile) {
-  const auto [dtype, bt] = GetParam();
+  const auto [dtype, T] = GetParam();
   const qwen3::test::HalfType ht = qwen3::test::HalfType::of(dtype);
   qwen3::test::KernelUnderTest kut;
-  ASSERT_NO_FATAL_FAILURE(kut.open(dtype, "gemm_few__BT_" + std::to_string(bt)));
-  const int64_t T = 20, K = 200, N = 192, guard = 4;
+  ASSERT_NO_FATAL_FAILURE(kut.open(dtype, "gemm_few"));
+  const int64_t K = 200, N = 192, guard = 4;
   std::mt19937 gen(23);
   std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
   std::vector<uint16_t> x(T * K), w(N * K), y((T + guard) * N, qwen3::test::kPoison);
@@ -385,7 +385,7 @@ TEST_P(GemmFewKernel, MatchesFp64ReferenceAndWritesOnlyItsTile) {
 
 INSTANTIATE_TEST_SUITE_P(
     DtypesAndTokens, GemmFewKernel,
-    ::testing::Combine(::testing::Values("bf16", "f16"), ::testing::Values(16, 32, 64)),
+    ::testing::Combine(::testing::Values("bf16", "f16"), ::testing::Values(20, 64)),
     [](const auto &info) {
       return std::string(std::get<0>(info.param)) + "_" + std::to_string(std::get<1>(info.param));
     });

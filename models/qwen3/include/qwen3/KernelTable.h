@@ -135,9 +135,9 @@ KernelInstance dequantizeFp8();
 /// SwiGLU in its epilogue, and the kernels with no shape parameter.
 KernelInstance gemm();
 KernelInstance gemmNarrow();
-/// gemm_few: y = x W^T for `tokens` (16, 32 or 64) rows at a time, W's
-/// rows as the dot's A operand (the batched decode step).
-KernelInstance gemmFew(int64_t tokens);
+/// gemm_few: y = x W^T, 64 rows at a time, W's rows as the dot's A
+/// operand (the batched decode step).
+KernelInstance gemmFew();
 KernelInstance gemmSwiglu();
 /// A batched decode step's GEMMs (at most 64 rows): 64 x 32 tiles, so a
 /// projection of a few rows still spreads over every SM; 64 x 64 tiles for
