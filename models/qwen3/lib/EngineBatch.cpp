@@ -49,7 +49,6 @@ Status EngineShard::allocBatch() {
   alloc(dt, P * nq, a.attn);
   alloc(dt, P * c.hidden, a.ao);
   alloc(dt, P * c.intermediate, a.act);
-  alloc(dt, 64 * 2 * c.intermediate, batch.gateUp);
   alloc(dt, P * c.hidden, a.mo);
   alloc(dt, R * c.headDim, a.ropeCos);
   alloc(dt, R * c.headDim, a.ropeSin);
@@ -223,19 +222,10 @@ Status EngineShard::batchLayers(int64_t B, const PromptChunk *chunk) {
     TRY(launch(kAddRms, {Arg::in(a.ao, {R, H}), Arg::inout(a.res, {R, H}),
                          Arg::in(unitNorm, {H}), Arg::out(a.h, {R, H}), Arg::real(eps)}));
     TRY(promptWeight(L.gateUp, 2 * I, H, &L.postNorm, w));
-    if (R <= 64) {
-      // gemm_few's projection, then SwiGLU over its 64 rows: faster than
-      // the SwiGLU in a GEMM's epilogue at these rows
-      // (bench/results/2026-11-29-mixed-steps.md).
-      TRY(gemm("gate_up", R, a.h, H, *w, 2 * I, batch.gateUp));
-      TRY(launch(kSwigluRows, {Arg::in(batch.gateUp, {64, 2 * I}), Arg::out(a.act, {64, I})},
-                 esize * 64 * 3 * I));
-    } else {
-      TRY(launch(fewRows(R) ? kGemmSwigluRows64 : kGemmSwiglu,
-                 {Arg::in(a.h, {gemmRows(R), H}), Arg::in(*w, {2 * I, H}),
-                  Arg::out(a.act, {gemmRows(R), I})},
-                 esize * (2 * I * H + R * (H + I))));
-    }
+    TRY(launch(fewRows(R) ? kGemmSwigluRows64 : kGemmSwiglu,
+               {Arg::in(a.h, {gemmRows(R), H}), Arg::in(*w, {2 * I, H}),
+                Arg::out(a.act, {gemmRows(R), I})},
+               esize * (2 * I * H + R * (H + I))));
     TRY(promptWeight(L.down, H, I, nullptr, w));
     TRY(gemm("down", R, a.act, I, *w, H, a.mo));
     if (split)

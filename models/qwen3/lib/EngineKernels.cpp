@@ -55,8 +55,7 @@ Status EngineKernels::load(const Module &module, const std::string &manifest,
       {K::gemmRows64(), &kGemmRows64},
       {K::gemmRows64Wide(), &kGemmRows64Wide},
       {K::gemmSwigluRows64(), &kGemmSwigluRows64},
-      {K::gemmFew(), &kGemmFew},
-      {K::swigluRows(), &kSwigluRows}};
+      {K::gemmFew(), &kGemmFew}};
   for (const auto &[inst, kernel] : fixed)
     if (Status st = find(module, manifest, inst.name(), *kernel); !st)
       return st;

@@ -35,9 +35,8 @@ struct EngineKernels {
   std::map<int64_t, Kernel> kBatchAttn;
   /// The batched step's GEMMs up to 64 rows (64 x 32 tiles).
   Kernel kGemmRows64, kGemmRows64Wide, kGemmSwigluRows64;
-  /// The batched step's GEMMs up to 64 rows: W's rows as the dot's A;
-  /// SwiGLU after the gate/up one.
-  Kernel kGemmFew, kSwigluRows;
+  /// The batched step's GEMMs up to 64 rows: W's rows as the dot's A.
+  Kernel kGemmFew;
 
   /// One decode GEMV of linear.tile in its instances: the general one, and
   /// those without bounds checks (WHOLE = 1) by U, the K steps of 512 per

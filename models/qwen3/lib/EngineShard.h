@@ -160,9 +160,6 @@ struct EngineShard : EngineDevice, EngineKernels {
     Buffer writePages;
     /// For maxRows + maxChunk rows; logits [gemmRows(maxRows + 1), vocab].
     Acts acts;
-    /// [64, 2 * intermediate]: the gate/up projection of a step of up to 64
-    /// rows, before its SwiGLU.
-    Buffer gateUp;
     Buffer tickets;        ///< batch_decode_attention's, one per row and KV head
     /// Tensor parallelism: every rank's vocabulary slice of every row's
     /// logits, [ranks, gemmRows(maxRows + 1), vocabRows], gathered.

@@ -245,7 +245,6 @@ KernelInstance gemmRows64() { return inst("gemm", {{"BM", 64}, {"BN", 32}}); }
 KernelInstance gemmRows64Wide() { return inst("gemm", {{"BM", 64}, {"BN", 64}}); }
 KernelInstance gemmSwigluRows64() { return inst("gemm_swiglu", {{"BM", 64}, {"BI", 32}}); }
 KernelInstance gemmFew() { return inst("gemm_few"); }
-KernelInstance swigluRows() { return inst("swiglu_rows"); }
 KernelInstance embed() { return inst("embed"); }
 KernelInstance embedSumsq() { return inst("embed_sumsq"); }
 KernelInstance foldNormWeight() { return inst("fold_norm_weight"); }
@@ -306,7 +305,7 @@ KernelSet kernelSet(KernelDType dt) {
   add(dequantizeFp8());
   for (const KernelInstance &k :
        {gemm(), gemmNarrow(), gemmSwiglu(), gemmRows64(), gemmRows64Wide(), gemmSwigluRows64(),
-        gemmFew(), swigluRows(), embed(), embedSumsq(), foldNormWeight(),
+        gemmFew(), embed(), embedSumsq(), foldNormWeight(),
         argmaxPartial(), argmaxFinal(), argmaxRowsPartial(), argmaxRowsFinal(), sample(),
         advancePosition()})
     add(k);

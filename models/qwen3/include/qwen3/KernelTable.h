@@ -138,8 +138,6 @@ KernelInstance gemmNarrow();
 /// gemm_few: y = x W^T, 64 rows at a time, W's rows as the dot's A
 /// operand (the batched decode step).
 KernelInstance gemmFew();
-/// swiglu_rows: SwiGLU over gemm_few's gate/up projection.
-KernelInstance swigluRows();
 KernelInstance gemmSwiglu();
 /// A batched decode step's GEMMs (at most 64 rows): 64 x 32 tiles, so a
 /// projection of a few rows still spreads over every SM; 64 x 64 tiles for
