@@ -85,6 +85,19 @@ struct Engine::Impl {
   /// (the pages matched) into the staging rows where it is not empty.
   Status startPrompt(int64_t slot, const std::vector<int32_t> &ids, size_t most, int64_t &reused,
                      std::vector<int32_t> &gather);
+  // Mixed steps (decodeSlots with a PromptChunk).
+  /// The refusals of `chunk` (`stepped`: its slot is also a decode row).
+  Status checkChunk(const Engine::PromptChunk &chunk, bool stepped) const;
+  /// Stages chunk's prompt so far and sets its tokens for a step whose
+  /// decode rows run as `decodeRows`: `part` for the shards, which gather
+  /// `gather` into the staging rows first where not empty.
+  Status startChunk(Engine::PromptChunk &chunk, int64_t decodeRows, EngineShard::PromptChunk &part,
+                    std::vector<int32_t> &gather);
+  /// After the step: the chunk's rows are its sequence's (its pick's logits
+  /// row `pickRow` where it was the last), or, where the step failed
+  /// (`ran` false), the sequence is dropped.
+  void endChunk(const Engine::PromptChunk &chunk, const EngineShard::PromptChunk &part, bool ran,
+                int64_t pickRow);
   /// Runs `ids` into `slot`'s sequence (replacing it) in the staging rows,
   /// reusing (`reuse`) the longest prefix the staging rows or the
   /// published pages hold; `sampling` null: the single-sequence steps'.

@@ -185,6 +185,73 @@ Status Engine::Impl::prefillInto(int64_t slot, const std::vector<int32_t> &ids,
   return Status::ok();
 }
 
+Status Engine::Impl::checkChunk(const Engine::PromptChunk &chunk, bool stepped) const {
+  if (Status st = checkSlot(chunk.slot, static_cast<int64_t>(seqs.size())); !st)
+    return st;
+  if (stepped)
+    return Status::error("slot " + std::to_string(chunk.slot) +
+                         " is stepped and prefilled in one batch");
+  if (shards[0]->maxChunk <= 0)
+    return Status::error("a batched step runs no prompt chunk (EngineOptions::stepPromptTokens "
+                         "is 0)");
+  if (!chunk.prompt || chunk.stepTokens < 1)
+    return Status::error("a prompt chunk needs a prompt and a step of at least one token");
+  if (Status st = checkPrompt(static_cast<int64_t>(chunk.prompt->size()), maxSeq); !st)
+    return st;
+  return checkSampling(chunk.sampling);
+}
+
+Status Engine::Impl::startChunk(Engine::PromptChunk &chunk, int64_t decodeRows,
+                                EngineShard::PromptChunk &part, std::vector<int32_t> &gather) {
+  // The prompt so far in the staging rows: the chunks before this one
+  // (gathered back if another sequence took the staging rows since), or
+  // the prefix a new prompt reuses.
+  const std::vector<int32_t> &prompt = *chunk.prompt;
+  Sequence &q = seqs[chunk.slot];
+  const bool goesOn = !q.tokens.empty() && q.tokens.size() < prompt.size() &&
+                      std::equal(q.tokens.begin(), q.tokens.end(), prompt.begin());
+  int64_t from = 0;
+  chunk.reused = 0;
+  if (goesOn) {
+    if (Status st = stage(chunk.slot); !st)
+      return st;
+    from = static_cast<int64_t>(q.tokens.size());
+  } else {
+    if (Status st = startPrompt(chunk.slot, prompt, reusable(prompt), chunk.reused, gather); !st)
+      return st;
+    from = chunk.reused;
+  }
+  // The step's rows left after the decode rows' bucket.
+  const int64_t size = static_cast<int64_t>(prompt.size());
+  const int64_t tokens =
+      std::min(std::max<int64_t>(1, chunk.stepTokens - decodeRows), shards[0]->maxChunk);
+  chunk.end = std::min(size, from + tokens);
+  part.ids.assign(prompt.begin() + from, prompt.begin() + chunk.end);
+  part.from = from;
+  part.last = chunk.end == size;
+  part.sampling = &chunk.sampling;
+  return Status::ok();
+}
+
+void Engine::Impl::endChunk(const Engine::PromptChunk &chunk, const EngineShard::PromptChunk &part,
+                            bool ran, int64_t pickRow) {
+  Sequence &q = seqs[chunk.slot];
+  if (!ran) {
+    // The staging rows' state is unknown.
+    dropPages(q);
+    stagingTokens.clear();
+    staged = -1;
+    return;
+  }
+  q.tokens.assign(chunk.prompt->begin(), chunk.prompt->begin() + chunk.end);
+  stagingTokens = q.tokens;
+  staged = chunk.slot;
+  if (part.last) {
+    q.logitsAt = LogitsAt::Batch;
+    q.batchRow = pickRow;
+  }
+}
+
 Status Engine::prefill(const std::vector<int32_t> &ids, int32_t &next) {
   int64_t reused = 0;
   return impl->prefillInto(0, ids, nullptr, false, next, reused);
@@ -271,22 +338,9 @@ Status Engine::decodeSlots(const std::vector<SlotStep> &steps, std::vector<int32
       return st;
   }
   const EngineShard &first = *m.shards[0];
-  if (chunk) {
-    if (Status st = checkSlot(chunk->slot, slots()); !st)
+  if (chunk)
+    if (Status st = m.checkChunk(*chunk, seen[chunk->slot]); !st)
       return st;
-    if (seen[chunk->slot])
-      return Status::error("slot " + std::to_string(chunk->slot) +
-                           " is stepped and prefilled in one batch");
-    if (first.maxChunk <= 0)
-      return Status::error("a batched step runs no prompt chunk (EngineOptions::stepPromptTokens "
-                           "is 0)");
-    if (!chunk->prompt || chunk->stepTokens < 1)
-      return Status::error("a prompt chunk needs a prompt and a step of at least one token");
-    if (Status st = checkPrompt(static_cast<int64_t>(chunk->prompt->size()), m.maxSeq); !st)
-      return st;
-    if (Status st = checkSampling(chunk->sampling); !st)
-      return st;
-  }
   // Rows computed only in the staging rows go to their pages first.
   if (m.staged >= 0 && seen[m.staged])
     if (Status st = m.flushStaged(); !st)
@@ -314,39 +368,12 @@ Status Engine::decodeSlots(const std::vector<SlotStep> &steps, std::vector<int32
       table[i * M + j] = static_cast<int32_t>(q.pages[j]);
     writes.push_back(q.pages[len / kPage]);
   }
-  // The chunk's prompt so far in the staging rows: the chunks before it
-  // (gathered back if another sequence took the staging rows since), or
-  // the prefix a new prompt reuses.
-  std::unique_ptr<EngineShard::PromptChunk> part;
+  EngineShard::PromptChunk part;
   std::vector<int32_t> gather;
-  if (chunk) {
-    const std::vector<int32_t> &prompt = *chunk->prompt;
-    Impl::Sequence &q = m.seqs[chunk->slot];
-    const bool goesOn = !q.tokens.empty() && q.tokens.size() < prompt.size() &&
-                        std::equal(q.tokens.begin(), q.tokens.end(), prompt.begin());
-    int64_t from = 0;
-    chunk->reused = 0;
-    if (goesOn) {
-      if (Status st = m.stage(chunk->slot); !st)
-        return st;
-      from = static_cast<int64_t>(q.tokens.size());
-    } else {
-      if (Status st = m.startPrompt(chunk->slot, prompt, reusable(prompt), chunk->reused, gather);
-          !st)
-        return st;
-      from = chunk->reused;
-    }
-    const int64_t size = static_cast<int64_t>(prompt.size());
-    const int64_t decodeRows = rows > 0 ? first.rowBucket(rows) : 0;
-    const int64_t tokens = std::min(std::max<int64_t>(1, chunk->stepTokens - decodeRows),
-                                    first.maxChunk);
-    chunk->end = std::min(size, from + tokens);
-    part = std::make_unique<EngineShard::PromptChunk>();
-    part->ids.assign(prompt.begin() + from, prompt.begin() + chunk->end);
-    part->from = from;
-    part->last = chunk->end == size;
-    part->sampling = &chunk->sampling;
-  }
+  if (chunk)
+    if (Status st = m.startChunk(*chunk, rows > 0 ? first.rowBucket(rows) : 0, part, gather);
+        !st)
+      return st;
   // Every slot's logits of an earlier batched step are overwritten.
   for (Impl::Sequence &q : m.seqs)
     if (q.logitsAt == Impl::LogitsAt::Batch)
@@ -357,7 +384,8 @@ Status Engine::decodeSlots(const std::vector<SlotStep> &steps, std::vector<int32
     if (!gather.empty())
       if (Status gs = s.gatherRows(gather); !gs)
         return gs;
-    return s.decodeBatch(ids, positions, table, writePages, sampling, picks[r], part.get());
+    return s.decodeBatch(ids, positions, table, writePages, sampling, picks[r],
+                         chunk ? &part : nullptr);
   });
   for (int64_t i = 0; i < rows && st; ++i) {
     std::vector<int32_t> rowPicks;
@@ -365,7 +393,7 @@ Status Engine::decodeSlots(const std::vector<SlotStep> &steps, std::vector<int32
       rowPicks.push_back(p[i]);
     st = agreed(rowPicks, next[i]);
   }
-  if (st && part && part->last) {
+  if (st && chunk && part.last) {
     std::vector<int32_t> chunkPicks;
     for (const auto &p : picks)
       chunkPicks.push_back(p[rows]);
@@ -385,23 +413,8 @@ Status Engine::decodeSlots(const std::vector<SlotStep> &steps, std::vector<int32
     q.batchRow = i;
     m.publishPages(q);
   }
-  if (chunk) {
-    Impl::Sequence &q = m.seqs[chunk->slot];
-    if (!st) {
-      // The staging rows' state is unknown.
-      m.dropPages(q);
-      m.stagingTokens.clear();
-      m.staged = -1;
-      return st;
-    }
-    q.tokens.assign(chunk->prompt->begin(), chunk->prompt->begin() + chunk->end);
-    m.stagingTokens = q.tokens;
-    m.staged = chunk->slot;
-    if (part->last) {
-      q.logitsAt = Impl::LogitsAt::Batch;
-      q.batchRow = first.rowBucket(rows);
-    }
-  }
+  if (chunk)
+    m.endChunk(*chunk, part, st.isOk(), first.rowBucket(rows));
   return st;
 }
 
