@@ -468,6 +468,7 @@ check(r.returncode == 1 and r.stderr.count("\n") == 1 and
 for flags, want in ((["--prefill-chunk", "-1"], "--prefill-chunk: expected an integer in [0, "),
                     (["--max-batch", "0"], "--max-batch: expected an integer in [1, 1024]"),
                     (["--prefill-chunk"], "--prefill-chunk: needs a value"),
+                    (["--prefill", "fast"], "--prefill: expected mixed or separate, got 'fast'"),
                     (["--kv-cache-memory", "12XB"], "--kv-cache-memory: expected a size"),
                     (["--kv-cache-memory", "1KiB", "--max-batch", "2"],
                      "--kv-cache-memory 1024 bytes hold 0 positions, 0 for each of the staging rows "
