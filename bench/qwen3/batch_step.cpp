@@ -60,6 +60,10 @@ std::vector<int64_t> parseList(const std::string &flag, const std::string &v) {
   return out;
 }
 
+double msSince(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+}
+
 double quantile(std::vector<double> v, double q) {
   std::sort(v.begin(), v.end());
   return v[static_cast<size_t>(q * (v.size() - 1) + 0.5)];
@@ -203,8 +207,7 @@ int main(int argc, char **argv) {
     for (int64_t i = 0; i + 1 < steps; ++i) {
       auto t0 = std::chrono::steady_clock::now();
       step();
-      ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0)
-                       .count());
+      ms.push_back(msSince(t0));
     }
     std::vector<KernelTime> prof;
     if (Status st = engine->profileSlots(batch, next, prof); !st)
@@ -243,8 +246,8 @@ int main(int argc, char **argv) {
     std::cout << j.dump() << std::endl;
 
     for (int64_t C : chunks) {
-      // Two prompts of four chunks each, run beside the R rows, then the
-      // same prompts' chunks prefilled on their own.
+      // Two prompts of four chunks each, run beside the R rows, each
+      // followed by another prompt's chunks prefilled on their own.
       std::vector<double> mixedMs, separateMs;
       for (int rep = 0; rep < 2; ++rep) {
         std::vector<int32_t> prompt(4 * C);
@@ -258,9 +261,7 @@ int main(int argc, char **argv) {
           auto t0 = std::chrono::steady_clock::now();
           if (Status st = engine->decodeSlots(batch, next, &chunk); !st)
             fail(st.message());
-          mixedMs.push_back(
-              std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0)
-                  .count());
+          mixedMs.push_back(msSince(t0));
           for (int64_t s = 0; s < R; ++s)
             batch[s].token = next[s];
         }
@@ -276,9 +277,7 @@ int main(int argc, char **argv) {
           auto t0 = std::chrono::steady_clock::now();
           if (Status st = engine->prefillSlot(R, part, Sampling(), pick, reused); !st)
             fail(st.message());
-          separateMs.push_back(
-              std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0)
-                  .count());
+          separateMs.push_back(msSince(t0));
         }
         if (Status st = engine->releaseSlot(R); !st)
           fail(st.message());

@@ -284,7 +284,6 @@ std::optional<HopperMatmulPlan> tile::planHopperMatmul(KernelOp kernel,
   plan.consumers = bm / 64, plan.wParts = wParts, plan.yCols = yCols;
   plan.element = element;
   plan.m = m, plan.yn = own.getIndices()[1 - rowDim], plan.wRows = wRows;
-  plan.transposed = static_cast<bool>(transpose);
   plan.transpose = transpose;
   plan.loop = loop, plan.epilogue = epilogue, plan.store = store;
   plan.stages = std::min<int64_t>(8, plan.maxStages());
@@ -571,10 +570,8 @@ void HopperMatmulEmitter::consume(Value numK, Value consumer) {
     }
     regs.map(result, v);
   }
-  Value stored = cast<StoreOp>(plan.store).getValue();
-  if (plan.transposed)
-    stored = stored.getDefiningOp<PermuteOp>().getSource();
-  Value out = regs.lookup(stored);
+  Value out = regs.lookup(plan.transpose ? plan.transpose->getOperand(0)
+                                         : cast<StoreOp>(plan.store).getValue());
 
   // The store: thread (warp w, lane t) of a consumer holds rows
   // w*16 + t/4 (+8) and column pairs 8j + 2(t%4) of its 64-row slice.
@@ -606,7 +603,7 @@ void HopperMatmulEmitter::consume(Value numK, Value consumer) {
       arith::MulIOp::create(b, loc,
                             arith::RemUIOp::create(b, loc, lane, l.index(4)),
                             l.index(2)));
-  if (plan.transposed) {
+  if (plan.transpose) {
     // Accumulator row r, column c to y[c, r]: element by element (a pair
     // of columns is two rows of y).
     Value yRow0 = col0, yCol0 = row0;

@@ -36,7 +36,7 @@ DictionaryAttr tile::hopperMatmulPlanAttr(MLIRContext *context,
   };
   // Decided by the body (its store of the result's transpose), printed so
   // the plan shows it.
-  if (plan.transposed)
+  if (plan.transpose)
     fields.push_back(b.getNamedAttr("transposed_store", b.getUnitAttr()));
   return b.getDictionaryAttr(fields);
 }
@@ -108,7 +108,7 @@ struct PlanHopperMatmulPass
                          "{5} bytes of dynamic shared memory{6}",
                          plan->bm, plan->bn, plan->bk, plan->stages,
                          plan->consumers, plan->sharedBytes(),
-                         plan->transposed ? ", the result stored transposed" : "");
+                         plan->transpose ? ", the result stored transposed" : "");
   }
 };
 } // namespace

@@ -330,19 +330,24 @@ Status EngineShard::decodeBatch(const std::vector<int32_t> &ids,
   const int64_t V = cfg.vocabSize;
   const bool chunkPick = chunk && chunk->last;
   const int64_t picks = chunkPick ? B + 1 : rows;
+  struct Draw {
+    int64_t row;
+    const Sampling *s;
+    int32_t at;
+  };
+  std::vector<Draw> toDraw;
+  for (int64_t b = 0; b < rows; ++b)
+    toDraw.push_back({b, sampling[b], positions[b]});
+  if (chunkPick)
+    toDraw.push_back({B, chunk->sampling, static_cast<int32_t>(chunk->from)});
   std::vector<int64_t> drawn;
-  for (int64_t b = 0; b < picks; ++b) {
-    const bool chunkRow = chunkPick && b == B;
-    if (!chunkRow && b >= rows)
-      continue;
-    const Sampling *s = chunkRow ? chunk->sampling : sampling[b];
+  for (const auto &[b, s, at] : toDraw) {
     if (!s || !s->enabled)
       continue;
     if (V % 8 != 0)
       return Status::error("sampling in a batched step needs a vocab_size that is a multiple "
                            "of 8 (each row's logits 16-byte aligned), got " +
                            std::to_string(V));
-    const int32_t at = chunkRow ? static_cast<int32_t>(chunk->from) : positions[b];
     if (!(st = stream.copyToDevice(batch.samplePos, &at, 4, b * 16)))
       return st;
     st = launch(kSample,

@@ -50,6 +50,28 @@ std::vector<float> logitsOf(Engine &e, int64_t slot) {
   return logits;
 }
 
+Engine::PromptChunk chunkOf(int64_t slot, const std::vector<int32_t> &prompt,
+                            int64_t stepTokens) {
+  Engine::PromptChunk chunk;
+  chunk.slot = slot;
+  chunk.prompt = &prompt;
+  chunk.stepTokens = stepTokens;
+  return chunk;
+}
+
+/// The chunked prompt's pick and its slot's logits against a whole prefill
+/// of the prompt on `fresh`.
+void expectWholePrefill(Engine &fresh, const std::vector<int32_t> &prompt, int32_t pick,
+                        Engine &mixed, int64_t slot) {
+  int32_t want = 0;
+  std::vector<float> ref;
+  ASSERT_TRUE(fresh.prefill(prompt, want).isOk());
+  ASSERT_TRUE(fresh.lastLogits(ref).isOk());
+  EXPECT_EQ(pick, want);
+  EXPECT_GE(test::agreement(ref.data(), logitsOf(mixed, slot).data(), ref.size()).cosine,
+            0.99999);
+}
+
 } // namespace
 
 class Qwen3MixedStep : public ::testing::TestWithParam<std::string> {};
@@ -73,10 +95,8 @@ TEST_P(Qwen3MixedStep, ChunksBesideDecodeRowsMatchAWholePrefill) {
   ASSERT_TRUE(ref->prefillSlot(2, prompt, Sampling(), want, reused).isOk());
   const std::vector<float> wantLogits = logitsOf(*ref, 2);
 
-  Engine::PromptChunk chunk;
-  chunk.slot = 2;
-  chunk.prompt = &prompt;
-  chunk.stepTokens = 9; // 7 for the chunk beside 2 rows: stepPromptTokens (5) caps it
+  // 7 rows for the chunk beside 2 decode rows: stepPromptTokens (5) caps it.
+  Engine::PromptChunk chunk = chunkOf(2, prompt, 9);
   int64_t steps = 0, end = 0;
   while (end < static_cast<int64_t>(prompt.size())) {
     std::vector<int32_t> got, refNext;
@@ -141,13 +161,10 @@ TEST(Qwen3MixedStep, ChunksGoOnFromPagesAndReusePublishedOnes) {
   std::unique_ptr<Engine> fresh = openEngine("tiny-bf16", 1, 0);
   ASSERT_TRUE(mixed && fresh);
   const std::vector<int32_t> prompt = longPrompt(801, 70);
-  int32_t t0 = 0, want = 0;
+  int32_t t0 = 0;
   int64_t reused = 0;
   ASSERT_TRUE(mixed->prefillSlot(0, kFirst, Sampling(), t0, reused).isOk());
-  Engine::PromptChunk chunk;
-  chunk.slot = 1;
-  chunk.prompt = &prompt;
-  chunk.stepTokens = 16;
+  Engine::PromptChunk chunk = chunkOf(1, prompt, 16);
   std::vector<int32_t> next;
   ASSERT_TRUE(mixed->decodeSlots({{0, t0, Sampling()}}, next, &chunk).isOk());
   EXPECT_EQ(chunk.end, 15); // the step's 16 rows: one decode row, 15 of the prompt
@@ -163,11 +180,7 @@ TEST(Qwen3MixedStep, ChunksGoOnFromPagesAndReusePublishedOnes) {
     t0 = next[0];
     t2 = next[1];
   }
-  ASSERT_TRUE(fresh->prefill(prompt, want).isOk());
-  std::vector<float> ref;
-  ASSERT_TRUE(fresh->lastLogits(ref).isOk());
-  EXPECT_EQ(chunk.next, want);
-  EXPECT_GE(test::agreement(ref.data(), logitsOf(*mixed, 1).data(), ref.size()).cosine, 0.99999);
+  expectWholePrefill(*fresh, prompt, chunk.next, *mixed, 1);
 
   // Released, its first page stays published: a prompt sharing it reuses
   // it, and its chunks run in steps of no decode row (the step's rows all
@@ -175,10 +188,7 @@ TEST(Qwen3MixedStep, ChunksGoOnFromPagesAndReusePublishedOnes) {
   ASSERT_TRUE(mixed->releaseSlot(1).isOk());
   std::vector<int32_t> other(prompt.begin(), prompt.begin() + 64);
   other.insert(other.end(), {3, 1, 4, 1, 5, 9, 2});
-  Engine::PromptChunk second;
-  second.slot = 3;
-  second.prompt = &other;
-  second.stepTokens = 4;
+  Engine::PromptChunk second = chunkOf(3, other, 4);
   ASSERT_TRUE(mixed->decodeSlots({}, next, &second).isOk());
   EXPECT_TRUE(next.empty());
   EXPECT_EQ(second.reused, 64);
@@ -186,10 +196,7 @@ TEST(Qwen3MixedStep, ChunksGoOnFromPagesAndReusePublishedOnes) {
   ASSERT_TRUE(mixed->decodeSlots({}, next, &second).isOk());
   EXPECT_EQ(second.reused, 0);
   EXPECT_EQ(second.end, 71);
-  ASSERT_TRUE(fresh->prefill(other, want).isOk());
-  ASSERT_TRUE(fresh->lastLogits(ref).isOk());
-  EXPECT_EQ(second.next, want);
-  EXPECT_GE(test::agreement(ref.data(), logitsOf(*mixed, 3).data(), ref.size()).cosine, 0.99999);
+  expectWholePrefill(*fresh, other, second.next, *mixed, 3);
 }
 
 // A step of more than 64 rows (the GEMMs over two 64-row tiles): a
@@ -199,21 +206,14 @@ TEST(Qwen3MixedStep, AStepOfMoreThan64RowsMatchesAWholePrefill) {
   std::unique_ptr<Engine> fresh = openEngine("tiny-bf16", 1, 0);
   ASSERT_TRUE(mixed && fresh);
   const std::vector<int32_t> prompt = longPrompt(300, 100);
-  int32_t t0 = 0, want = 0;
+  int32_t t0 = 0;
   int64_t reused = 0;
   ASSERT_TRUE(mixed->prefillSlot(0, kFirst, Sampling(), t0, reused).isOk());
-  Engine::PromptChunk chunk;
-  chunk.slot = 1;
-  chunk.prompt = &prompt;
-  chunk.stepTokens = 101;
+  Engine::PromptChunk chunk = chunkOf(1, prompt, 101);
   std::vector<int32_t> next;
   ASSERT_TRUE(mixed->decodeSlots({{0, t0, Sampling()}}, next, &chunk).isOk());
   EXPECT_EQ(chunk.end, 100);
-  ASSERT_TRUE(fresh->prefill(prompt, want).isOk());
-  std::vector<float> ref;
-  ASSERT_TRUE(fresh->lastLogits(ref).isOk());
-  EXPECT_EQ(chunk.next, want);
-  EXPECT_GE(test::agreement(ref.data(), logitsOf(*mixed, 1).data(), ref.size()).cosine, 0.99999);
+  expectWholePrefill(*fresh, prompt, chunk.next, *mixed, 1);
 }
 
 TEST(Qwen3MixedStep, RefusesChunksItCannotRun) {
@@ -224,10 +224,7 @@ TEST(Qwen3MixedStep, RefusesChunksItCannotRun) {
   int64_t reused = 0;
   ASSERT_TRUE(mixed->prefillSlot(0, kFirst, Sampling(), t, reused).isOk());
   ASSERT_TRUE(plain->prefillSlot(0, kFirst, Sampling(), t, reused).isOk());
-  Engine::PromptChunk chunk;
-  chunk.slot = 1;
-  chunk.prompt = &kSecond;
-  chunk.stepTokens = 4;
+  Engine::PromptChunk chunk = chunkOf(1, kSecond, 4);
   std::vector<int32_t> next;
   Status st = plain->decodeSlots({{0, t, Sampling()}}, next, &chunk);
   EXPECT_FALSE(st.isOk());

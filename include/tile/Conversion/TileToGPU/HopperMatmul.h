@@ -53,10 +53,9 @@ struct HopperMatmulPlan {
   int64_t consumers = 0;      ///< consumer warpgroups (bm / 64)
   int64_t wParts = 1;         ///< row blocks of w per stage (1 or 2)
   int64_t yCols = 0;          ///< columns of the stored tile (the accumulator's)
-  /// y's tile is the result's transpose ([yCols, bm], owned at [yn, m]):
-  /// the store writes accumulator row r, column c to y[c, r]. `transpose`
-  /// is the tile.permute the kernel stores (null where not transposed).
-  bool transposed = false;
+  /// The tile.permute the kernel stores where y's tile is the result's
+  /// transpose ([yCols, bm], owned at [yn, m]): the store writes
+  /// accumulator row r, column c to y[c, r]. Null where not transposed.
   mlir::Operation *transpose = nullptr;
   mlir::Type element;        ///< f16 or bf16: x, w and y
   mlir::Value m;             ///< x's (and y's) tile row index

@@ -139,9 +139,10 @@ KernelInstance gemmNarrow();
 /// operand (the batched decode step).
 KernelInstance gemmFew();
 KernelInstance gemmSwiglu();
-/// A batched decode step's GEMMs (at most 64 rows): 64 x 32 tiles, so a
-/// projection of a few rows still spreads over every SM; 64 x 64 tiles for
-/// the projections whose outputs are the hidden size (o, down), which
+/// A batched step's GEMMs of 65 to 128 rows (a mixed step's decode rows
+/// and a short chunk) and its gate/up GEMM up to 128 rows: 64 x 32 tiles,
+/// so a projection of a few rows still spreads over every SM; 64 x 64 tiles
+/// for the projections whose outputs are the hidden size (o, down), which
 /// measured faster so (bench/results/2026-11-28-batched-step.md).
 KernelInstance gemmRows64();
 KernelInstance gemmRows64Wide();
