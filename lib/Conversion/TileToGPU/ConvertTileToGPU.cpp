@@ -4,11 +4,12 @@
 // gpu.func (views as memrefs, TMA descriptors of a Hopper matmul last),
 // with its block size, occupancy hint, read-only and frozen argument
 // markers and grid dependency control, and its body is lowered by a
-// GPUKernelLowering that follows the plans the plan passes wrote.
+// KernelLowering (OpLowerings.h) that follows the plans the plan passes
+// wrote.
 //
 //===----------------------------------------------------------------------===//
 
-#include "GPUKernelLowering.h"
+#include "OpLowerings.h"
 #include "Remarks.h"
 
 #include <map>
@@ -120,13 +121,14 @@ struct ConvertTileToGPUPass
         func->setAttr(kInvariantInputsAttrName, b.getUnitAttr());
       Block &entry = func.getBody().front();
       b.setInsertionPointToStart(&entry);
-      GPUKernelLowering lowering(b, func, threads);
-      lowering.hopper = plan ? &*plan : nullptr;
-      lowering.f8Conversions = f8Conversions;
-      lowering.l2Prefetch = l2Prefetch;
+      KernelLowering lowering(b, func, threads);
+      KernelState &state = lowering.state;
+      state.hopper = plan ? &*plan : nullptr;
+      state.f8Conversions = f8Conversions;
+      state.l2Prefetch = l2Prefetch;
       for (auto [old, neu] : llvm::zip_first(kernel.getArguments(),
                                              entry.getArguments()))
-        lowering.map.map(old, neu);
+        state.map.map(old, neu);
       Block &body = kernel.getBody().front();
       if (gridDependencyControl) {
         // The trigger, then the wait, before any access the grid before may
@@ -147,40 +149,36 @@ struct ConvertTileToGPUPass
         NVVM::GriddepcontrolOp::create(
             b, kernel.getLoc(), NVVM::GridDepActionKind::launch_dependents);
         if (llvm::any_of(body, accessesBeforeGridWait))
-          lowering.gridWaitBlock = &body;
+          state.gridWaitBlock = &body;
         else
           NVVM::GriddepcontrolOp::create(b, kernel.getLoc(),
                                          NVVM::GridDepActionKind::wait);
         func->setAttr(kWaitsForPriorGridAttrName, b.getUnitAttr());
       }
-      lowering.tid = gpu::ThreadIdOp::create(b, kernel.getLoc(),
-                                             gpu::Dimension::x);
+      state.tid =
+          gpu::ThreadIdOp::create(b, kernel.getLoc(), gpu::Dimension::x);
       if (!plan) {
         // The fragment layouts tile-plan-fragments wrote, if it ran.
         FailureOr<FragmentPlan> fragments = readFragmentPlan(kernel, threads);
         if (failed(fragments))
           return signalPassFailure();
-        lowering.fragments = std::move(*fragments);
+        state.fragments = std::move(*fragments);
       }
       if (!plan && remarksEnabled(&getContext()))
-        remarkLayouts(kernel, threads, lowering.fragments);
-      if (!lowering.fragments.dots.empty()) {
+        remarkLayouts(kernel, threads, state.fragments);
+      if (!state.fragments.dots.empty()) {
         Location loc = kernel.getLoc();
-        Value lane = arith::RemUIOp::create(b, loc, lowering.tid,
-                                            lowering.index(32));
-        lowering.laneId = lane;
-        lowering.warpId = arith::DivUIOp::create(b, loc, lowering.tid,
-                                                 lowering.index(32));
-        lowering.laneGroup =
-            arith::DivUIOp::create(b, loc, lane, lowering.index(4));
-        lowering.laneInGroup =
-            arith::RemUIOp::create(b, loc, lane, lowering.index(4));
+        RegisterEmitter &emit = lowering.emit;
+        Value lane = arith::RemUIOp::create(b, loc, state.tid, emit.index(32));
+        state.laneId = lane;
+        state.warpId =
+            arith::DivUIOp::create(b, loc, state.tid, emit.index(32));
+        state.laneGroup = arith::DivUIOp::create(b, loc, lane, emit.index(4));
+        state.laneInGroup = arith::RemUIOp::create(b, loc, lane, emit.index(4));
       }
       if (failed(lowering.lowerBlock(body)))
         return signalPassFailure();
-      if (lowering.gridWaitBlock) // nothing needed the wait
-        lowering.emitGridWait(kernel.getLoc());
-      lowering.finishScratch();
+      lowering.finish(kernel.getLoc());
       gpu::ReturnOp::create(b, kernel.getLoc());
       kernel.erase();
     }

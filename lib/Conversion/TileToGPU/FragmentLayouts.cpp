@@ -18,7 +18,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "GPUKernelLowering.h"
+#include "Layouts.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"

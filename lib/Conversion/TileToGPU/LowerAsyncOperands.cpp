@@ -2,9 +2,9 @@
 //
 // A wgmma dot (LowerWgmmaDots.cpp) reads B from shared memory. Where B is
 // a tile loaded from a read-only view in the same loop body (a flash
-// attention's K and V blocks), the load goes global -> registers -> shared
-// memory: the registers hold the whole block while it is in flight, and the
-// store into shared memory waits for it. With `async-dot-operands` such a
+// attention's K and V state.blocks), the load goes global -> registers ->
+// shared memory: the registers hold the whole block while it is in flight, and
+// the store into shared memory waits for it. With `async-dot-operands` such a
 // load becomes cp.async copies straight into the swizzled layout the dot
 // reads, one iteration ahead: iteration j's copies are issued right after
 // iteration j - 1's dot has read the buffer, so they fly behind the rest of
@@ -28,7 +28,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "GPUKernelLowering.h"
+#include "OpLowerings.h"
 #include "Remarks.h"
 
 #include "llvm/Support/FormatVariadic.h"
@@ -146,8 +146,7 @@ tile::gpu_lowering::whyNotAsyncOperand(DotOp dot, scf::ForOp loop, int64_t threa
   return whyNotCopyAhead(load, loop, threads);
 }
 
-SmallVector<AsyncOperand *>
-GPUKernelLowering::planAsyncOperands(scf::ForOp loop) {
+SmallVector<AsyncOperand *> AsyncOperandLowering::planLoop(scf::ForOp loop) {
   // The wgmma dots of the body whose B load tile-plan-async-operands marked
   // tile.copy_ahead. The conditions are checked again (the copies move the
   // load earlier): a mark that fails them is an error of that pass, here
@@ -156,7 +155,7 @@ GPUKernelLowering::planAsyncOperands(scf::ForOp loop) {
   SmallVector<std::pair<DotOp, SmallVector<Operation *>>> found;
   for (Operation &op : *loop.getBody()) {
     auto dot = dyn_cast<DotOp>(op);
-    if (!dot || !runsOnWgmma(dot))
+    if (!dot || !state.runsOnWgmma(dot))
       continue;
     SmallVector<Operation *> chain;
     if (whyNotAsyncOperand(dot, loop, threads, fragments, chain) ||
@@ -168,8 +167,8 @@ GPUKernelLowering::planAsyncOperands(scf::ForOp loop) {
     return planned;
   // One buffer per operand, each a whole number of swizzle atoms, placed
   // from the start of the scratch space; the body's other scratch users
-  // start after them (scratchFloor) while the loop runs.
-  assert(scratchFloor == 0 && "async operands of nested loops");
+  // start after them (the arena's floor) while the loop runs.
+  assert(shared.getFloor() == 0 && "async operands of nested loops");
   Location loc = loop.getLoc();
   SmallVector<std::pair<Type, int64_t>> shapes;
   for (auto &[dot, chain] : found) {
@@ -179,14 +178,14 @@ GPUKernelLowering::planAsyncOperands(scf::ForOp loop) {
         {type.getElementType(),
          llvm::alignTo(type.getNumElements(), atomElements)});
   }
-  SmallVector<Value> buffers = scratch(loc, shapes);
-  alignScratch(kSwizzle128Align);
+  SmallVector<Value> buffers = shared.scratch(loc, shapes);
+  shared.align(kSwizzle128Align);
   int64_t groupsAfter = static_cast<int64_t>(found.size()) - 1;
   for (auto [entry, buffer] : llvm::zip(found, buffers)) {
     auto &[dot, chain] = entry;
     for (Operation *op : chain)
-      asyncSkipped.insert(op);
-    AsyncOperand &operand = asyncOperands[dot];
+      skipped.insert(op);
+    AsyncOperand &operand = operands[dot];
     operand.load = cast<LoadOp>(chain.back());
     operand.loop = loop;
     operand.buffer = buffer;
@@ -197,8 +196,8 @@ GPUKernelLowering::planAsyncOperands(scf::ForOp loop) {
   return planned;
 }
 
-void GPUKernelLowering::issueAsyncOperand(const AsyncOperand &operand,
-                                          Value iv, Value ub) {
+void AsyncOperandLowering::issue(const AsyncOperand &operand, Value iv,
+                                 Value ub) {
   LoadOp load = operand.load;
   Location loc = load.getLoc();
   RankedTensorType type = load.getResult().getType();
@@ -227,26 +226,27 @@ void GPUKernelLowering::issueAsyncOperand(const AsyncOperand &operand,
     for (Value i : load.getIndices()) {
       APInt c;
       if (matchPattern(i, m_ConstantInt(&c)))
-        bind(i, index(c.getSExtValue()));
+        bind(i, emit.index(c.getSExtValue()));
     }
-    auto [base, offsets] =
-        resolveAccess(loc, load.getSource(), load.getIndices(), type);
+    auto [base, offsets] = lowering.memory.resolveAccess(
+        loc, load.getSource(), load.getIndices(), type);
     for (auto [key, old] : llvm::reverse(replaced)) {
       if (old)
         map.map(key, old);
       else
         map.erase(key);
     }
-    copyTileAsync(loc, base, offsets, Layout::get(type, threads),
-                  operand.buffer, [&](Value e) {
-                    return swizzledElement(loc, e, rows, cols);
-                  });
+    lowering.memory.copyTileAsync(
+        loc, base, offsets, Layout::get(type, threads), operand.buffer,
+        [&](Value e) {
+          return lowering.fragmentOps.swizzledElement(loc, e, rows, cols);
+        });
   }
   NVVM::CpAsyncCommitGroupOp::create(b, loc);
 }
 
-void GPUKernelLowering::beginAsyncLoop(ArrayRef<AsyncOperand *> operands,
-                                       Value lb, Value ub) {
+void AsyncOperandLowering::beginLoop(ArrayRef<AsyncOperand *> operands,
+                                     Value lb, Value ub) {
   if (operands.empty())
     return;
   scf::ForOp loop = operands.front()->loop;
@@ -256,36 +256,35 @@ void GPUKernelLowering::beginAsyncLoop(ArrayRef<AsyncOperand *> operands,
   // The first iteration's copies, in the order of their dots (the order
   // the body issues them in).
   for (AsyncOperand *operand : operands)
-    issueAsyncOperand(*operand, lb, ub);
+    issue(*operand, lb, ub);
   int64_t floor = 0;
   for (AsyncOperand *operand : operands) {
     auto type = cast<MemRefType>(operand->buffer.getType());
     floor += type.getNumElements() * type.getElementTypeBitWidth() / 8;
   }
-  scratchFloor = floor;
+  shared.setFloor(floor);
 }
 
-void GPUKernelLowering::endAsyncLoop(ArrayRef<AsyncOperand *> operands) {
+void AsyncOperandLowering::endLoop(ArrayRef<AsyncOperand *> operands) {
   if (operands.empty())
     return;
   // The last iteration's groups are empty (their guard failed): nothing is
   // in flight, and the scratch space is whole again.
   scf::ForOp loop = operands.front()->loop;
   NVVM::CpAsyncWaitGroupOp::create(b, loop.getLoc(), 0);
-  scratchFloor = 0;
+  shared.setFloor(0);
 }
 
-void GPUKernelLowering::awaitAsyncOperand(const AsyncOperand &operand,
-                                          Location loc) {
+void AsyncOperandLowering::await(const AsyncOperand &operand, Location loc) {
   NVVM::CpAsyncWaitGroupOp::create(b, loc, operand.groupsAfter);
 }
 
-void GPUKernelLowering::prefetchAsyncOperand(const AsyncOperand &operand,
-                                             Location loc) {
+void AsyncOperandLowering::prefetchNext(const AsyncOperand &operand,
+                                        Location loc) {
   // Every warpgroup's wgmma has read the buffer before it is refilled.
   gpu::BarrierOp::create(b, loc);
   scf::ForOp loop = operand.loop;
   Value iv = map.lookup(loop.getInductionVar());
   Value next = arith::AddIOp::create(b, loc, iv, map.lookup(loop.getStep()));
-  issueAsyncOperand(operand, next, map.lookup(loop.getUpperBound()));
+  issue(operand, next, map.lookup(loop.getUpperBound()));
 }

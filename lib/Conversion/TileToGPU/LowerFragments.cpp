@@ -10,7 +10,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "GPUKernelLowering.h"
+#include "OpLowerings.h"
 #include "Remarks.h"
 
 #include "tile/Conversion/Utils/ElementConversion.h"
@@ -29,135 +29,13 @@ using namespace tile::gpu_lowering;
 
 using Kind = FragmentLayout::Kind;
 
-std::optional<FragmentLayout> GPUKernelLowering::layoutOf(Value v) const {
-  auto it = fragments.layouts.find(v);
-  if (it == fragments.layouts.end())
-    return std::nullopt;
-  return it->second;
-}
-
-VectorType
-GPUKernelLowering::registerType(RankedTensorType type,
-                                std::optional<FragmentLayout> layout) const {
-  if (!layout)
-    return Layout::get(type, threads).registerType();
-  return VectorType::get({layout->registers()}, type.getElementType());
-}
-
-std::pair<Value, Value>
-GPUKernelLowering::fragmentElement(const FragmentLayout &l, int64_t reg) {
-  Location loc = func.getLoc();
-  auto rowOf = [&](int64_t mTile, int64_t half) -> Value {
-    // 16*(i*W + w) + g + 8*h
-    Value base = arith::AddIOp::create(
-        b, loc, arith::MulIOp::create(b, loc, warpId, index(16)), laneGroup);
-    return arith::AddIOp::create(b, loc, base,
-                                 index(16 * mTile * l.warps + 8 * half));
-  };
-  auto colOf = [&](int64_t nTile, int64_t c) -> Value {
-    return arith::AddIOp::create(
-        b, loc, arith::MulIOp::create(b, loc, laneInGroup, index(2)),
-        index(8 * nTile + c));
-  };
-  switch (l.kind) {
-  case Kind::Acc: {
-    int64_t tile = reg / 4, r = reg % 4;
-    return {rowOf(tile / l.nTiles(), r / 2), colOf(tile % l.nTiles(), r % 2)};
-  }
-  case Kind::Rows:
-    return {rowOf(reg / 2, reg % 2), index(0)};
-  case Kind::Cols:
-    return {index(0), colOf(reg / 2, reg % 2)};
-  }
-  llvm_unreachable("fragment kind");
-}
-
-Value GPUKernelLowering::relayout(Location loc, Value regs,
-                                  RankedTensorType type,
-                                  std::optional<FragmentLayout> from,
-                                  std::optional<FragmentLayout> to) {
-  if (from == to)
-    return regs;
-  Type elt = type.getElementType();
-  Value buf = scratch(loc, {{elt, type.getNumElements()}})[0];
-  int64_t cols = type.getRank() == 2 ? type.getDimSize(1) : 1;
-  auto linear = [&](const FragmentLayout &l, int64_t reg) -> Value {
-    auto [row, col] = fragmentElement(l, reg);
-    if (l.kind == Kind::Rows)
-      return row;
-    if (l.kind == Kind::Cols)
-      return col;
-    return arith::AddIOp::create(
-        b, loc, arith::MulIOp::create(b, loc, row, index(cols)), col);
-  };
-  // Readers of an earlier use of the scratch space must be done.
-  gpu::BarrierOp::create(b, loc);
-  if (!from) {
-    writeSharedRegs(loc, regs, Layout::get(type, threads), buf);
-  } else {
-    // Copies of a row or column in several threads write the same value.
-    for (int64_t r = 0; r < from->registers(); ++r)
-      memref::StoreOp::create(
-          b, loc, vector::ExtractOp::create(b, loc, regs, r), buf,
-          ValueRange{linear(*from, r)});
-  }
-  gpu::BarrierOp::create(b, loc);
-  if (!to)
-    return buildRegisters(loc, Layout::get(type, threads),
-                          [&](int64_t, int64_t, Value e) {
-                            return memref::LoadOp::create(b, loc, buf, e)
-                                .getResult();
-                          });
-  SmallVector<Value> elements;
-  for (int64_t r = 0; r < to->registers(); ++r)
-    elements.push_back(
-        memref::LoadOp::create(b, loc, buf, ValueRange{linear(*to, r)}));
-  return vector::FromElementsOp::create(b, loc, registerType(type, to),
-                                        elements);
-}
-
-Value GPUKernelLowering::operandIn(Value v, std::optional<FragmentLayout> want) {
-  auto type = dyn_cast<RankedTensorType>(v.getType());
-  if (!type)
-    return map.lookup(v);
-  // Splats are built in whatever layout the user wants.
-  {
-    if (auto splat = v.getDefiningOp<SplatOp>())
-      return vector::BroadcastOp::create(b, v.getLoc(),
-                                         registerType(type, want),
-                                         map.lookup(splat.getValue()));
-    if (auto c = v.getDefiningOp<arith::ConstantOp>())
-      if (auto dense = dyn_cast<SplatElementsAttr>(c.getValue()))
-        return arith::ConstantOp::create(
-            b, v.getLoc(),
-            DenseElementsAttr::get(registerType(type, want),
-                                   dense.getSplatValue<Attribute>()));
-  }
-  auto it = fragmentRegs.find(v);
-  if (it == fragmentRegs.end())
-    return relayout(v.getLoc(), map.lookup(v), type, std::nullopt, want);
-  return relayout(v.getLoc(), it->second, type, layoutOf(v), want);
-}
-
-void GPUKernelLowering::setResult(Value v, Value regs,
-                                  std::optional<FragmentLayout> have) {
-  auto type = dyn_cast<RankedTensorType>(v.getType());
-  std::optional<FragmentLayout> want = type ? layoutOf(v) : std::nullopt;
-  if (type)
-    regs = relayout(v.getLoc(), regs, type, have, want);
-  if (want)
-    fragmentRegs[v] = regs;
-  else
-    map.map(v, regs);
-}
-
-LogicalResult GPUKernelLowering::lowerFragmentReduce(ReduceOp op,
-                                                     const FragmentLayout &out) {
+LogicalResult FragmentLowering::lowerFragmentReduce(ReduceOp op,
+                                                    const FragmentLayout &out) {
   Location loc = op.getLoc();
-  FragmentLayout in = *layoutOf(op.getInputs()[0]);
+  FragmentLayout in = *state.layoutOf(op.getInputs()[0]);
   SmallVector<Value> regs;
   for (Value input : op.getInputs())
-    regs.push_back(operandIn(input, in));
+    regs.push_back(moves.operandIn(input, in));
   unsigned n = regs.size();
   auto lanes = [&](int64_t reg) {
     SmallVector<Value> v;
@@ -173,24 +51,24 @@ LogicalResult GPUKernelLowering::lowerFragmentReduce(ReduceOp op,
       for (int64_t j = 0; j < in.nTiles(); ++j)
         for (int64_t c = 0; c < 2; ++c) {
           SmallVector<Value> next = lanes((i * in.nTiles() + j) * 4 + 2 * h + c);
-          acc = acc.empty() ? next : combine(op.getCombiner(), acc, next);
+          acc = acc.empty() ? next : emit.combine(op.getCombiner(), acc, next);
         }
       // ... then across the quad that holds the row.
       for (int32_t off : {1, 2}) {
         SmallVector<Value> other;
         for (Value v : acc)
-          other.push_back(shuffleXor(loc, v, off));
-        acc = combine(op.getCombiner(), acc, other);
+          other.push_back(emit.shuffleXor(loc, v, off));
+        acc = emit.combine(op.getCombiner(), acc, other);
       }
       for (unsigned k = 0; k < n; ++k)
         results[k].push_back(acc[k]);
     }
   for (unsigned k = 0; k < n; ++k) {
     auto type = cast<RankedTensorType>(op.getResults()[k].getType());
-    setResult(op.getResults()[k],
-              vector::FromElementsOp::create(b, loc, registerType(type, out),
-                                             results[k]),
-              out);
+    moves.setResult(op.getResults()[k],
+                    vector::FromElementsOp::create(
+                        b, loc, moves.registerType(type, out), results[k]),
+                    out);
   }
   return success();
 }
@@ -205,8 +83,8 @@ static Value operandPair(OpBuilder &b, Location loc, Value pair, Type elt) {
   return vector::ExtractOp::create(b, loc, word, 0);
 }
 
-GPUKernelLowering::FragmentDotOperands
-GPUKernelLowering::fragmentDotOperands(DotOp op, bool stageB) {
+FragmentLowering::FragmentDotOperands
+FragmentLowering::fragmentDotOperands(DotOp op, bool stageB) {
   RankedTensorType aType = op.getA().getType();
   RankedTensorType type = op.getResult().getType();
   int64_t warps = threads / 32;
@@ -218,19 +96,19 @@ GPUKernelLowering::fragmentDotOperands(DotOp op, bool stageB) {
       Value(),
       RankedTensorType(),
       false};
-  d.acc = operandIn(op.getAcc(), d.accLayout);
-  d.a = operandIn(op.getA(), d.aLayout);
+  d.acc = moves.operandIn(op.getAcc(), d.accLayout);
+  d.a = moves.operandIn(op.getA(), d.aLayout);
   Operation *permute = op.getB().getDefiningOp();
   d.folded = permute && fragments.foldedPermutes.count(permute);
   Value src = d.folded ? permute->getOperand(0) : op.getB();
   d.stagedType = cast<RankedTensorType>(src.getType());
   if (stageB)
-    d.staged = operandIn(src, std::nullopt);
+    d.staged = moves.operandIn(src, std::nullopt);
   return d;
 }
 
-LogicalResult GPUKernelLowering::lowerFragmentDot(DotOp op) {
-  bool wgmma = runsOnWgmma(op);
+LogicalResult FragmentLowering::lowerFragmentDot(DotOp op) {
+  bool wgmma = state.runsOnWgmma(op);
   if (remarksEnabled(b.getContext())) {
     RankedTensorType r = op.getResult().getType();
     passedFastPath(op.getLoc(), func.getName(), "mma-fragments")
@@ -257,26 +135,28 @@ LogicalResult GPUKernelLowering::lowerFragmentDot(DotOp op) {
   // stages its source (N x K) and reads it untransposed.
   int64_t rows = srcType.getDimSize(0), cols = srcType.getDimSize(1);
   int64_t stride = cols + 8;
-  Value buf = scratch(loc, {{elt, rows * stride}})[0];
+  Value buf = shared.scratch(loc, {{elt, rows * stride}})[0];
   auto space = gpu::AddressSpaceAttr::get(b.getContext(),
                                           gpu::AddressSpace::Workgroup);
   // ldmatrix moves 16-bit elements: an f16 view of the same bytes.
   Value matrix = memref::ViewOp::create(
-      b, loc, MemRefType::get({rows, stride}, b.getF16Type(), AffineMap(), space),
-      scratchSpace, index(0), ValueRange{});
+      b, loc,
+      MemRefType::get({rows, stride}, b.getF16Type(), AffineMap(), space),
+      shared.getArena(), emit.index(0), ValueRange{});
   gpu::BarrierOp::create(b, loc);
-  writeSharedRegs(loc, staged, Layout::get(srcType, threads), buf, stride);
+  shared.writeSharedRegs(loc, staged, Layout::get(srcType, threads), buf,
+                         stride);
   gpu::BarrierOp::create(b, loc);
 
   // Each lane addresses one row of one of the four 8x8 matrices of an
   // ldmatrix.x4: matrix q = lane / 8 covers the (q % 2)-th half of the 16 K
   // of a step and the (q / 2)-th of two 8-column tiles.
-  Value q = arith::DivUIOp::create(b, loc, laneId, index(8));
-  Value r8 = arith::RemUIOp::create(b, loc, laneId, index(8));
+  Value q = arith::DivUIOp::create(b, loc, laneId, emit.index(8));
+  Value r8 = arith::RemUIOp::create(b, loc, laneId, emit.index(8));
   Value kHalf = arith::MulIOp::create(
-      b, loc, arith::RemUIOp::create(b, loc, q, index(2)), index(8));
+      b, loc, arith::RemUIOp::create(b, loc, q, emit.index(2)), emit.index(8));
   Value nHalf = arith::MulIOp::create(
-      b, loc, arith::DivUIOp::create(b, loc, q, index(2)), index(8));
+      b, loc, arith::DivUIOp::create(b, loc, q, emit.index(2)), emit.index(8));
   // Folded: rows are N, columns K. Otherwise rows are K, columns N.
   Value rowBase = arith::AddIOp::create(b, loc, r8, folded ? nHalf : kHalf);
   Value colBase = folded ? kHalf : nHalf;
@@ -299,9 +179,9 @@ LogicalResult GPUKernelLowering::lowerFragmentDot(DotOp op) {
     SmallVector<std::array<Value, 2>> bFrag(nTiles);
     for (int64_t jj = 0; jj < nTiles / 2; ++jj) {
       Value row = arith::AddIOp::create(b, loc, rowBase,
-                                        index(folded ? 16 * jj : 16 * s));
+                                        emit.index(folded ? 16 * jj : 16 * s));
       Value col = arith::AddIOp::create(b, loc, colBase,
-                                        index(folded ? 16 * s : 16 * jj));
+                                        emit.index(folded ? 16 * s : 16 * jj));
       Value frag = nvgpu::LdMatrixOp::create(b, loc, fragType, matrix,
                                              ValueRange{row, col},
                                              /*transpose=*/!folded,
@@ -332,19 +212,19 @@ LogicalResult GPUKernelLowering::lowerFragmentDot(DotOp op) {
       }
     }
   }
-  setResult(op.getResult(),
-            vector::FromElementsOp::create(b, loc, registerType(type, accLayout),
-                                           c),
-            accLayout);
+  moves.setResult(op.getResult(),
+                  vector::FromElementsOp::create(
+                      b, loc, moves.registerType(type, accLayout), c),
+                  accLayout);
   return success();
 }
 
-std::optional<LogicalResult> GPUKernelLowering::lowerFragmentOp(Operation *op) {
+std::optional<LogicalResult> FragmentLowering::lowerFragmentOp(Operation *op) {
   if (auto dot = dyn_cast<DotOp>(op); dot && fragments.dots.count(op))
     return lowerFragmentDot(dot);
   if (auto red = dyn_cast<ReduceOp>(op)) {
-    auto in = layoutOf(red.getInputs()[0]);
-    auto out = layoutOf(red.getResults()[0]);
+    auto in = state.layoutOf(red.getInputs()[0]);
+    auto out = state.layoutOf(red.getResults()[0]);
     if (in && in->kind == Kind::Acc && red.getDim() == 1 && out &&
         out->kind == Kind::Rows && out->m == in->m)
       return lowerFragmentReduce(red, *out);
@@ -353,12 +233,12 @@ std::optional<LogicalResult> GPUKernelLowering::lowerFragmentOp(Operation *op) {
   if (op->getNumResults() != 1 || op->getNumRegions() != 0)
     return std::nullopt;
   Value result = op->getResult(0);
-  std::optional<FragmentLayout> layout = layoutOf(result);
+  std::optional<FragmentLayout> layout = state.layoutOf(result);
   if (!layout)
     return std::nullopt;
   Location loc = op->getLoc();
   auto type = cast<RankedTensorType>(result.getType());
-  VectorType regsType = registerType(type, layout);
+  VectorType regsType = moves.registerType(type, layout);
   auto done = [&](Value regs) -> std::optional<LogicalResult> {
     fragmentRegs[result] = regs;
     return success();
@@ -368,12 +248,12 @@ std::optional<LogicalResult> GPUKernelLowering::lowerFragmentOp(Operation *op) {
     if (isa<arith::ConstantOp>(op) &&
         !isa<SplatElementsAttr>(cast<arith::ConstantOp>(op).getValue()))
       return std::nullopt;
-    return done(operandIn(result, layout));
+    return done(moves.operandIn(result, layout));
   }
   if (isa<IotaOp>(op) && layout->kind != Kind::Acc) {
     SmallVector<Value> elements;
     for (int64_t r = 0; r < layout->registers(); ++r) {
-      auto [row, col] = fragmentElement(*layout, r);
+      auto [row, col] = moves.fragmentElement(*layout, r);
       Value e = layout->kind == Kind::Rows ? row : col;
       if (!type.getElementType().isIndex())
         e = arith::IndexCastOp::create(b, loc, type.getElementType(), e);
@@ -382,9 +262,9 @@ std::optional<LogicalResult> GPUKernelLowering::lowerFragmentOp(Operation *op) {
     return done(vector::FromElementsOp::create(b, loc, regsType, elements));
   }
   if (auto rs = dyn_cast<ReshapeOp>(op)) {
-    if (layoutOf(rs.getSource()) != layout)
+    if (state.layoutOf(rs.getSource()) != layout)
       return std::nullopt;
-    return done(operandIn(rs.getSource(), layout));
+    return done(moves.operandIn(rs.getSource(), layout));
   }
   if (auto bc = dyn_cast<BroadcastOp>(op)) {
     ArrayRef<int64_t> src = bc.getSource().getType().getShape();
@@ -394,9 +274,9 @@ std::optional<LogicalResult> GPUKernelLowering::lowerFragmentOp(Operation *op) {
     bool cols = src[0] == 1 && src[1] == layout->n;
     if (!rows && !cols)
       return std::nullopt;
-    Value regs = operandIn(bc.getSource(),
-                           rows ? FragmentLayout::rows(layout->m, layout->warps)
-                                : FragmentLayout::cols(layout->n, layout->warps));
+    Value regs = moves.operandIn(
+        bc.getSource(), rows ? FragmentLayout::rows(layout->m, layout->warps)
+                             : FragmentLayout::cols(layout->n, layout->warps));
     SmallVector<int64_t> mask;
     for (int64_t r = 0; r < layout->registers(); ++r) {
       int64_t tile = r / 4, i = tile / layout->nTiles(),
@@ -406,7 +286,7 @@ std::optional<LogicalResult> GPUKernelLowering::lowerFragmentOp(Operation *op) {
     return done(vector::ShuffleOp::create(b, loc, regs, regs, mask));
   }
   if (auto cv = dyn_cast<ConvertOp>(op))
-    return done(convertElements(b, loc, operandIn(cv.getSource(), layout),
+    return done(convertElements(b, loc, moves.operandIn(cv.getSource(), layout),
                                 cv.getSource().getType().getElementType(),
                                 type.getElementType(), cv.getRounding()));
   if (!op->hasTrait<OpTrait::Elementwise>())
@@ -414,8 +294,9 @@ std::optional<LogicalResult> GPUKernelLowering::lowerFragmentOp(Operation *op) {
   // Every tile operand in the result's layout; the op applies to registers.
   IRMapping operands;
   for (Value v : op->getOperands())
-    operands.map(v, isa<RankedTensorType>(v.getType()) ? operandIn(v, layout)
-                                                       : map.lookup(v));
+    operands.map(v, isa<RankedTensorType>(v.getType())
+                        ? moves.operandIn(v, layout)
+                        : map.lookup(v));
   Operation *clone = b.clone(*op, operands);
   clone->getResult(0).setType(regsType);
   return done(clone->getResult(0));

@@ -1,13 +1,13 @@
 //===- LowerGlobalMemory.cpp - loads, stores and gathers of tiles ---------===//
 //
-// Global memory access of the GPU lowering: claimed blocks, partition
+// Global memory access of the GPU lowering: claimed state.blocks, partition
 // addressing, 16-byte vector loads and stores with masked edges, gathers,
 // L2 prefetches, and loads re-issued in the layout of a broadcast that
 // consumes them.
 //
 //===----------------------------------------------------------------------===//
 
-#include "GPUKernelLowering.h"
+#include "OpLowerings.h"
 #include "Remarks.h"
 
 #include "llvm/Support/FormatVariadic.h"
@@ -53,7 +53,7 @@ static std::optional<std::string> whyNotVectorizable(MemRefType type,
 /// launch contract (tile.in_bounds, aligned_rows): no bounds or alignment
 /// conditions are built.
 struct GlobalAccess {
-  GlobalAccess(GPUKernelLowering &L, Location loc, Value base,
+  GlobalAccess(GlobalMemoryLowering &L, Location loc, Value base,
                ArrayRef<Value> offsets, const Layout &layout,
                ArrayRef<int64_t> dimMap = {}, bool inBounds = false)
       : L(L), loc(loc), offsets(offsets), layout(layout), inBounds(inBounds) {
@@ -96,9 +96,9 @@ struct GlobalAccess {
       if (!meta)
         meta = memref::ExtractStridedMetadataOp::create(b, loc, base);
       Value rem = arith::RemUIOp::create(b, loc, meta.getStrides()[d],
-                                         L.index(layout.vec));
+                                         L.emit.index(layout.vec));
       Value ok = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, rem,
-                                       L.index(0));
+                                       L.emit.index(0));
       aligned = aligned ? arith::AndIOp::create(b, loc, aligned, ok) : ok;
     }
     return aligned;
@@ -111,9 +111,10 @@ struct GlobalAccess {
   /// that, or null where the slot always exists.
   std::tuple<SmallVector<Value>, Value, Value> slot(int64_t k) {
     OpBuilder &b = L.b;
-    Value p = arith::AddIOp::create(b, loc, L.tid, L.index(k * layout.threads));
-    Value e0 = arith::MulIOp::create(b, loc, p, L.index(layout.vec));
-    SmallVector<Value> idx = L.delinearize(e0, layout.type.getShape());
+    Value p =
+        arith::AddIOp::create(b, loc, L.tid, L.emit.index(k * layout.threads));
+    Value e0 = arith::MulIOp::create(b, loc, p, L.emit.index(layout.vec));
+    SmallVector<Value> idx = L.emit.delinearize(e0, layout.type.getShape());
     SmallVector<Value> at(offsets.begin(), offsets.end());
     for (auto [d, m] : llvm::enumerate(dimMap))
       if (m >= 0)
@@ -122,16 +123,16 @@ struct GlobalAccess {
       Value exists;
       if ((k + 1) * layout.threads > layout.positions)
         exists = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, p,
-                                       L.index(layout.positions));
+                                       L.emit.index(layout.positions));
       return {at, exists, exists};
     }
     Value ok = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, p,
-                                     L.index(layout.positions));
+                                     L.emit.index(layout.positions));
     for (size_t m = 0; m + 1 < at.size(); ++m)
       ok = arith::AndIOp::create(b, loc, ok, isInBounds(b, loc, at[m], bounds[m]));
     Value last = at.back();
     Value lastEnd =
-        arith::AddIOp::create(b, loc, last, L.index(layout.vec - 1));
+        arith::AddIOp::create(b, loc, last, L.emit.index(layout.vec - 1));
     Value whole = arith::AndIOp::create(
         b, loc, ok,
         arith::AndIOp::create(b, loc, isInBounds(b, loc, last, bounds.back()),
@@ -141,7 +142,7 @@ struct GlobalAccess {
     return {at, ok, whole};
   }
 
-  GPUKernelLowering &L;
+  GlobalMemoryLowering &L;
   Location loc;
   ArrayRef<Value> offsets;
   const Layout &layout;
@@ -161,14 +162,14 @@ struct GlobalAccess {
 /// unguarded vector load, so a loop of them is straight-line code. (A
 /// guarded fallback would not do: the backend merges the two arms into one
 /// load with the weaker alignment.)
-static Value maskedLoad(GPUKernelLowering &L, Location loc, Value base,
+static Value maskedLoad(GlobalMemoryLowering &L, Location loc, Value base,
                         ArrayRef<Value> offsets, const Layout &layout,
                         TypedAttr padding, ArrayRef<int64_t> dimMap = {},
                         bool inBounds = false) {
   OpBuilder &b = L.b;
   GlobalAccess access(L, loc, base, offsets, layout, dimMap, inBounds);
   Value pad = padding ? arith::ConstantOp::create(b, loc, padding).getResult()
-                      : L.zeroOf(layout.type.getElementType());
+                      : L.emit.zeroOf(layout.type.getElementType());
   bool vectorize = access.vectorize;
   int64_t eltBytes = access.eltBytes;
   SmallVector<Value> &bounds = access.bounds;
@@ -179,20 +180,20 @@ static Value maskedLoad(GPUKernelLowering &L, Location loc, Value base,
       load.setAlignmentAttr(b.getI64IntegerAttr(layout.vec * eltBytes));
       return load;
     }
-    Value v = L.zeroOf(layout.slotType());
+    Value v = L.emit.zeroOf(layout.slotType());
     for (int64_t i = 0; i < layout.vec; ++i) {
       SmallVector<Value> ai(at);
-      ai.back() = arith::AddIOp::create(b, loc, at.back(), L.index(i));
+      ai.back() = arith::AddIOp::create(b, loc, at.back(), L.emit.index(i));
       v = vector::InsertOp::create(
           b, loc, memref::LoadOp::create(b, loc, base, ai), v, i);
     }
     return v;
   };
-  Value regs = L.zeroOf(layout.registerType());
+  Value regs = L.emit.zeroOf(layout.registerType());
   for (int64_t k = 0; k < layout.slots; ++k) {
     auto [at, ok, whole] = access.slot(k);
     if (!whole) { // in bounds, and the slot always exists
-      regs = L.insertSlot(loc, regs, loadWhole(at), k);
+      regs = L.emit.insertSlot(loc, regs, loadWhole(at), k);
       continue;
     }
     auto branch = scf::IfOp::create(b, loc, TypeRange{layout.slotType()},
@@ -202,13 +203,13 @@ static Value maskedLoad(GPUKernelLowering &L, Location loc, Value base,
       b.setInsertionPointToStart(branch.thenBlock());
       scf::YieldOp::create(b, loc, loadWhole(at));
       b.setInsertionPointToStart(branch.elseBlock());
-      Value slot = L.zeroOf(layout.slotType());
+      Value slot = L.emit.zeroOf(layout.slotType());
       // In bounds, the else is a slot past the tile's end: no element. Else
       // the edge (or unaligned strides): element by element, padding outside.
       if (!inBounds)
         for (int64_t i = 0; i < layout.vec; ++i) {
           SmallVector<Value> ai(at);
-          ai.back() = arith::AddIOp::create(b, loc, at.back(), L.index(i));
+          ai.back() = arith::AddIOp::create(b, loc, at.back(), L.emit.index(i));
           Value inb = arith::AndIOp::create(
               b, loc, ok, isInBounds(b, loc, ai.back(), bounds.back()));
           slot = vector::InsertOp::create(
@@ -216,12 +217,12 @@ static Value maskedLoad(GPUKernelLowering &L, Location loc, Value base,
         }
       scf::YieldOp::create(b, loc, slot);
     }
-    regs = L.insertSlot(loc, regs, branch.getResult(0), k);
+    regs = L.emit.insertSlot(loc, regs, branch.getResult(0), k);
   }
   return regs;
 }
 
-void GPUKernelLowering::copyTileAsync(
+void GlobalMemoryLowering::copyTileAsync(
     Location loc, Value base, ArrayRef<Value> offsets, const Layout &layout,
     Value buf, function_ref<Value(Value element)> address) {
   GlobalAccess access(*this, loc, base, offsets, layout, /*dimMap=*/{},
@@ -234,8 +235,9 @@ void GPUKernelLowering::copyTileAsync(
       b.setInsertionPointToStart(branch.thenBlock());
     }
     Value e0 = arith::MulIOp::create(
-        b, loc, arith::AddIOp::create(b, loc, tid, index(k * layout.threads)),
-        index(layout.vec));
+        b, loc,
+        arith::AddIOp::create(b, loc, tid, emit.index(k * layout.threads)),
+        emit.index(layout.vec));
     nvgpu::DeviceAsyncCopyOp::create(
         b, loc, buf, ValueRange{address(e0)}, base, at,
         b.getIndexAttr(layout.vec), /*srcElements=*/Value(),
@@ -246,14 +248,14 @@ void GPUKernelLowering::copyTileAsync(
 /// Stores the tile registers `regs` of `layout` at `offsets` of `base`,
 /// skipping elements outside it; with `accumulate`, adds them atomically
 /// instead, element by element (tile.atomic_add).
-static void maskedStore(GPUKernelLowering &L, Location loc, Value regs,
+static void maskedStore(GlobalMemoryLowering &L, Location loc, Value regs,
                         Value base, ArrayRef<Value> offsets,
                         const Layout &layout, bool accumulate = false) {
   OpBuilder &b = L.b;
   GlobalAccess access(L, loc, base, offsets, layout);
   for (int64_t k = 0; k < layout.slots; ++k) {
     auto [at, ok, whole] = access.slot(k);
-    Value slot = L.extractSlot(loc, regs, k, layout.vec);
+    Value slot = L.emit.extractSlot(loc, regs, k, layout.vec);
     Value last = at.back();
     bool vectorize = access.vectorize && !accumulate;
     int64_t eltBytes = access.eltBytes;
@@ -273,14 +275,14 @@ static void maskedStore(GPUKernelLowering &L, Location loc, Value regs,
     } else {
       for (int64_t i = 0; i < layout.vec; ++i) {
         SmallVector<Value> ai(at);
-        ai.back() = arith::AddIOp::create(b, loc, last, L.index(i));
+        ai.back() = arith::AddIOp::create(b, loc, last, L.emit.index(i));
         put(vector::ExtractOp::create(b, loc, slot, i), ai);
       }
     }
     b.setInsertionPointToStart(branch.elseBlock());
     for (int64_t i = 0; i < layout.vec; ++i) {
       SmallVector<Value> ai(at);
-      ai.back() = arith::AddIOp::create(b, loc, last, L.index(i));
+      ai.back() = arith::AddIOp::create(b, loc, last, L.emit.index(i));
       Value inb = arith::AndIOp::create(
           b, loc, ok, isInBounds(b, loc, ai.back(), access.bounds.back()));
       auto one = scf::IfOp::create(b, loc, inb, /*withElse=*/false);
@@ -296,39 +298,63 @@ static bool isProvenInBounds(LoadOp load) {
   return load->hasAttr(kInBoundsAttrName);
 }
 
-static SmallVector<Value> scaledIndices(GPUKernelLowering &L, Location loc,
+static SmallVector<Value> scaledIndices(GlobalMemoryLowering &L, Location loc,
                                         ValueRange indices,
                                         ArrayRef<int64_t> scale) {
   SmallVector<Value> out;
   for (auto [i, s] : llvm::zip_equal(indices, scale))
-    out.push_back(arith::MulIOp::create(L.b, loc, L.map.lookup(i), L.index(s)));
+    out.push_back(
+        arith::MulIOp::create(L.b, loc, L.map.lookup(i), L.emit.index(s)));
   return out;
 }
 
-LogicalResult GPUKernelLowering::lowerOwn(OwnOp op) {
+LogicalResult GlobalMemoryLowering::lowerPartition(PartitionOp op) {
+  state.partitions[op.getResult()] = {map.lookup(op.getView()),
+                                      op.getResult().getType().getTileShape()};
+  return success();
+}
+
+LogicalResult GlobalMemoryLowering::lowerNumTiles(NumTilesOp op) {
+  auto [memref, tile] = state.partitions.lookup(op.getPartition());
+  Value dim = memref::DimOp::create(b, op.getLoc(), memref, op.getIndex());
+  map.map(op.getResult(),
+          arith::CeilDivUIOp::create(b, op.getLoc(), dim,
+                                     emit.index(tile[op.getIndex()])));
+  return success();
+}
+
+LogicalResult GlobalMemoryLowering::lowerDim(DimOp op) {
+  map.map(op.getResult(),
+          memref::DimOp::create(b, op.getLoc(), map.lookup(op.getView()),
+                                op.getIndex()));
+  return success();
+}
+
+LogicalResult GlobalMemoryLowering::lowerOwn(OwnOp op) {
   Location loc = op.getLoc();
-  auto [memref, tile] = partitions.lookup(op.getPartition());
+  auto [memref, tile] = state.partitions.lookup(op.getPartition());
   SmallVector<Value> offsets = scaledIndices(*this, loc, op.getIndices(), tile);
-  blocks[op.getResult()] = createClippedBlock(b, loc, memref, offsets, tile);
+  state.blocks[op.getResult()] =
+      createClippedBlock(b, loc, memref, offsets, tile);
   return success();
 }
 
 /// The memref and element offsets a load or store at `indices` of a
 /// partition or claimed block `handle` addresses, for a tile of `type`.
 std::pair<Value, SmallVector<Value>>
-GPUKernelLowering::resolveAccess(Location loc, Value handle, ValueRange indices,
-                                 RankedTensorType type) {
-  if (auto it = partitions.find(handle); it != partitions.end())
+GlobalMemoryLowering::resolveAccess(Location loc, Value handle,
+                                    ValueRange indices, RankedTensorType type) {
+  if (auto it = state.partitions.find(handle); it != state.partitions.end())
     return {it->second.first,
             scaledIndices(*this, loc, indices, it->second.second)};
   // A claimed block: the whole block, or the aligned sub-tile at indices.
   SmallVector<Value> offsets =
-      indices.empty() ? SmallVector<Value>(type.getRank(), index(0))
+      indices.empty() ? SmallVector<Value>(type.getRank(), emit.index(0))
                       : scaledIndices(*this, loc, indices, type.getShape());
-  return {blocks.lookup(handle), offsets};
+  return {state.blocks.lookup(handle), offsets};
 }
 
-LogicalResult GPUKernelLowering::lowerLoad(LoadOp op) {
+LogicalResult GlobalMemoryLowering::lowerLoad(LoadOp op) {
   Location loc = op.getLoc();
   Layout layout = Layout::get(op.getResult().getType(), threads);
   auto [base, offsets] =
@@ -340,17 +366,17 @@ LogicalResult GPUKernelLowering::lowerLoad(LoadOp op) {
   bool single = layout.positions == 1;
   Value realTid = tid;
   if (single)
-    tid = index(0);
+    tid = emit.index(0);
   Value regs = maskedLoad(*this, loc, base, offsets, layout, pad,
                           /*dimMap=*/{}, isProvenInBounds(op));
   tid = realTid;
   map.map(op.getResult(), regs);
   if (single)
-    setReplicated(op.getResult(), threads);
+    state.setReplicated(op.getResult(), threads);
   return success();
 }
 
-LogicalResult GPUKernelLowering::lowerStore(StoreOp op) {
+LogicalResult GlobalMemoryLowering::lowerStore(StoreOp op) {
   Location loc = op.getLoc();
   Layout layout = Layout::get(op.getValue().getType(), threads);
   auto [base, offsets] =
@@ -359,7 +385,7 @@ LogicalResult GPUKernelLowering::lowerStore(StoreOp op) {
   return success();
 }
 
-LogicalResult GPUKernelLowering::lowerAtomicAdd(AtomicAddOp op) {
+LogicalResult GlobalMemoryLowering::lowerAtomicAdd(AtomicAddOp op) {
   Location loc = op.getLoc();
   Layout layout = Layout::get(op.getValue().getType(), threads);
   auto [base, offsets] =
@@ -369,15 +395,15 @@ LogicalResult GPUKernelLowering::lowerAtomicAdd(AtomicAddOp op) {
   return success();
 }
 
-LogicalResult GPUKernelLowering::lowerGather(GatherOp op) {
+LogicalResult GlobalMemoryLowering::lowerGather(GatherOp op) {
   Location loc = op.getLoc();
-  auto entry = partitions.lookup(op.getSource());
+  auto entry = state.partitions.lookup(op.getSource());
   Value memref = entry.first;
   ArrayRef<int64_t> tile = entry.second;
   RankedTensorType type = op.getResult().getType();
   Layout layout = Layout::get(type, threads);
-  Value rows = toShared(loc, op.getRows());
-  SmallVector<Value> offsets{index(0)};
+  Value rows = shared.toShared(loc, op.getRows());
+  SmallVector<Value> offsets{emit.index(0)};
   llvm::append_range(offsets,
                      scaledIndices(*this, loc, op.getIndices(), tile.drop_front()));
   SmallVector<Value> bounds;
@@ -385,10 +411,10 @@ LogicalResult GPUKernelLowering::lowerGather(GatherOp op) {
     bounds.push_back(memref::DimOp::create(b, loc, memref, d));
   TypedAttr padding = op.getPadding() ? *op.getPadding() : TypedAttr();
   Value pad = padding ? arith::ConstantOp::create(b, loc, padding).getResult()
-                      : zeroOf(type.getElementType());
+                      : emit.zeroOf(type.getElementType());
   map.map(op.getResult(),
-          buildRegisters(loc, layout, [&](int64_t, int64_t, Value e) {
-            SmallVector<Value> idx = delinearize(e, type.getShape());
+          emit.buildRegisters(loc, layout, [&](int64_t, int64_t, Value e) {
+            SmallVector<Value> idx = emit.delinearize(e, type.getShape());
             return gatherElement(b, loc, memref,
                                  memref::LoadOp::create(b, loc, rows, idx[0]),
                                  offsets, idx, bounds, pad);
@@ -404,9 +430,9 @@ static constexpr int64_t kL2LineBytes = 128;
 /// elements from the tile's first, and the one holding its last element (the
 /// tile need not start on a line). Probes outside the view are skipped: a
 /// prefetch never names an address outside it.
-LogicalResult GPUKernelLowering::lowerPrefetch(PrefetchOp op) {
+LogicalResult GlobalMemoryLowering::lowerPrefetch(PrefetchOp op) {
   Location loc = op.getLoc();
-  if (!l2Prefetch) {
+  if (!state.l2Prefetch) {
     // A hint: dropped where the backend has no instruction for it.
     if (remarksEnabled(b.getContext()))
       missedFastPath(loc, func.getName(), "l2-prefetch")
@@ -438,17 +464,17 @@ LogicalResult GPUKernelLowering::lowerPrefetch(PrefetchOp op) {
   auto level = NVVM::PrefetchCacheLevelAttr::get(b.getContext(),
                                                  NVVM::PrefetchCacheLevel::L2);
   for (int64_t s = 0; s * threads < probes; ++s) {
-    Value q = arith::AddIOp::create(b, loc, tid, index(s * threads));
+    Value q = arith::AddIOp::create(b, loc, tid, emit.index(s * threads));
     Value ok;
     if ((s + 1) * threads > probes)
       ok = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, q,
-                                 index(probes));
-    Value row = arith::DivUIOp::create(b, loc, q, index(perRow));
-    Value j = arith::RemUIOp::create(b, loc, q, index(perRow));
+                                 emit.index(probes));
+    Value row = arith::DivUIOp::create(b, loc, q, emit.index(perRow));
+    Value j = arith::RemUIOp::create(b, loc, q, emit.index(perRow));
     Value col = arith::MinUIOp::create(
-        b, loc, arith::MulIOp::create(b, loc, j, index(lineElems)),
-        index(inner - 1));
-    SmallVector<Value> at = delinearize(row, tile.drop_back());
+        b, loc, arith::MulIOp::create(b, loc, j, emit.index(lineElems)),
+        emit.index(inner - 1));
+    SmallVector<Value> at = emit.delinearize(row, tile.drop_back());
     at.push_back(col);
     Value linear = meta.getOffset();
     for (int64_t d = 0; d < rank; ++d) {
@@ -463,7 +489,8 @@ LogicalResult GPUKernelLowering::lowerPrefetch(PrefetchOp op) {
     OpBuilder::InsertionGuard inner(b);
     b.setInsertionPointToStart(guard.thenBlock());
     Value addr = arith::AddIOp::create(
-        b, loc, start, arith::MulIOp::create(b, loc, linear, index(eltBytes)));
+        b, loc, start,
+        arith::MulIOp::create(b, loc, linear, emit.index(eltBytes)));
     Value ptr = LLVM::IntToPtrOp::create(
         b, loc, ptrType,
         arith::IndexCastUIOp::create(b, loc, b.getI64Type(), addr),
@@ -496,8 +523,8 @@ SmallVector<int64_t> tile::gpu_lowering::nonUnitSizes(ArrayRef<int64_t> shape) {
 /// elements: each thread loads the elements it holds, and repeats hit L1.
 /// Sound because nothing writes an `in` view while the kernel runs (the
 /// ownership proof and the launch contract). Null where it does not apply.
-Value GPUKernelLowering::reloadInLayout(LoadOp load, ArrayRef<int64_t> from,
-                                        RankedTensorType type) {
+Value GlobalMemoryLowering::reloadInLayout(LoadOp load, ArrayRef<int64_t> from,
+                                           RankedTensorType type) {
   auto partition = dyn_cast<PartitionType>(load.getSource().getType());
   if (!partition || !partition.isShared())
     return {};

@@ -11,7 +11,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "GPUKernelLowering.h"
+#include "OpLowerings.h"
 
 #include "tile/Conversion/Utils/ElementConversion.h"
 
@@ -299,7 +299,7 @@ std::optional<HopperMatmulPlan> tile::planHopperMatmul(KernelOp kernel,
 namespace {
 /// Builds the producer/consumer kernel body for one plan.
 struct HopperMatmulEmitter {
-  GPUKernelLowering &l;
+  HopperMatmulLowering &l;
   const HopperMatmulPlan &plan;
   OpBuilder &b;
   Location loc;
@@ -369,14 +369,14 @@ LogicalResult HopperMatmulEmitter::emit() {
   Value xMap = entry.getArgument(numArgs - 2);
   Value wMap = entry.getArgument(numArgs - 1);
 
-  Value numK = l.lookup(cast<scf::ForOp>(plan.loop).getUpperBound());
+  Value numK = l.map.lookup(cast<scf::ForOp>(plan.loop).getUpperBound());
 
   // Thread 0 sets up the barriers: a full barrier completes when the
   // stage's bytes have landed (one arrival: the producer's expect_tx); an
   // empty one when every consumer warp has released the stage.
-  Value tid = l.threadId();
+  Value tid = l.emit.threadId();
   Value isFirst = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, tid,
-                                        l.index(0));
+                                        l.emit.index(0));
   auto init = scf::IfOp::create(b, loc, isFirst, /*withElse=*/false);
   {
     OpBuilder::InsertionGuard guard(b);
@@ -391,16 +391,16 @@ LogicalResult HopperMatmulEmitter::emit() {
   }
   gpu::BarrierOp::create(b, loc);
 
-  Value warpgroup = arith::DivUIOp::create(b, loc, tid, l.index(128));
+  Value warpgroup = arith::DivUIOp::create(b, loc, tid, l.emit.index(128));
   Value isProducer = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
-                                           warpgroup, l.index(0));
+                                           warpgroup, l.emit.index(0));
   auto roles = scf::IfOp::create(b, loc, isProducer, /*withElse=*/true);
   {
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(&roles.getThenRegion().front());
     produce(numK, xMap, wMap);
     b.setInsertionPointToStart(&roles.getElseRegion().front());
-    consume(numK, arith::SubIOp::create(b, loc, warpgroup, l.index(1)));
+    consume(numK, arith::SubIOp::create(b, loc, warpgroup, l.emit.index(1)));
   }
   return success();
 }
@@ -410,13 +410,14 @@ void HopperMatmulEmitter::produce(Value numK, Value xMap, Value wMap) {
   NVVM::SetMaxRegisterOp::create(b, loc, 40,
                                  NVVM::SetMaxRegisterAction::decrease);
   Value isIssuer = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
-                                         l.threadId(), l.index(0));
+                                         l.emit.threadId(), l.emit.index(0));
   auto issuer = scf::IfOp::create(b, loc, isIssuer, /*withElse=*/false);
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToStart(&issuer.getThenRegion().front());
-  Value rowX =
-      toI32(arith::MulIOp::create(b, loc, l.lookup(plan.m), l.index(plan.bm)));
-  auto loop = scf::ForOp::create(b, loc, l.index(0), numK, l.index(1));
+  Value rowX = toI32(arith::MulIOp::create(b, loc, l.map.lookup(plan.m),
+                                           l.emit.index(plan.bm)));
+  auto loop =
+      scf::ForOp::create(b, loc, l.emit.index(0), numK, l.emit.index(1));
   b.setInsertionPointToStart(loop.getBody());
   Value k = toI32(loop.getInductionVar());
   auto [stage, parity] = stageOf(k);
@@ -443,8 +444,8 @@ void HopperMatmulEmitter::produce(Value numK, Value xMap, Value wMap) {
   // box of their rows together would.
   int64_t partRows = plan.bn / plan.wParts;
   for (int64_t p = 0; p < plan.wParts; ++p) {
-    Value rowW = toI32(arith::MulIOp::create(b, loc, l.lookup(plan.wRows[p]),
-                                             l.index(partRows)));
+    Value rowW = toI32(arith::MulIOp::create(
+        b, loc, l.map.lookup(plan.wRows[p]), l.emit.index(partRows)));
     load(wMap,
          arith::AddIOp::create(b, loc, base,
                                c32((plan.bm + p * partRows) * plan.bk * 2)),
@@ -462,7 +463,8 @@ void HopperMatmulEmitter::consume(Value numK, Value consumer) {
   Value zero = LLVM::ZeroOp::create(b, loc, accType);
   Value sharedBase =
       LLVM::PtrToIntOp::create(b, loc, i64(), shared); // shared window address
-  Value lane = arith::RemUIOp::create(b, loc, l.threadId(), l.index(32));
+  Value lane =
+      arith::RemUIOp::create(b, loc, l.emit.threadId(), l.emit.index(32));
   Value rowOffset = arith::MulIOp::create(
       b, loc, arith::IndexCastOp::create(b, loc, i64(), consumer),
       c64(64 * kSwizzleBytes));
@@ -470,7 +472,7 @@ void HopperMatmulEmitter::consume(Value numK, Value consumer) {
   NVVM::WGMMATypes wgmmaType =
       element.isBF16() ? NVVM::WGMMATypes::bf16 : NVVM::WGMMATypes::f16;
 
-  auto loop = scf::ForOp::create(b, loc, l.index(0), numK, l.index(1),
+  auto loop = scf::ForOp::create(b, loc, l.emit.index(0), numK, l.emit.index(1),
                                  ValueRange{zero});
   {
     OpBuilder::InsertionGuard guard(b);
@@ -505,9 +507,9 @@ void HopperMatmulEmitter::consume(Value numK, Value consumer) {
     Value release = arith::AndIOp::create(
         b, loc,
         arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ugt,
-                              loop.getInductionVar(), l.index(0)),
+                              loop.getInductionVar(), l.emit.index(0)),
         arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, lane,
-                              l.index(0)));
+                              l.emit.index(0)));
     auto arrive = scf::IfOp::create(b, loc, release, /*withElse=*/false);
     {
       OpBuilder::InsertionGuard inner(b);
@@ -557,7 +559,7 @@ void HopperMatmulEmitter::consume(Value numK, Value consumer) {
       if (auto c = scalar.getDefiningOp<arith::ConstantOp>())
         scalar = arith::ConstantOp::create(b, loc, c.getValue());
       else
-        scalar = l.lookup(scalar);
+        scalar = l.map.lookup(scalar);
       v = vector::BroadcastOp::create(b, loc, type, scalar);
     } else if (auto convert = dyn_cast<ConvertOp>(op)) {
       v = convertElements(b, loc, regs.lookup(convert.getSource()),
@@ -585,30 +587,34 @@ void HopperMatmulEmitter::consume(Value numK, Value consumer) {
       arith::OrIOp::create(b, loc, meta.getOffset(), meta.getStrides()[0]);
   Value isEven = arith::CmpIOp::create(
       b, loc, arith::CmpIPredicate::eq,
-      arith::RemUIOp::create(b, loc, offsetOrStride, l.index(2)), l.index(0));
-  Value local = arith::RemUIOp::create(b, loc, l.threadId(), l.index(128));
-  Value warp = arith::DivUIOp::create(b, loc, local, l.index(32));
+      arith::RemUIOp::create(b, loc, offsetOrStride, l.emit.index(2)),
+      l.emit.index(0));
+  Value local =
+      arith::RemUIOp::create(b, loc, l.emit.threadId(), l.emit.index(128));
+  Value warp = arith::DivUIOp::create(b, loc, local, l.emit.index(32));
   Value row0 = arith::AddIOp::create(
       b, loc,
       arith::AddIOp::create(
           b, loc,
-          arith::MulIOp::create(b, loc, l.lookup(plan.m), l.index(plan.bm)),
-          arith::MulIOp::create(b, loc, consumer, l.index(64))),
+          arith::MulIOp::create(b, loc, l.map.lookup(plan.m),
+                                l.emit.index(plan.bm)),
+          arith::MulIOp::create(b, loc, consumer, l.emit.index(64))),
       arith::AddIOp::create(
-          b, loc, arith::MulIOp::create(b, loc, warp, l.index(16)),
-          arith::DivUIOp::create(b, loc, lane, l.index(4))));
+          b, loc, arith::MulIOp::create(b, loc, warp, l.emit.index(16)),
+          arith::DivUIOp::create(b, loc, lane, l.emit.index(4))));
   Value col0 = arith::AddIOp::create(
       b, loc,
-      arith::MulIOp::create(b, loc, l.lookup(plan.yn), l.index(plan.yCols)),
-      arith::MulIOp::create(b, loc,
-                            arith::RemUIOp::create(b, loc, lane, l.index(4)),
-                            l.index(2)));
+      arith::MulIOp::create(b, loc, l.map.lookup(plan.yn),
+                            l.emit.index(plan.yCols)),
+      arith::MulIOp::create(
+          b, loc, arith::RemUIOp::create(b, loc, lane, l.emit.index(4)),
+          l.emit.index(2)));
   if (plan.transpose) {
     // Accumulator row r, column c to y[c, r]: element by element (a pair
     // of columns is two rows of y).
     Value yRow0 = col0, yCol0 = row0;
     for (int64_t half = 0; half < 2; ++half) {
-      Value col = arith::AddIOp::create(b, loc, yCol0, l.index(8 * half));
+      Value col = arith::AddIOp::create(b, loc, yCol0, l.emit.index(8 * half));
       Value colIn =
           arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, col, cols);
       auto inCols = scf::IfOp::create(b, loc, colIn, /*withElse=*/false);
@@ -616,7 +622,8 @@ void HopperMatmulEmitter::consume(Value numK, Value consumer) {
       b.setInsertionPointToStart(&inCols.getThenRegion().front());
       for (int64_t j = 0; j < plan.yCols / 8; ++j)
         for (int64_t e = 0; e < 2; ++e) {
-          Value row = arith::AddIOp::create(b, loc, yRow0, l.index(8 * j + e));
+          Value row =
+              arith::AddIOp::create(b, loc, yRow0, l.emit.index(8 * j + e));
           auto inRows = scf::IfOp::create(
               b, loc,
               arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, row, rows),
@@ -632,23 +639,23 @@ void HopperMatmulEmitter::consume(Value numK, Value consumer) {
   }
   auto pairType = VectorType::get({2}, element);
   for (int64_t half = 0; half < 2; ++half) {
-    Value row = arith::AddIOp::create(b, loc, row0, l.index(8 * half));
+    Value row = arith::AddIOp::create(b, loc, row0, l.emit.index(8 * half));
     Value rowIn = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, row,
                                         rows);
     auto inRows = scf::IfOp::create(b, loc, rowIn, /*withElse=*/false);
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(&inRows.getThenRegion().front());
     for (int64_t j = 0; j < plan.yCols / 8; ++j) {
-      Value col = arith::AddIOp::create(b, loc, col0, l.index(8 * j));
+      Value col = arith::AddIOp::create(b, loc, col0, l.emit.index(8 * j));
       SmallVector<Value> pair;
       for (int64_t e = 0; e < 2; ++e)
         pair.push_back(
             vector::ExtractOp::create(b, loc, out, 4 * j + 2 * half + e));
       Value both = arith::AndIOp::create(
           b, loc, isEven,
-          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
-                                arith::AddIOp::create(b, loc, col, l.index(1)),
-                                cols));
+          arith::CmpIOp::create(
+              b, loc, arith::CmpIPredicate::ult,
+              arith::AddIOp::create(b, loc, col, l.emit.index(1)), cols));
       auto whole = scf::IfOp::create(b, loc, both, /*withElse=*/true);
       OpBuilder::InsertionGuard inner(b);
       b.setInsertionPointToStart(&whole.getThenRegion().front());
@@ -661,7 +668,7 @@ void HopperMatmulEmitter::consume(Value numK, Value consumer) {
       auto single = scf::IfOp::create(b, loc, colIn, /*withElse=*/false);
       b.setInsertionPointToStart(&single.getThenRegion().front());
       memref::StoreOp::create(b, loc, pair[0], y, ValueRange{row, col});
-      Value next = arith::AddIOp::create(b, loc, col, l.index(1));
+      Value next = arith::AddIOp::create(b, loc, col, l.emit.index(1));
       auto second = scf::IfOp::create(
           b, loc,
           arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, next, cols),
@@ -672,8 +679,8 @@ void HopperMatmulEmitter::consume(Value numK, Value consumer) {
   }
 }
 
-LogicalResult GPUKernelLowering::lowerHopperMatmul() {
-  HopperMatmulEmitter emitter{*this, *hopper, b, hopper->loop->getLoc(),
-                              Value()};
+LogicalResult HopperMatmulLowering::lowerMatmul() {
+  HopperMatmulEmitter emitter{*this, *state.hopper, b,
+                              state.hopper->loop->getLoc(), Value()};
   return emitter.emit();
 }

@@ -14,7 +14,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "GPUKernelLowering.h"
+#include "OpLowerings.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -24,13 +24,13 @@ using namespace mlir;
 using namespace tile;
 using namespace tile::gpu_lowering;
 
-LogicalResult GPUKernelLowering::lowerJoin(JoinOp op) {
+LogicalResult ControlFlowLowering::lowerJoin(JoinOp op) {
   Location loc = op.getLoc();
   auto dim = static_cast<gpu::Dimension>(op.getDim());
   Value tickets = map.lookup(op.getTickets());
   Value key = gpu::BlockIdOp::create(b, loc, dim);
   // The group: the programs along the other grid dims.
-  Value size = index(1);
+  Value size = emit.index(1);
   for (gpu::Dimension d :
        {gpu::Dimension::x, gpu::Dimension::y, gpu::Dimension::z})
     if (d != dim)
@@ -38,11 +38,11 @@ LogicalResult GPUKernelLowering::lowerJoin(JoinOp op) {
                                    gpu::GridDimOp::create(b, loc, d));
   Type i32 = b.getI32Type();
   Value lastTicket = arith::IndexCastOp::create(
-      b, loc, i32, arith::SubIOp::create(b, loc, size, index(1)));
-  Value flag = scratch(loc, {{i32, 1}})[0];
+      b, loc, i32, arith::SubIOp::create(b, loc, size, emit.index(1)));
+  Value flag = shared.scratch(loc, {{i32, 1}})[0];
   gpu::BarrierOp::create(b, loc);
   Value first = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
-                                      threadId(), index(0));
+                                      emit.threadId(), emit.index(0));
   auto taker = scf::IfOp::create(b, loc, first, /*withElseRegion=*/false);
   {
     OpBuilder::InsertionGuard guard(b);
@@ -61,17 +61,17 @@ LogicalResult GPUKernelLowering::lowerJoin(JoinOp op) {
     b.setInsertionPointAfter(reset);
     LLVM::FenceOp::create(b, loc, LLVM::AtomicOrdering::acq_rel, "device");
     memref::StoreOp::create(b, loc, arith::ExtUIOp::create(b, loc, i32, last),
-                            flag, ValueRange{index(0)});
+                            flag, ValueRange{emit.index(0)});
   }
   gpu::BarrierOp::create(b, loc);
-  Value got = memref::LoadOp::create(b, loc, flag, ValueRange{index(0)});
+  Value got = memref::LoadOp::create(b, loc, flag, ValueRange{emit.index(0)});
   Value isLast = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, got,
                                        arith::ConstantIntOp::create(b, loc, i32, 0));
   auto region = scf::IfOp::create(b, loc, isLast, /*withElseRegion=*/false);
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToStart(region.thenBlock());
   for (Operation &inner : op.getBody().front().without_terminator())
-    if (failed(lowerOp(&inner)))
+    if (failed(lowering.lowerOp(&inner)))
       return failure();
   return success();
 }

@@ -12,7 +12,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "GPUKernelLowering.h"
+#include "OpLowerings.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -66,13 +66,13 @@ static std::optional<ColumnShape> columnShape(RankedTensorType type,
   return s;
 }
 
-bool GPUKernelLowering::reducesColumns(ReduceOp op) const {
+bool ReduceLowering::reducesColumns(ReduceOp op) const {
   auto type = cast<RankedTensorType>(op.getInputs()[0].getType());
   int64_t dim = op.getDim();
   return columnShape(type, dim, threads).has_value();
 }
 
-LogicalResult GPUKernelLowering::lowerReduceColumns(ReduceOp op) {
+LogicalResult ReduceLowering::lowerReduceColumns(ReduceOp op) {
   Location loc = op.getLoc();
   auto inType = cast<RankedTensorType>(op.getInputs()[0].getType());
   Layout in = Layout::get(inType, threads);
@@ -97,9 +97,9 @@ LogicalResult GPUKernelLowering::lowerReduceColumns(ReduceOp op) {
       acc[l].push_back(lane(i, l));
   Value have;
   auto slotValid = [&](int64_t k) {
-    Value p = arith::AddIOp::create(b, loc, tid, index(k * threads));
+    Value p = arith::AddIOp::create(b, loc, tid, emit.index(k * threads));
     return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, p,
-                                 index(in.positions))
+                                 emit.index(in.positions))
         .getResult();
   };
   if (!s.allValid)
@@ -112,7 +112,7 @@ LogicalResult GPUKernelLowering::lowerReduceColumns(ReduceOp op) {
       SmallVector<Value> next;
       for (unsigned i = 0; i < n; ++i)
         next.push_back(lane(i, k * in.vec + l));
-      SmallVector<Value> merged = combine(op.getCombiner(), acc[l], next);
+      SmallVector<Value> merged = emit.combine(op.getCombiner(), acc[l], next);
       for (unsigned i = 0; i < n; ++i)
         acc[l][i] = valid ? select(valid, merged[i], acc[l][i]) : merged[i];
     }
@@ -120,12 +120,12 @@ LogicalResult GPUKernelLowering::lowerReduceColumns(ReduceOp op) {
   // The rows of a warp: lanes C apart hold the same columns.
   for (int64_t off = s.C; off < 32; off *= 2) {
     Value otherHave =
-        have ? shuffleXor(loc, have, static_cast<int32_t>(off)) : Value();
+        have ? emit.shuffleXor(loc, have, static_cast<int32_t>(off)) : Value();
     for (int64_t l = 0; l < in.vec; ++l) {
       SmallVector<Value> other;
       for (Value v : acc[l])
-        other.push_back(shuffleXor(loc, v, static_cast<int32_t>(off)));
-      SmallVector<Value> merged = combine(op.getCombiner(), acc[l], other);
+        other.push_back(emit.shuffleXor(loc, v, static_cast<int32_t>(off)));
+      SmallVector<Value> merged = emit.combine(op.getCombiner(), acc[l], other);
       for (unsigned i = 0; i < n; ++i) {
         if (!have) {
           acc[l][i] = merged[i];
@@ -145,25 +145,25 @@ LogicalResult GPUKernelLowering::lowerReduceColumns(ReduceOp op) {
   for (Value input : op.getInputs())
     shapes.push_back({cast<RankedTensorType>(input.getType()).getElementType(),
                       s.groups * s.inner});
-  SmallVector<Value> bufs = scratch(loc, shapes);
+  SmallVector<Value> bufs = shared.scratch(loc, shapes);
   gpu::BarrierOp::create(b, loc);
   {
-    Value inGroup = arith::RemUIOp::create(b, loc, tid, index(s.M));
+    Value inGroup = arith::RemUIOp::create(b, loc, tid, emit.index(s.M));
     Value writer = arith::AndIOp::create(
         b, loc,
         arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, inGroup,
-                              index(s.C)),
+                              emit.index(s.C)),
         arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, tid,
-                              index(s.groups * s.M)));
+                              emit.index(s.groups * s.M)));
     auto write = scf::IfOp::create(b, loc, writer, /*withElse=*/false);
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(write.thenBlock());
-    Value group = arith::DivUIOp::create(b, loc, tid, index(s.M));
+    Value group = arith::DivUIOp::create(b, loc, tid, emit.index(s.M));
     Value base = arith::AddIOp::create(
-        b, loc, arith::MulIOp::create(b, loc, group, index(s.inner)),
-        arith::MulIOp::create(b, loc, inGroup, index(in.vec)));
+        b, loc, arith::MulIOp::create(b, loc, group, emit.index(s.inner)),
+        arith::MulIOp::create(b, loc, inGroup, emit.index(in.vec)));
     for (int64_t l = 0; l < in.vec; ++l) {
-      Value at = arith::AddIOp::create(b, loc, base, index(l));
+      Value at = arith::AddIOp::create(b, loc, base, emit.index(l));
       for (unsigned i = 0; i < n; ++i)
         memref::StoreOp::create(b, loc, acc[l][i], bufs[i], at);
     }
@@ -174,23 +174,23 @@ LogicalResult GPUKernelLowering::lowerReduceColumns(ReduceOp op) {
     for (unsigned i = 0; i < n; ++i)
       r.push_back(memref::LoadOp::create(b, loc, bufs[i], e));
     for (int64_t g = 1; g < s.groups; ++g) {
-      Value at = arith::AddIOp::create(b, loc, e, index(g * s.inner));
+      Value at = arith::AddIOp::create(b, loc, e, emit.index(g * s.inner));
       SmallVector<Value> next;
       for (unsigned i = 0; i < n; ++i)
         next.push_back(memref::LoadOp::create(b, loc, bufs[i], at));
-      r = combine(op.getCombiner(), r, next);
+      r = emit.combine(op.getCombiner(), r, next);
     }
     return r;
   };
   if (s.inner == 1) {
     // One element: every thread combines it, so it is in all registers.
-    SmallVector<Value> r = column(index(0));
+    SmallVector<Value> r = column(emit.index(0));
     for (unsigned i = 0; i < n; ++i) {
       auto type = cast<RankedTensorType>(op.getResults()[i].getType());
       map.map(op.getResults()[i],
               vector::BroadcastOp::create(
                   b, loc, Layout::get(type, threads).registerType(), r[i]));
-      setReplicated(op.getResults()[i], threads);
+      state.setReplicated(op.getResults()[i], threads);
     }
     return success();
   }
@@ -198,7 +198,7 @@ LogicalResult GPUKernelLowering::lowerReduceColumns(ReduceOp op) {
     Layout out = Layout::get(
         cast<RankedTensorType>(op.getResults()[i].getType()), threads);
     map.map(op.getResults()[i],
-            buildRegisters(loc, out, [&](int64_t, int64_t, Value e) {
+            emit.buildRegisters(loc, out, [&](int64_t, int64_t, Value e) {
               return column(e)[i];
             }));
   }

@@ -22,7 +22,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "GPUKernelLowering.h"
+#include "OpLowerings.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -96,7 +96,7 @@ struct Run {
 };
 } // namespace
 
-Value GPUKernelLowering::shapeOpInWarp(Operation *op) {
+Value ShapeLowering::shapeOpInWarp(Operation *op) {
   if (!isa<ReshapeOp, BroadcastOp, PermuteOp, SliceOp, ConcatOp, RollOp>(op))
     return {};
   auto type = cast<RankedTensorType>(op->getResult(0).getType());
@@ -140,7 +140,7 @@ Value GPUKernelLowering::shapeOpInWarp(Operation *op) {
 
   Location loc = op->getLoc();
   Type i32 = b.getI32Type();
-  Value regs = zeroOf(layout.registerType());
+  Value regs = emit.zeroOf(layout.registerType());
   for (int64_t i = 0; i < layout.vec; ++i) {
     Value lane;
     for (const Run &r : lanes[i]) {
@@ -149,24 +149,24 @@ Value GPUKernelLowering::shapeOpInWarp(Operation *op) {
       // f = f0 + a * (tid - t0), as signed index arithmetic: threads outside
       // the run compute some other lane, whose value they never select.
       Value f = arith::AddIOp::create(
-          b, loc, index(r.f0 - r.a * r.t0),
-          arith::MulIOp::create(b, loc, tid, index(r.a)));
+          b, loc, emit.index(r.f0 - r.a * r.t0),
+          arith::MulIOp::create(b, loc, tid, emit.index(r.a)));
       Value from = arith::IndexCastOp::create(
-          b, loc, i32, arith::DivSIOp::create(b, loc, f, index(src.vec)));
+          b, loc, i32, arith::DivSIOp::create(b, loc, f, emit.index(src.vec)));
       Value v;
       Value at = r.lanes.size() > 1
-                     ? arith::RemSIOp::create(b, loc, f, index(src.vec))
+                     ? arith::RemSIOp::create(b, loc, f, emit.index(src.vec))
                            .getResult()
                      : Value();
       for (int64_t l : r.lanes) {
-        Value moved = shuffleIdx(
+        Value moved = emit.shuffleIdx(
             loc, vector::ExtractOp::create(b, loc, srcRegs, l), from);
         if (!v) {
           v = moved;
           continue;
         }
-        Value here = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
-                                           at, index(l));
+        Value here = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, at,
+                                           emit.index(l));
         v = arith::SelectOp::create(b, loc, here, moved, v);
       }
       if (!lane) {
@@ -175,7 +175,7 @@ Value GPUKernelLowering::shapeOpInWarp(Operation *op) {
       }
       // Runs are consecutive: thread ids from t0 on take this one.
       Value inRun = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::uge,
-                                          tid, index(r.t0));
+                                          tid, emit.index(r.t0));
       lane = arith::SelectOp::create(b, loc, inRun, v, lane);
     }
     regs = vector::InsertOp::create(b, loc, lane, regs, i);
@@ -183,7 +183,7 @@ Value GPUKernelLowering::shapeOpInWarp(Operation *op) {
   return regs;
 }
 
-Value GPUKernelLowering::rollInWarp(RollOp op) {
+Value ShapeLowering::rollInWarp(RollOp op) {
   RankedTensorType type = op.getResult().getType();
   Layout layout = Layout::get(type, threads);
   int64_t n = type.getShape().back();
@@ -205,18 +205,18 @@ Value GPUKernelLowering::rollInWarp(RollOp op) {
   };
   // from = (lane & ~(q - 1)) | ((lane + q - shift / vec) & (q - 1)).
   Value lane = arith::IndexCastOp::create(
-      b, loc, i32, arith::RemUIOp::create(b, loc, tid, index(32)));
+      b, loc, i32, arith::RemUIOp::create(b, loc, tid, emit.index(32)));
   Value from = arith::OrIOp::create(
       b, loc, arith::AndIOp::create(b, loc, lane, c32(~(q - 1))),
       arith::AndIOp::create(
           b, loc,
           arith::AddIOp::create(b, loc, lane, c32(q - shift / layout.vec)),
           c32(q - 1)));
-  Value regs = zeroOf(layout.registerType());
+  Value regs = emit.zeroOf(layout.registerType());
   for (int64_t r = 0; r < layout.registers(); ++r)
     regs = vector::InsertOp::create(
         b, loc,
-        shuffleIdx(loc, vector::ExtractOp::create(b, loc, src, r), from), regs,
-        r);
+        emit.shuffleIdx(loc, vector::ExtractOp::create(b, loc, src, r), from),
+        regs, r);
   return regs;
 }

@@ -17,7 +17,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "GPUKernelLowering.h"
+#include "OpLowerings.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -56,26 +56,26 @@ Value tile::gpu_lowering::swizzle128Descriptor(OpBuilder &b, Location loc,
   return arith::OrIOp::create(b, loc, start, c64(fixed));
 }
 
-Value GPUKernelLowering::swizzledElement(Location loc, Value e, int64_t rows,
-                                         int64_t cols) {
+Value FragmentLowering::swizzledElement(Location loc, Value e, int64_t rows,
+                                        int64_t cols) {
   // Element (r, c) lies in panel c / 64 (rows x 64 elements), row r (128
   // bytes), its 16-byte chunk swizzled with r % 8. A slot of the flat
   // layout is 8 consecutive elements of one row (the row is a multiple of
   // 64), so it is one whole chunk.
-  Value r = arith::DivUIOp::create(b, loc, e, index(cols));
-  Value c = arith::RemUIOp::create(b, loc, e, index(cols));
+  Value r = arith::DivUIOp::create(b, loc, e, emit.index(cols));
+  Value c = arith::RemUIOp::create(b, loc, e, emit.index(cols));
   Value chunk = arith::DivUIOp::create(
-      b, loc, arith::RemUIOp::create(b, loc, c, index(kPanelElements)),
-      index(8));
+      b, loc, arith::RemUIOp::create(b, loc, c, emit.index(kPanelElements)),
+      emit.index(8));
   Value swizzled = arith::XOrIOp::create(
-      b, loc, chunk, arith::RemUIOp::create(b, loc, r, index(8)));
-  Value panel = arith::DivUIOp::create(b, loc, c, index(kPanelElements));
+      b, loc, chunk, arith::RemUIOp::create(b, loc, r, emit.index(8)));
+  Value panel = arith::DivUIOp::create(b, loc, c, emit.index(kPanelElements));
   return arith::AddIOp::create(
       b, loc,
-      arith::MulIOp::create(b, loc, panel, index(rows * kPanelElements)),
+      arith::MulIOp::create(b, loc, panel, emit.index(rows * kPanelElements)),
       arith::AddIOp::create(
-          b, loc, arith::MulIOp::create(b, loc, r, index(kPanelElements)),
-          arith::MulIOp::create(b, loc, swizzled, index(8))));
+          b, loc, arith::MulIOp::create(b, loc, r, emit.index(kPanelElements)),
+          arith::MulIOp::create(b, loc, swizzled, emit.index(8))));
 }
 
 std::optional<std::string>
@@ -105,18 +105,7 @@ tile::gpu_lowering::whyNotWgmmaDot(DotOp op, int64_t threads, const FragmentPlan
   return std::nullopt;
 }
 
-void GPUKernelLowering::alignScratch(int64_t bytes) {
-  for (auto [i, arg] : llvm::enumerate(func.getWorkgroupAttributions()))
-    if (arg == scratchSpace) {
-      auto current = func.getWorkgroupAttributionAttr(i, "llvm.align");
-      int64_t have = current ? cast<IntegerAttr>(current).getInt() : 1;
-      if (have < bytes)
-        func.setWorkgroupAttributionAttr(i, b.getStringAttr("llvm.align"),
-                                         b.getI64IntegerAttr(bytes));
-    }
-}
-
-LogicalResult GPUKernelLowering::lowerWgmmaDot(DotOp op) {
+LogicalResult FragmentLowering::lowerWgmmaDot(DotOp op) {
   Location loc = op.getLoc();
   MLIRContext *ctx = b.getContext();
   RankedTensorType type = op.getResult().getType();
@@ -125,9 +114,9 @@ LogicalResult GPUKernelLowering::lowerWgmmaDot(DotOp op) {
   Type elt = op.getA().getType().getElementType();
   // B's source: N x K where a permute folds in (read K-major), K x N
   // otherwise (read MN-major, wgmma's transposed B).
-  auto async = asyncOperands.find(op);
+  auto async = lowering.asyncOperands.operands.find(op);
   const AsyncOperand *copied =
-      async == asyncOperands.end() ? nullptr : &async->second;
+      async == lowering.asyncOperands.operands.end() ? nullptr : &async->second;
   FragmentDotOperands d = fragmentDotOperands(op, /*stageB=*/!copied);
   FragmentLayout accLayout = d.accLayout;
   Value acc = d.acc, a = d.a, staged = d.staged;
@@ -138,15 +127,14 @@ LogicalResult GPUKernelLowering::lowerWgmmaDot(DotOp op) {
   if (copied) {
     // B was copied into its buffer ahead (LowerAsyncOperands.cpp).
     buf = copied->buffer;
-    awaitAsyncOperand(*copied, loc);
+    lowering.asyncOperands.await(*copied, loc);
   } else {
-    buf = scratch(loc, {{elt, rows * cols}})[0];
-    alignScratch(kSwizzle128Align);
+    buf = shared.scratch(loc, {{elt, rows * cols}})[0];
+    shared.align(kSwizzle128Align);
     gpu::BarrierOp::create(b, loc);
-    writeSharedRegs(loc, staged, Layout::get(srcType, threads), buf,
-                    [&](Value e) -> Value {
-                      return swizzledElement(loc, e, rows, cols);
-                    });
+    shared.writeSharedRegs(
+        loc, staged, Layout::get(srcType, threads), buf,
+        [&](Value e) -> Value { return swizzledElement(loc, e, rows, cols); });
   }
   // The tensor cores read through the async proxy: order the generic
   // proxy's stores (and cp.async's) before them, then wait for every
@@ -263,10 +251,10 @@ LogicalResult GPUKernelLowering::lowerWgmmaDot(DotOp op) {
   for (Value &v : c)
     v = pin(v);
   if (copied)
-    prefetchAsyncOperand(*copied, loc);
-  setResult(
-      op.getResult(),
-      vector::FromElementsOp::create(b, loc, registerType(type, accLayout), c),
-      accLayout);
+    lowering.asyncOperands.prefetchNext(*copied, loc);
+  moves.setResult(op.getResult(),
+                  vector::FromElementsOp::create(
+                      b, loc, moves.registerType(type, accLayout), c),
+                  accLayout);
   return success();
 }

@@ -7,7 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "GPUKernelLowering.h"
+#include "Layouts.h"
 #include "Remarks.h"
 
 #include "tile/Conversion/Passes.h"

@@ -1,0 +1,136 @@
+//===- ControlFlow.cpp - loops, branches and unchecked regions
+//-------------===//
+//
+// scf.for keeps each iter_arg in its planned layout (and copies async
+// operands ahead around it); scf.if yields flat tiles; a single-element
+// value's replication follows it through both. tile.join is in
+// LowerJoin.cpp.
+//
+//===----------------------------------------------------------------------===//
+
+#include "OpLowerings.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+
+using namespace mlir;
+using namespace tile;
+using namespace tile::gpu_lowering;
+
+static Type convertType(Type type, int64_t threads) {
+  if (auto t = dyn_cast<RankedTensorType>(type))
+    return Layout::get(t, threads).registerType();
+  return type;
+}
+
+LogicalResult ControlFlowLowering::lowerFor(scf::ForOp op) {
+  // Each iter_arg keeps the layout it is assigned (flat without one).
+  SmallVector<Value> inits;
+  for (auto [v, arg] : llvm::zip(op.getInitArgs(), op.getRegionIterArgs()))
+    inits.push_back(moves.operandIn(v, state.layoutOf(arg)));
+  SmallVector<AsyncOperand *> async = lowering.asyncOperands.planLoop(op);
+  lowering.asyncOperands.beginLoop(async, map.lookup(op.getLowerBound()),
+                                   map.lookup(op.getUpperBound()));
+  auto loop = scf::ForOp::create(b, op.getLoc(), map.lookup(op.getLowerBound()),
+                                 map.lookup(op.getUpperBound()),
+                                 map.lookup(op.getStep()), inits);
+  map.map(op.getInductionVar(), loop.getInductionVar());
+  for (auto [old, neu, init] :
+       llvm::zip(op.getRegionIterArgs(), loop.getRegionIterArgs(),
+                 op.getInitArgs())) {
+    if (state.layoutOf(old))
+      fragmentRegs[old] = neu;
+    else
+      map.map(old, neu);
+    // A single-element iter_arg is taken to be in as many threads as its
+    // init, up to a warp: the yield makes it so (a shuffle, see below).
+    state.setReplicated(old, std::min<int64_t>(state.replicatedIn(init), 32));
+  }
+  OpBuilder::InsertionGuard guard(b);
+  Block *body = loop.getBody();
+  if (!body->empty() && body->back().hasTrait<OpTrait::IsTerminator>())
+    body->back().erase();
+  b.setInsertionPointToEnd(body);
+  if (failed(lowering.lowerBlock(*op.getBody())))
+    return failure();
+  b.setInsertionPointAfter(loop);
+  lowering.asyncOperands.endLoop(async);
+  for (auto [old, neu, arg] :
+       llvm::zip(op.getResults(), loop.getResults(), op.getRegionIterArgs())) {
+    moves.setResult(old, neu, state.layoutOf(arg));
+    state.setReplicated(old, state.replicatedIn(arg));
+  }
+  return success();
+}
+
+LogicalResult ControlFlowLowering::lowerIf(scf::IfOp op) {
+  SmallVector<Type> types;
+  for (Type t : op.getResultTypes())
+    types.push_back(convertType(t, threads));
+  auto branch =
+      scf::IfOp::create(b, op.getLoc(), types, map.lookup(op.getCondition()),
+                        /*withElse=*/!op.getElseRegion().empty());
+  for (auto [old, neu] : llvm::zip(op->getRegions(), branch->getRegions())) {
+    if (old.empty())
+      continue;
+    Block &nb = neu.front();
+    if (!nb.empty() && nb.back().hasTrait<OpTrait::IsTerminator>())
+      nb.back().erase();
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToEnd(&nb);
+    if (failed(lowering.lowerBlock(old.front())))
+      return failure();
+  }
+  for (auto [old, neu] : llvm::zip(op.getResults(), branch.getResults()))
+    map.map(old, neu);
+  if (op.getNumResults() != 0) {
+    // A result is in the threads that hold both branches' values.
+    auto thenYield = cast<scf::YieldOp>(op.thenBlock()->getTerminator());
+    auto elseYield = cast<scf::YieldOp>(op.elseBlock()->getTerminator());
+    for (auto [i, r] : llvm::enumerate(op.getResults()))
+      state.setReplicated(
+          r, std::min(state.replicatedIn(thenYield.getOperand(i)),
+                      state.replicatedIn(elseYield.getOperand(i))));
+  }
+  return success();
+}
+
+LogicalResult ControlFlowLowering::lowerYield(scf::YieldOp op) {
+  Location loc = op.getLoc();
+  // A loop's iter_args keep their layouts; an if's results are flat.
+  auto loop = dyn_cast<scf::ForOp>(op->getParentOp());
+  SmallVector<Value> values;
+  for (auto [i, v] : llvm::enumerate(op.getOperands())) {
+    values.push_back(moves.operandIn(
+        v, loop ? state.layoutOf(loop.getRegionIterArgs()[i]) : std::nullopt));
+    // A single-element iter_arg is taken to be in a warp's threads (at
+    // most) at the next iteration: lane 0 gives it to the warp.
+    if (loop && state.replicatedIn(v) <
+                    state.replicatedIn(loop.getRegionIterArgs()[i])) {
+      auto regs = cast<VectorType>(values.back().getType());
+      Value e = vector::ExtractOp::create(b, loc, values.back(), 0);
+      values.back() = vector::BroadcastOp::create(
+          b, loc, regs, emit.shuffleFromLane0(loc, e));
+    }
+  }
+  scf::YieldOp::create(b, loc, values);
+  return success();
+}
+
+LogicalResult ControlFlowLowering::lowerUnchecked(UncheckedOp op) {
+  Block &inner = op.getBody().front();
+  for (Operation &o : inner.without_terminator())
+    if (failed(lowering.lowerOp(&o)))
+      return failure();
+  for (auto [r, v] :
+       llvm::zip(op.getResults(), inner.getTerminator()->getOperands())) {
+    auto it = fragmentRegs.find(v);
+    if (it != fragmentRegs.end())
+      moves.setResult(r, it->second, state.layoutOf(v));
+    else
+      moves.setResult(r, map.lookup(v), std::nullopt);
+  }
+  return success();
+}
