@@ -19,12 +19,6 @@ using namespace mlir;
 using namespace tile;
 using namespace tile::gpu_lowering;
 
-static Type convertType(Type type, int64_t threads) {
-  if (auto t = dyn_cast<RankedTensorType>(type))
-    return Layout::get(t, threads).registerType();
-  return type;
-}
-
 LogicalResult ControlFlowLowering::lowerFor(scf::ForOp op) {
   // Each iter_arg keeps the layout it is assigned (flat without one).
   SmallVector<Value> inits;
@@ -48,17 +42,23 @@ LogicalResult ControlFlowLowering::lowerFor(scf::ForOp op) {
     // init, up to a warp: the yield makes it so (a shuffle, see below).
     state.setReplicated(old, std::min<int64_t>(state.replicatedIn(init), 32));
   }
-  OpBuilder::InsertionGuard guard(b);
   Block *body = loop.getBody();
   if (!body->empty() && body->back().hasTrait<OpTrait::IsTerminator>())
-    body->back().erase();
-  b.setInsertionPointToEnd(body);
-  if (failed(lowering.lowerBlock(*op.getBody())))
-    return failure();
+    state.rewriter->eraseOp(&body->back());
+  // The body's ops move into the loop and are converted there, in order.
+  SmallVector<Operation *> inner =
+      llvm::map_to_vector(*op.getBody(), [](Operation &o) { return &o; });
+  SmallVector<Value> iterArgs(op.getRegionIterArgs());
+  tileIterArgs[loop] = iterArgs;
+  state.rewriter->inlineBlockBefore(op.getBody(), body, body->end(),
+                                    body->getArguments());
+  for (Operation *o : inner)
+    if (failed(lowering.lowerNested(o)))
+      return failure();
   b.setInsertionPointAfter(loop);
   lowering.asyncOperands.endLoop(async);
   for (auto [old, neu, arg] :
-       llvm::zip(op.getResults(), loop.getResults(), op.getRegionIterArgs())) {
+       llvm::zip(op.getResults(), loop.getResults(), iterArgs)) {
     moves.setResult(old, neu, state.layoutOf(arg));
     state.setReplicated(old, state.replicatedIn(arg));
   }
@@ -68,7 +68,12 @@ LogicalResult ControlFlowLowering::lowerFor(scf::ForOp op) {
 LogicalResult ControlFlowLowering::lowerIf(scf::IfOp op) {
   SmallVector<Type> types;
   for (Type t : op.getResultTypes())
-    types.push_back(convertType(t, threads));
+    types.push_back(state.types.convertType(t)); // flat
+  scf::YieldOp thenYield, elseYield;
+  if (op.getNumResults() != 0) {
+    thenYield = cast<scf::YieldOp>(op.thenBlock()->getTerminator());
+    elseYield = cast<scf::YieldOp>(op.elseBlock()->getTerminator());
+  }
   auto branch =
       scf::IfOp::create(b, op.getLoc(), types, map.lookup(op.getCondition()),
                         /*withElse=*/!op.getElseRegion().empty());
@@ -77,18 +82,19 @@ LogicalResult ControlFlowLowering::lowerIf(scf::IfOp op) {
       continue;
     Block &nb = neu.front();
     if (!nb.empty() && nb.back().hasTrait<OpTrait::IsTerminator>())
-      nb.back().erase();
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointToEnd(&nb);
-    if (failed(lowering.lowerBlock(old.front())))
-      return failure();
+      state.rewriter->eraseOp(&nb.back());
+    // The branch's ops move into the new branch and are converted there.
+    SmallVector<Operation *> inner =
+        llvm::map_to_vector(old.front(), [](Operation &o) { return &o; });
+    state.rewriter->inlineBlockBefore(&old.front(), &nb, nb.end());
+    for (Operation *o : inner)
+      if (failed(lowering.lowerNested(o)))
+        return failure();
   }
   for (auto [old, neu] : llvm::zip(op.getResults(), branch.getResults()))
     map.map(old, neu);
   if (op.getNumResults() != 0) {
     // A result is in the threads that hold both branches' values.
-    auto thenYield = cast<scf::YieldOp>(op.thenBlock()->getTerminator());
-    auto elseYield = cast<scf::YieldOp>(op.elseBlock()->getTerminator());
     for (auto [i, r] : llvm::enumerate(op.getResults()))
       state.setReplicated(
           r, std::min(state.replicatedIn(thenYield.getOperand(i)),
@@ -100,15 +106,15 @@ LogicalResult ControlFlowLowering::lowerIf(scf::IfOp op) {
 LogicalResult ControlFlowLowering::lowerYield(scf::YieldOp op) {
   Location loc = op.getLoc();
   // A loop's iter_args keep their layouts; an if's results are flat.
-  auto loop = dyn_cast<scf::ForOp>(op->getParentOp());
+  auto it = tileIterArgs.find(op->getParentOp());
+  bool loop = it != tileIterArgs.end();
   SmallVector<Value> values;
   for (auto [i, v] : llvm::enumerate(op.getOperands())) {
-    values.push_back(moves.operandIn(
-        v, loop ? state.layoutOf(loop.getRegionIterArgs()[i]) : std::nullopt));
+    values.push_back(moves.operandIn(v, loop ? state.layoutOf(it->second[i])
+                                             : std::nullopt));
     // A single-element iter_arg is taken to be in a warp's threads (at
     // most) at the next iteration: lane 0 gives it to the warp.
-    if (loop && state.replicatedIn(v) <
-                    state.replicatedIn(loop.getRegionIterArgs()[i])) {
+    if (loop && state.replicatedIn(v) < state.replicatedIn(it->second[i])) {
       auto regs = cast<VectorType>(values.back().getType());
       Value e = vector::ExtractOp::create(b, loc, values.back(), 0);
       values.back() = vector::BroadcastOp::create(
@@ -120,17 +126,32 @@ LogicalResult ControlFlowLowering::lowerYield(scf::YieldOp op) {
 }
 
 LogicalResult ControlFlowLowering::lowerUnchecked(UncheckedOp op) {
-  Block &inner = op.getBody().front();
-  for (Operation &o : inner.without_terminator())
-    if (failed(lowering.lowerOp(&o)))
+  // The region's ops move before the op and are converted there.
+  Block &body = op.getBody().front();
+  Operation *terminator = body.getTerminator();
+  SmallVector<Operation *> inner = llvm::map_to_vector(
+      body.without_terminator(), [](Operation &o) { return &o; });
+  state.rewriter->inlineBlockBefore(&body, op);
+  for (Operation *o : inner)
+    if (failed(lowering.lowerNested(o)))
       return failure();
-  for (auto [r, v] :
-       llvm::zip(op.getResults(), inner.getTerminator()->getOperands())) {
+  b.setInsertionPoint(op);
+  for (auto [r, v] : llvm::zip(op.getResults(), terminator->getOperands())) {
     auto it = fragmentRegs.find(v);
     if (it != fragmentRegs.end())
       moves.setResult(r, it->second, state.layoutOf(v));
     else
       moves.setResult(r, map.lookup(v), std::nullopt);
   }
+  state.rewriter->eraseOp(terminator);
   return success();
+}
+
+void ControlFlowLowering::populatePatterns(RewritePatternSet &patterns) {
+  addTileOpPattern(patterns, lowering, *this, &ControlFlowLowering::lowerFor);
+  addTileOpPattern(patterns, lowering, *this, &ControlFlowLowering::lowerIf);
+  addTileOpPattern(patterns, lowering, *this, &ControlFlowLowering::lowerYield);
+  addTileOpPattern(patterns, lowering, *this,
+                   &ControlFlowLowering::lowerUnchecked);
+  addTileOpPattern(patterns, lowering, *this, &ControlFlowLowering::lowerJoin);
 }

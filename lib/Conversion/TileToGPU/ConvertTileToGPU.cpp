@@ -26,6 +26,7 @@
 #include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/Transforms/DialectConversion.h"
 
 namespace tile {
 #define GEN_PASS_DEF_CONVERTTILETOGPU
@@ -79,9 +80,11 @@ struct ConvertTileToGPUPass
         kernel.emitError("convert-tile-to-gpu: tile.num_warps must be in [1, 32]");
         return signalPassFailure();
       }
+      // Views become memrefs, scalars stay.
+      TileTypeConverter signature(threads);
       SmallVector<Type> args;
       for (Type t : kernel.getArgumentTypes())
-        args.push_back(isa<ViewType>(t) ? lowerViewType(cast<ViewType>(t)) : t);
+        args.push_back(signature.convertType(t));
       // A planned matmul takes the TMA descriptors of x and w last, by
       // value (tile-grid-constant-params).
       int64_t tensorMaps = plan ? plan->tensorMaps().size() : 0;
@@ -120,8 +123,7 @@ struct ConvertTileToGPUPass
       if (kernel->hasAttr(kOwnershipVerifiedAttrName))
         func->setAttr(kInvariantInputsAttrName, b.getUnitAttr());
       Block &entry = func.getBody().front();
-      b.setInsertionPointToStart(&entry);
-      KernelLowering lowering(b, func, threads);
+      KernelLowering lowering(func, threads);
       KernelState &state = lowering.state;
       state.hopper = plan ? &*plan : nullptr;
       state.f8Conversions = f8Conversions;
@@ -129,34 +131,37 @@ struct ConvertTileToGPUPass
       for (auto [old, neu] : llvm::zip_first(kernel.getArguments(),
                                              entry.getArguments()))
         state.map.map(old, neu);
+      // The entry's prologue, built where the lowering builds.
+      OpBuilder &pb = state.b;
+      pb.setInsertionPointToStart(&entry);
       Block &body = kernel.getBody().front();
       if (gridDependencyControl) {
         // The trigger, then the wait, before any access the grid before may
-        // race (lowerBlock places the wait, see below). The trigger lets
-        // the next kernel's blocks be scheduled as soon as all of this one's
-        // are (they then sit in their own wait), so a chain of small kernels
-        // is launched ahead of the one running. The next kernel's wait
-        // covers this kernel's completion, and this kernel completes only
-        // after its own wait: accesses stay in stream order. A kernel that
-        // opens with prefetches issues them before its wait (lowerBlock
-        // places it): they change no value, and L2 is coherent, so they
-        // only start its first weights streaming while the previous kernel
-        // runs. Loads of `frozen` and `settled` views that open the kernel
-        // go before it too (their memory is written by no launch this one
-        // overlaps: the runtime checks the chain for `settled` ones), with
-        // the math between them: a decode attention computes its RoPE
-        // angles while the projection before it still runs.
+        // race (KernelLowering::rewrite places the wait, see below). The
+        // trigger lets the next kernel's blocks be scheduled as soon as all
+        // of this one's are (they then sit in their own wait), so a chain of
+        // small kernels is launched ahead of the one running. The next
+        // kernel's wait covers this kernel's completion, and this kernel
+        // completes only after its own wait: accesses stay in stream order.
+        // A kernel that opens with prefetches issues them before its wait:
+        // they change no value, and L2 is coherent, so they only start its
+        // first weights streaming while the previous kernel runs. Loads of
+        // `frozen` and `settled` views that open the kernel go before it too
+        // (their memory is written by no launch this one overlaps: the
+        // runtime checks the chain for `settled` ones), with the math
+        // between them: a decode attention computes its RoPE angles while
+        // the projection before it still runs.
         NVVM::GriddepcontrolOp::create(
-            b, kernel.getLoc(), NVVM::GridDepActionKind::launch_dependents);
+            pb, kernel.getLoc(), NVVM::GridDepActionKind::launch_dependents);
         if (llvm::any_of(body, accessesBeforeGridWait))
-          state.gridWaitBlock = &body;
+          state.gridWaitBlock = &entry;
         else
-          NVVM::GriddepcontrolOp::create(b, kernel.getLoc(),
+          NVVM::GriddepcontrolOp::create(pb, kernel.getLoc(),
                                          NVVM::GridDepActionKind::wait);
         func->setAttr(kWaitsForPriorGridAttrName, b.getUnitAttr());
       }
       state.tid =
-          gpu::ThreadIdOp::create(b, kernel.getLoc(), gpu::Dimension::x);
+          gpu::ThreadIdOp::create(pb, kernel.getLoc(), gpu::Dimension::x);
       if (!plan) {
         // The fragment layouts tile-plan-fragments wrote, if it ran.
         FailureOr<FragmentPlan> fragments = readFragmentPlan(kernel, threads);
@@ -169,17 +174,35 @@ struct ConvertTileToGPUPass
       if (!state.fragments.dots.empty()) {
         Location loc = kernel.getLoc();
         RegisterEmitter &emit = lowering.emit;
-        Value lane = arith::RemUIOp::create(b, loc, state.tid, emit.index(32));
+        Value lane = arith::RemUIOp::create(pb, loc, state.tid, emit.index(32));
         state.laneId = lane;
         state.warpId =
-            arith::DivUIOp::create(b, loc, state.tid, emit.index(32));
-        state.laneGroup = arith::DivUIOp::create(b, loc, lane, emit.index(4));
-        state.laneInGroup = arith::RemUIOp::create(b, loc, lane, emit.index(4));
+            arith::DivUIOp::create(pb, loc, state.tid, emit.index(32));
+        state.laneGroup = arith::DivUIOp::create(pb, loc, lane, emit.index(4));
+        state.laneInGroup =
+            arith::RemUIOp::create(pb, loc, lane, emit.index(4));
       }
-      if (failed(lowering.lowerBlock(body)))
+      // The body's ops move after the prologue, and the dialect conversion
+      // lowers every one of them (and only them) by its pattern.
+      llvm::DenseSet<Operation *> tileOps;
+      body.walk([&](Operation *op) { tileOps.insert(op); });
+      entry.getOperations().splice(entry.end(), body.getOperations());
+      ConversionTarget target(getContext());
+      target.markUnknownOpDynamicallyLegal(
+          [&](Operation *op) { return !tileOps.contains(op); });
+      RewritePatternSet patterns(&getContext());
+      lowering.populatePatterns(patterns);
+      ConversionConfig config;
+      // The patterns see every op as written (folding a tile op would make
+      // a new one no pattern converts).
+      config.foldingMode = DialectConversionFoldingMode::Never;
+      if (failed(applyPartialConversion(func, target, std::move(patterns),
+                                        config)))
         return signalPassFailure();
+      pb.setListener(nullptr);
+      pb.setInsertionPointToEnd(&entry);
       lowering.finish(kernel.getLoc());
-      gpu::ReturnOp::create(b, kernel.getLoc());
+      gpu::ReturnOp::create(pb, kernel.getLoc());
       kernel.erase();
     }
   }
@@ -217,12 +240,6 @@ struct ConvertTileToGPUPass
                        "accumulator, {3} row, {4} column ({5} fragment dots)",
                        threads, flat.empty() ? std::string("none") : flat, acc,
                        rows, cols, fragments.dots.size());
-  }
-
-  static MemRefType lowerViewType(ViewType view) {
-    auto layout = StridedLayoutAttr::get(view.getContext(),
-                                         ShapedType::kDynamic, view.getStrides());
-    return MemRefType::get(view.getShape(), view.getElementType(), layout);
   }
 };
 } // namespace

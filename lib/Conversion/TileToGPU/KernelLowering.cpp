@@ -54,9 +54,8 @@ LoweringBase::LoweringBase(KernelLowering &lowering)
       laneInGroup(state.laneInGroup), emit(lowering.emit),
       shared(lowering.shared), moves(lowering.moves) {}
 
-KernelLowering::KernelLowering(OpBuilder &b, gpu::GPUFuncOp func,
-                               int64_t threads)
-    : state(b, func, threads), emit(state), shared(state, emit),
+KernelLowering::KernelLowering(gpu::GPUFuncOp func, int64_t threads)
+    : state(func, threads), emit(state), shared(state, emit),
       moves(state, emit, shared), control(*this), memory(*this),
       elementwise(*this), shapes(*this), reductions(*this), dots(*this),
       fragmentOps(*this), asyncOperands(*this), hopperMatmul(*this) {}
@@ -77,18 +76,6 @@ static bool runsBeforeGridWait(Operation &op) {
          isMemoryEffectFree(&op) || accessesBeforeGridWait(op);
 }
 
-LogicalResult KernelLowering::lowerBlock(Block &block) {
-  for (Operation &op : block) {
-    // The deferred griddepcontrol.wait goes before the first op of the
-    // kernel's body that needs it.
-    if (&block == state.gridWaitBlock && !runsBeforeGridWait(op))
-      emitGridWait(op.getLoc());
-    if (failed(lowerOp(&op)))
-      return failure();
-  }
-  return success();
-}
-
 void KernelLowering::emitGridWait(Location loc) {
   NVVM::GriddepcontrolOp::create(state.b, loc, NVVM::GridDepActionKind::wait);
   state.gridWaitBlock = nullptr;
@@ -100,7 +87,96 @@ void KernelLowering::finish(Location loc) {
   shared.finish();
 }
 
-LogicalResult KernelLowering::lowerOp(Operation *op) {
+namespace {
+/// Element-wise ops of any dialect (and scalar ops, computed by every
+/// thread): the pattern of every op kind without one of its own.
+class ElementwisePattern : public ConversionPattern {
+public:
+  ElementwisePattern(MLIRContext *context, KernelLowering &lowering,
+                     llvm::DenseSet<OperationName> others)
+      : ConversionPattern(MatchAnyOpTypeTag(), /*benefit=*/0, context),
+        lowering(lowering), others(std::move(others)) {
+    setHasBoundedRewriteRecursion();
+  }
+
+  LogicalResult
+  matchAndRewrite(Operation *op, ArrayRef<Value>,
+                  ConversionPatternRewriter &rewriter) const override {
+    if (others.contains(op->getName()))
+      return failure(); // its own pattern failed, and said why
+    return lowering.rewrite(op, rewriter, [&] {
+      return lowering.elementwise.lowerElementwise(op);
+    });
+  }
+
+private:
+  KernelLowering &lowering;
+  llvm::DenseSet<OperationName> others;
+};
+} // namespace
+
+void KernelLowering::populatePatterns(RewritePatternSet &patterns) {
+  // The launch contract covers these: they lower to nothing.
+  auto nothing = [](Operation *) { return success(); };
+  patterns.add<TileOpPattern<ReturnOp>>(patterns.getContext(), *this, nothing);
+  patterns.add<TileOpPattern<GridOp>>(patterns.getContext(), *this, nothing);
+  patterns.add<TileOpPattern<AssumeOp>>(patterns.getContext(), *this, nothing);
+  patterns.add<TileOpPattern<AssumeDistinctOp>>(patterns.getContext(), *this,
+                                                nothing);
+  control.populatePatterns(patterns);
+  memory.populatePatterns(patterns);
+  elementwise.populatePatterns(patterns);
+  shapes.populatePatterns(patterns);
+  reductions.populatePatterns(patterns);
+  dots.populatePatterns(patterns);
+  llvm::DenseSet<OperationName> others;
+  for (const std::unique_ptr<RewritePattern> &p : patterns.getNativePatterns())
+    if (std::optional<OperationName> root = p->getRootKind())
+      others.insert(*root);
+  patterns.add<ElementwisePattern>(patterns.getContext(), *this,
+                                   std::move(others));
+}
+
+LogicalResult KernelLowering::rewrite(Operation *op,
+                                      ConversionPatternRewriter &rewriter,
+                                      function_ref<LogicalResult()> lowerFlat) {
+  // Build where the rewriter would, and let it track what is built.
+  state.rewriter = &rewriter;
+  state.builder.setListener(rewriter.getListener());
+  state.builder.setInsertionPoint(rewriter.getInsertionBlock(),
+                                  rewriter.getInsertionPoint());
+  // The deferred griddepcontrol.wait goes before the first op of the
+  // kernel's body that needs it.
+  if (op->getBlock() == state.gridWaitBlock && !runsBeforeGridWait(*op))
+    emitGridWait(op->getLoc());
+  if (failed(lowerOp(op, lowerFlat)))
+    return failure();
+  // The op's registers replace it; an op lowered to no value (a partition,
+  // a claimed block, an op a plan lowers elsewhere) goes when its users do.
+  SmallVector<Value> lowered;
+  for (Value r : op->getResults()) {
+    Value v = state.map.lookupOrNull(r);
+    if (!v)
+      v = state.fragmentRegs.lookup(r);
+    if (v)
+      lowered.push_back(v);
+  }
+  if (lowered.empty())
+    rewriter.eraseOp(op);
+  else if (lowered.size() == op->getNumResults())
+    rewriter.replaceOp(op, lowered);
+  else
+    return op->emitError("convert-tile-to-gpu: some results of '")
+           << op->getName() << "' were not lowered";
+  return success();
+}
+
+LogicalResult KernelLowering::lowerNested(Operation *op) {
+  return state.rewriter->legalize(op);
+}
+
+LogicalResult KernelLowering::lowerOp(Operation *op,
+                                      function_ref<LogicalResult()> lowerFlat) {
   // Loads copied ahead by cp.async, and the reshapes of their tiles, do
   // their work at the dot (LowerAsyncOperands.cpp).
   if (asyncOperands.skipped.count(op))
@@ -114,13 +190,13 @@ LogicalResult KernelLowering::lowerOp(Operation *op) {
       return success();
   }
   if (state.fragments.dots.empty())
-    return lowerFlatOp(op);
+    return lowerFlat();
   if (state.fragments.foldedPermutes.count(op))
     return success(); // its dot reads the source transposed
   if (std::optional<LogicalResult> lowered = fragmentOps.lowerFragmentOp(op))
     return *lowered;
   if (isa<scf::ForOp, scf::YieldOp, UncheckedOp>(op))
-    return lowerFlatOp(op); // these place each value in its layout
+    return lowerFlat(); // these place each value in its layout
   // The op takes flat tiles: those in fragments move for it (and only for
   // it: a later use may not be dominated by this point).
   IRMapping &map = state.map;
@@ -130,7 +206,7 @@ LogicalResult KernelLowering::lowerOp(Operation *op) {
       map.map(v, moves.operandIn(v, std::nullopt));
       moved.push_back(v);
     }
-  LogicalResult lowered = lowerFlatOp(op);
+  LogicalResult lowered = lowerFlat();
   for (Value v : moved)
     map.erase(v);
   if (failed(lowered))
@@ -142,34 +218,4 @@ LogicalResult KernelLowering::lowerOp(Operation *op) {
       moves.setResult(r, flat, std::nullopt);
     }
   return success();
-}
-
-LogicalResult KernelLowering::lowerFlatOp(Operation *op) {
-  if (isa<ReturnOp, GridOp, AssumeOp, AssumeDistinctOp>(op))
-    return success(); // the contract is checked at launch
-  return llvm::TypeSwitch<Operation *, LogicalResult>(op)
-      .Case([&](scf::ForOp o) { return control.lowerFor(o); })
-      .Case([&](scf::IfOp o) { return control.lowerIf(o); })
-      .Case([&](scf::YieldOp o) { return control.lowerYield(o); })
-      .Case([&](UncheckedOp o) { return control.lowerUnchecked(o); })
-      .Case([&](JoinOp o) { return control.lowerJoin(o); })
-      .Case([&](PartitionOp o) { return memory.lowerPartition(o); })
-      .Case([&](NumTilesOp o) { return memory.lowerNumTiles(o); })
-      .Case([&](DimOp o) { return memory.lowerDim(o); })
-      .Case([&](OwnOp o) { return memory.lowerOwn(o); })
-      .Case([&](LoadOp o) { return memory.lowerLoad(o); })
-      .Case([&](StoreOp o) { return memory.lowerStore(o); })
-      .Case([&](AtomicAddOp o) { return memory.lowerAtomicAdd(o); })
-      .Case([&](GatherOp o) { return memory.lowerGather(o); })
-      .Case([&](PrefetchOp o) { return memory.lowerPrefetch(o); })
-      .Case([&](ReduceOp o) { return reductions.lowerReduce(o); })
-      .Case([&](DotOp o) { return dots.lowerDot(o); })
-      .Case([&](ProgramIdOp o) { return elementwise.lowerProgramId(o); })
-      .Case([&](NumProgramsOp o) { return elementwise.lowerNumPrograms(o); })
-      .Case([&](SplatOp o) { return elementwise.lowerSplat(o); })
-      .Case([&](ConvertOp o) { return elementwise.lowerConvert(o); })
-      .Case([&](ExtractOp o) { return elementwise.lowerExtract(o); })
-      .Case<BroadcastOp, IotaOp, ReshapeOp, PermuteOp, SliceOp, ConcatOp,
-            RollOp>([&](Operation *o) { return shapes.lowerShapeOp(o); })
-      .Default([&](Operation *o) { return elementwise.lowerElementwise(o); });
 }

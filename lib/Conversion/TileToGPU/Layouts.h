@@ -176,6 +176,8 @@ inline constexpr int64_t kSwizzle128Align = 1024;
 struct AsyncOperand {
   LoadOp load;
   scf::ForOp loop;
+  /// The loop's induction variable (its body moves into the lowered loop).
+  Value inductionVar;
   /// The operand's buffer at the start of the scratch space, in the
   /// 128-byte swizzled layout the dot reads.
   Value buffer;

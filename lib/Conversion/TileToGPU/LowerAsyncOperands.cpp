@@ -188,6 +188,7 @@ SmallVector<AsyncOperand *> AsyncOperandLowering::planLoop(scf::ForOp loop) {
     AsyncOperand &operand = operands[dot];
     operand.load = cast<LoadOp>(chain.back());
     operand.loop = loop;
+    operand.inductionVar = loop.getInductionVar();
     operand.buffer = buffer;
     operand.groupsAfter = groupsAfter;
     operand.staged = stagedTypeOf(dot, fragments);
@@ -221,8 +222,7 @@ void AsyncOperandLowering::issue(const AsyncOperand &operand, Value iv,
       replaced.push_back({key, map.lookupOrNull(key)});
       map.map(key, value);
     };
-    scf::ForOp loop = operand.loop;
-    bind(loop.getInductionVar(), iv);
+    bind(operand.inductionVar, iv);
     for (Value i : load.getIndices()) {
       APInt c;
       if (matchPattern(i, m_ConstantInt(&c)))
@@ -284,7 +284,7 @@ void AsyncOperandLowering::prefetchNext(const AsyncOperand &operand,
   // Every warpgroup's wgmma has read the buffer before it is refilled.
   gpu::BarrierOp::create(b, loc);
   scf::ForOp loop = operand.loop;
-  Value iv = map.lookup(loop.getInductionVar());
+  Value iv = map.lookup(operand.inductionVar);
   Value next = arith::AddIOp::create(b, loc, iv, map.lookup(loop.getStep()));
   issue(operand, next, map.lookup(loop.getUpperBound()));
 }

@@ -209,3 +209,7 @@ LogicalResult DotLowering::lowerDotFMA(DotOp op) {
           }));
   return success();
 }
+
+void DotLowering::populatePatterns(RewritePatternSet &patterns) {
+  addTileOpPattern(patterns, lowering, *this, &DotLowering::lowerDot);
+}

@@ -183,3 +183,14 @@ LogicalResult ElementwiseLowering::lowerNumPrograms(NumProgramsOp op) {
                                  static_cast<gpu::Dimension>(op.getDim())));
   return success();
 }
+
+void ElementwiseLowering::populatePatterns(RewritePatternSet &patterns) {
+  // Element-wise ops of any dialect have one pattern for all
+  // (KernelLowering::populatePatterns).
+  using L = ElementwiseLowering;
+  addTileOpPattern(patterns, lowering, *this, &L::lowerProgramId);
+  addTileOpPattern(patterns, lowering, *this, &L::lowerNumPrograms);
+  addTileOpPattern(patterns, lowering, *this, &L::lowerSplat);
+  addTileOpPattern(patterns, lowering, *this, &L::lowerConvert);
+  addTileOpPattern(patterns, lowering, *this, &L::lowerExtract);
+}

@@ -553,3 +553,16 @@ Value GlobalMemoryLowering::reloadInLayout(LoadOp load, ArrayRef<int64_t> from,
   return maskedLoad(*this, loc, base, offsets, Layout::get(type, threads), pad,
                     dimMap, isProvenInBounds(load));
 }
+
+void GlobalMemoryLowering::populatePatterns(RewritePatternSet &patterns) {
+  using L = GlobalMemoryLowering;
+  addTileOpPattern(patterns, lowering, *this, &L::lowerPartition);
+  addTileOpPattern(patterns, lowering, *this, &L::lowerNumTiles);
+  addTileOpPattern(patterns, lowering, *this, &L::lowerDim);
+  addTileOpPattern(patterns, lowering, *this, &L::lowerOwn);
+  addTileOpPattern(patterns, lowering, *this, &L::lowerLoad);
+  addTileOpPattern(patterns, lowering, *this, &L::lowerStore);
+  addTileOpPattern(patterns, lowering, *this, &L::lowerAtomicAdd);
+  addTileOpPattern(patterns, lowering, *this, &L::lowerGather);
+  addTileOpPattern(patterns, lowering, *this, &L::lowerPrefetch);
+}

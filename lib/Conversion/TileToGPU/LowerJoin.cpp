@@ -68,10 +68,15 @@ LogicalResult ControlFlowLowering::lowerJoin(JoinOp op) {
   Value isLast = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, got,
                                        arith::ConstantIntOp::create(b, loc, i32, 0));
   auto region = scf::IfOp::create(b, loc, isLast, /*withElseRegion=*/false);
-  OpBuilder::InsertionGuard guard(b);
-  b.setInsertionPointToStart(region.thenBlock());
-  for (Operation &inner : op.getBody().front().without_terminator())
-    if (failed(lowering.lowerOp(&inner)))
+  // The region's ops move into the branch and are converted there.
+  Block &body = op.getBody().front();
+  Operation *terminator = body.getTerminator();
+  SmallVector<Operation *> inner = llvm::map_to_vector(
+      body.without_terminator(), [](Operation &o) { return &o; });
+  state.rewriter->inlineBlockBefore(&body, region.thenBlock()->getTerminator());
+  for (Operation *o : inner)
+    if (failed(lowering.lowerNested(o)))
       return failure();
+  state.rewriter->eraseOp(terminator);
   return success();
 }

@@ -274,3 +274,7 @@ LogicalResult ReduceLowering::lowerReduce(ReduceOp op) {
     map.map(op.getResults()[i], results[i]);
   return success();
 }
+
+void ReduceLowering::populatePatterns(RewritePatternSet &patterns) {
+  addTileOpPattern(patterns, lowering, *this, &ReduceLowering::lowerReduce);
+}

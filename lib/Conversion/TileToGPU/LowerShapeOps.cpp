@@ -147,3 +147,22 @@ LogicalResult ShapeLowering::lowerShapeOp(Operation *op) {
   map.map(op->getResult(0), regs);
   return success();
 }
+
+/// The pattern of shape op OpT, lowered by lowerShapeOp.
+template <typename OpT>
+static void addShapeOpPattern(RewritePatternSet &patterns,
+                              KernelLowering &lowering, ShapeLowering &shapes) {
+  patterns.add<TileOpPattern<OpT>>(
+      patterns.getContext(), lowering,
+      [&shapes](OpT op) { return shapes.lowerShapeOp(op); });
+}
+
+void ShapeLowering::populatePatterns(RewritePatternSet &patterns) {
+  addShapeOpPattern<BroadcastOp>(patterns, lowering, *this);
+  addShapeOpPattern<IotaOp>(patterns, lowering, *this);
+  addShapeOpPattern<ReshapeOp>(patterns, lowering, *this);
+  addShapeOpPattern<PermuteOp>(patterns, lowering, *this);
+  addShapeOpPattern<SliceOp>(patterns, lowering, *this);
+  addShapeOpPattern<ConcatOp>(patterns, lowering, *this);
+  addShapeOpPattern<RollOp>(patterns, lowering, *this);
+}

@@ -20,13 +20,26 @@
 
 #include "Layouts.h"
 
+#include "mlir/Transforms/DialectConversion.h"
+
 namespace tile::gpu_lowering {
+
+/// What a kernel's values lower to: a view to a strided memref, a tile to
+/// the register vector of its distribution over the block (flat, or, with
+/// a fragment plan, the mma fragment layout the plan gave the value), and
+/// any other type to itself.
+class TileTypeConverter : public TypeConverter {
+public:
+  explicit TileTypeConverter(int64_t threads,
+                             const FragmentPlan *fragments = nullptr);
+};
 
 /// The state of one kernel's lowering: what the plans decided and what has
 /// been lowered so far.
 struct KernelState {
-  KernelState(OpBuilder &b, gpu::GPUFuncOp func, int64_t threads)
-      : b(b), func(func), threads(threads) {}
+  KernelState(gpu::GPUFuncOp func, int64_t threads)
+      : builder(func.getContext()), func(func), threads(threads),
+        types(threads, &fragments) {}
 
   /// The layout `v` is assigned (none: flat).
   std::optional<FragmentLayout> layoutOf(Value v) const;
@@ -43,7 +56,13 @@ struct KernelState {
   /// tiles only; others are ignored).
   void setReplicated(Value v, int64_t n);
 
-  OpBuilder &b;
+  /// What every lowering builds with: at the insertion point of the op
+  /// being converted, reporting what it creates to the conversion's
+  /// rewriter (its listener), so the driver tracks it as the rewriter's own.
+  OpBuilder builder;
+  OpBuilder &b = builder;
+  /// The rewriter of the running conversion (set by each pattern).
+  ConversionPatternRewriter *rewriter = nullptr;
   gpu::GPUFuncOp func;
   int64_t threads;
   /// l2-prefetch: tile.prefetch as prefetch.global.L2 (else dropped).
@@ -54,6 +73,8 @@ struct KernelState {
   const HopperMatmulPlan *hopper = nullptr;
   /// The kernel's fragment layouts (empty without fragment dots).
   FragmentPlan fragments;
+  /// The register types of its values, in those layouts.
+  TileTypeConverter types;
   /// The thread id, and warp, lane, lane / 4 and lane % 4 (index; the
   /// last four only in kernels with fragment dots), built once at the
   /// kernel's entry.

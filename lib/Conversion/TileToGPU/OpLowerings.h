@@ -1,8 +1,11 @@
 //===- OpLowerings.h - the op lowerings of convert-tile-to-gpu -*- C++ -*-===//
 //
-// Private to convert-tile-to-gpu. One class per op family, each in its own
-// file, lowers the ops of that family into the insertion point, reading
-// the plans in KernelState and the registers of their operands:
+// Private to convert-tile-to-gpu. The kernel's body is lowered by MLIR's
+// dialect conversion: every op of the tile kernel is illegal, and each op
+// kind has one conversion pattern (TileOpPattern) whose lowering belongs
+// to its family. One class per family, each in its own file with its
+// pattern set (populatePatterns), lowers an op into the insertion point,
+// reading the plans in KernelState and the registers of its operands:
 //
 //   ControlFlowLowering   scf.for / if / yield, tile.unchecked, tile.join
 //   GlobalMemoryLowering  partitions, own, load, store, atomic_add, gather,
@@ -19,8 +22,15 @@
 //   AsyncOperandLowering  wgmma B operands copied a loop iteration ahead
 //   HopperMatmulLowering  the planned TMA + wgmma matmul, loop to store
 //
-// KernelLowering owns them and the shared state, and walks the kernel's
-// body in order, handing each op to its family (lowerOp).
+// KernelLowering owns them and the shared state; every pattern goes
+// through KernelLowering::rewrite, which applies the plans that take an op
+// out of its family's hands (an async operand's load, the Hopper matmul's
+// epilogue, a fragment layout) and replaces the op with its registers.
+// The conversion visits the body in pre-order; an op with a region moves
+// its body into the op it lowers to and converts those ops itself, in
+// order (ConversionPatternRewriter::legalize), so that what its body needs
+// (iter-arg layouts, async operand buffers) is in place, and what its
+// results need (replication) is known after it.
 //
 //===----------------------------------------------------------------------===//
 
@@ -29,9 +39,41 @@
 
 #include "LoweringState.h"
 
+#include <functional>
+
 namespace tile::gpu_lowering {
 
 class KernelLowering;
+
+/// The conversion pattern of op kind OpT: KernelLowering::rewrite, with
+/// `lower` (its family's lowering) where the op lowers flat.
+template <typename OpT> class TileOpPattern : public OpConversionPattern<OpT> {
+public:
+  using Lower = std::function<LogicalResult(OpT)>;
+  TileOpPattern(MLIRContext *context, KernelLowering &lowering, Lower lower)
+      : OpConversionPattern<OpT>(context), lowering(lowering),
+        lower(std::move(lower)) {
+    // A loop in a loop converts while the outer one's pattern runs.
+    this->setHasBoundedRewriteRecursion();
+  }
+
+  LogicalResult
+  matchAndRewrite(OpT op, typename OpT::Adaptor,
+                  ConversionPatternRewriter &rewriter) const override;
+
+private:
+  KernelLowering &lowering;
+  Lower lower;
+};
+
+/// Adds the pattern of OpT, lowered by `family`'s member `lower`.
+template <typename OpT, typename Family>
+void addTileOpPattern(RewritePatternSet &patterns, KernelLowering &lowering,
+                      Family &family, LogicalResult (Family::*lower)(OpT)) {
+  patterns.add<TileOpPattern<OpT>>(
+      patterns.getContext(), lowering,
+      [&family, lower](OpT op) { return (family.*lower)(op); });
+}
 
 /// What every op lowering reaches: the kernel's state under the names the
 /// lowerings use, the shared helpers, and (through `lowering`) the other
@@ -57,6 +99,7 @@ struct LoweringBase {
 class ControlFlowLowering : public LoweringBase {
 public:
   using LoweringBase::LoweringBase;
+  void populatePatterns(RewritePatternSet &patterns);
   /// Each iter_arg keeps the layout it is assigned; a loop with async
   /// operands copies them ahead.
   LogicalResult lowerFor(scf::ForOp op);
@@ -67,6 +110,11 @@ public:
   /// tile.join: a ticket per block, the region in the group's last
   /// (LowerJoin.cpp).
   LogicalResult lowerJoin(JoinOp op);
+
+private:
+  /// The iter_args of the tile kernel's loop each lowered scf.for came
+  /// from (its yield reads their layouts and replication).
+  llvm::DenseMap<Operation *, SmallVector<Value>> tileIterArgs;
 };
 
 /// Partitions, claimed blocks, and the ops that access global memory
@@ -74,6 +122,7 @@ public:
 class GlobalMemoryLowering : public LoweringBase {
 public:
   using LoweringBase::LoweringBase;
+  void populatePatterns(RewritePatternSet &patterns);
   LogicalResult lowerPartition(PartitionOp op);
   LogicalResult lowerNumTiles(NumTilesOp op);
   LogicalResult lowerDim(DimOp op);
@@ -104,6 +153,7 @@ public:
 class ElementwiseLowering : public LoweringBase {
 public:
   using LoweringBase::LoweringBase;
+  void populatePatterns(RewritePatternSet &patterns);
   LogicalResult lowerElementwise(Operation *op);
   LogicalResult lowerConvert(ConvertOp op);
   LogicalResult lowerExtract(ExtractOp op);
@@ -119,6 +169,7 @@ public:
 class ShapeLowering : public LoweringBase {
 public:
   using LoweringBase::LoweringBase;
+  void populatePatterns(RewritePatternSet &patterns);
   LogicalResult lowerShapeOp(Operation *op);
   /// A shape op whose operands and result fit the first warp, as shuffles;
   /// null where it does not apply.
@@ -142,6 +193,7 @@ public:
 class ReduceLowering : public LoweringBase {
 public:
   using LoweringBase::LoweringBase;
+  void populatePatterns(RewritePatternSet &patterns);
   LogicalResult lowerReduce(ReduceOp op);
   LogicalResult lowerReduceLastDim(ReduceOp op);
   /// A reduction along a dim with others after it, where each thread's
@@ -155,6 +207,7 @@ public:
 class DotLowering : public LoweringBase {
 public:
   using LoweringBase::LoweringBase;
+  void populatePatterns(RewritePatternSet &patterns);
   LogicalResult lowerDot(DotOp op);
   LogicalResult lowerDotMMA(DotOp op);
   LogicalResult lowerDotFMA(DotOp op);
@@ -226,18 +279,20 @@ public:
 };
 
 /// Lowers one kernel's body into its gpu.func: owns the state, the
-/// helpers and the op lowerings, and hands each op to its family.
+/// helpers and the op lowerings, and their patterns' common step.
 class KernelLowering {
 public:
-  KernelLowering(OpBuilder &b, gpu::GPUFuncOp func, int64_t threads);
+  KernelLowering(gpu::GPUFuncOp func, int64_t threads);
 
-  /// Lowers the ops of `block` (of the tile kernel) into the insertion point.
-  LogicalResult lowerBlock(Block &block);
-  /// Lowers one op: skipped where a plan lowers it elsewhere, in fragment
-  /// layouts where it has them, else flat (fragment operands moved for it).
-  LogicalResult lowerOp(Operation *op);
-  /// Lowers `op` with flat operands, by its family.
-  LogicalResult lowerFlatOp(Operation *op);
+  /// The conversion patterns of every op kind a kernel body holds.
+  void populatePatterns(RewritePatternSet &patterns);
+  /// What every pattern does: `op` skipped where a plan lowers it
+  /// elsewhere, in fragment layouts where it has them, else `lowerFlat`
+  /// (fragment operands moved for it); then replaced by its registers.
+  LogicalResult rewrite(Operation *op, ConversionPatternRewriter &rewriter,
+                        function_ref<LogicalResult()> lowerFlat);
+  /// Converts `op`, an op of a region its parent's pattern moved, now.
+  LogicalResult lowerNested(Operation *op);
   /// Emits griddepcontrol.wait, which was deferred past the prefetches
   /// opening the kernel's body.
   void emitGridWait(Location loc);
@@ -258,7 +313,17 @@ public:
   FragmentLowering fragmentOps;
   AsyncOperandLowering asyncOperands;
   HopperMatmulLowering hopperMatmul;
+
+private:
+  LogicalResult lowerOp(Operation *op, function_ref<LogicalResult()> lowerFlat);
 };
+
+template <typename OpT>
+LogicalResult
+TileOpPattern<OpT>::matchAndRewrite(OpT op, typename OpT::Adaptor,
+                                    ConversionPatternRewriter &rewriter) const {
+  return lowering.rewrite(op, rewriter, [&] { return lower(op); });
+}
 
 } // namespace tile::gpu_lowering
 
