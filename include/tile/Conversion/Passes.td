@@ -52,7 +52,11 @@ def ConvertTileToGPU : Pass<"convert-tile-to-gpu", "::mlir::ModuleOp"> {
     `gpu.module @<module-name>`, taking its views as strided memrefs and its
     scalars as they are. A program runs as one thread block of
     `32 * num-warps` threads; `tile.program_id` / `tile.num_programs` are the
-    block id and grid size.
+    block id and grid size. The body is lowered by the dialect conversion:
+    every op of the kernel is illegal, and each op kind has one pattern,
+    grouped by family (control flow, global memory, element-wise, shape
+    ops, reductions, dots), which follows the plans the `tile-plan-*`
+    passes wrote on the ops.
 
     Tiles are distributed over the block by one layout that depends only on
     the shape: row-major vectors of up to 8 consecutive elements of the last
@@ -270,6 +274,10 @@ def PlanFragments : Pass<"tile-plan-fragments", "::tile::KernelOp"> {
       per warpgroup, warps a multiple of 4, N a multiple of 8 up to 256, K
       of 16, B's contiguous dim whole 64-element swizzle panels), else
       `"mma_sync"`;
+    * `tile.flat_dot` on every other dot, whose operands and accumulator
+      go through shared memory at the dot: `"mma_sync"` where staged
+      mma.sync can run (f16 operands, M, N and K multiples of 16, 8 and
+      16, A, B and the f32 accumulator within 48 KB), else `"fma"`;
     * `tile.folded_permute` on a `[1, 0]` permute that only feeds such dots
       as B (the dot reads its source transposed from shared memory);
     * `tile.fragments` on each op with a tile result in a fragment layout,
@@ -281,10 +289,10 @@ def PlanFragments : Pass<"tile-plan-fragments", "::tile::KernelOp"> {
     A kernel that carries a plan (pinned by hand) keeps it, checked: every
     layout must fit its tile and be for the kernel's warps. Kernels with a
     Hopper matmul plan are left alone (they have no fragment tiles). Where
-    a dot does not get fragments, or with `wgmma-dots` does not get wgmma,
-    a missed optimisation remark names the condition that failed. Without
-    this pass every dot moves its operands and accumulator through shared
-    memory.
+    a dot does not get fragments, with `wgmma-dots` does not get wgmma, or
+    runs on FMAs, a missed optimisation remark names the condition that
+    failed. Without this pass every dot moves its operands and accumulator
+    through shared memory, on staged mma.sync where it can run.
   }];
   let options = [
     Option<"numWarps", "num-warps", "int64_t", /*default=*/"4",

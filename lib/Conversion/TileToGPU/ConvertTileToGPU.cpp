@@ -3,9 +3,9 @@
 // The pass driver and the kernel ABI: each verified tile.kernel becomes a
 // gpu.func (views as memrefs, TMA descriptors of a Hopper matmul last),
 // with its block size, occupancy hint, read-only and frozen argument
-// markers and grid dependency control, and its body is lowered by a
-// KernelLowering (OpLowerings.h) that follows the plans the plan passes
-// wrote.
+// markers and grid dependency control; its body's ops move into it and
+// MLIR's dialect conversion lowers them, one pattern per op kind
+// (OpLowerings.h), following the plans the plan passes wrote.
 //
 //===----------------------------------------------------------------------===//
 
@@ -197,7 +197,8 @@ struct ConvertTileToGPUPass
       // a new one no pattern converts).
       config.foldingMode = DialectConversionFoldingMode::Never;
       if (failed(applyPartialConversion(func, target, std::move(patterns),
-                                        config)))
+                                        config)) ||
+          state.failed)
         return signalPassFailure();
       pb.setListener(nullptr);
       pb.setInsertionPointToEnd(&entry);

@@ -92,18 +92,15 @@ namespace {
 /// thread): the pattern of every op kind without one of its own.
 class ElementwisePattern : public ConversionPattern {
 public:
-  ElementwisePattern(MLIRContext *context, KernelLowering &lowering,
-                     llvm::DenseSet<OperationName> others)
+  ElementwisePattern(MLIRContext *context, KernelLowering &lowering)
       : ConversionPattern(MatchAnyOpTypeTag(), /*benefit=*/0, context),
-        lowering(lowering), others(std::move(others)) {
+        lowering(lowering) {
     setHasBoundedRewriteRecursion();
   }
 
   LogicalResult
   matchAndRewrite(Operation *op, ArrayRef<Value>,
                   ConversionPatternRewriter &rewriter) const override {
-    if (others.contains(op->getName()))
-      return failure(); // its own pattern failed, and said why
     return lowering.rewrite(op, rewriter, [&] {
       return lowering.elementwise.lowerElementwise(op);
     });
@@ -111,7 +108,6 @@ public:
 
 private:
   KernelLowering &lowering;
-  llvm::DenseSet<OperationName> others;
 };
 } // namespace
 
@@ -129,12 +125,8 @@ void KernelLowering::populatePatterns(RewritePatternSet &patterns) {
   shapes.populatePatterns(patterns);
   reductions.populatePatterns(patterns);
   dots.populatePatterns(patterns);
-  llvm::DenseSet<OperationName> others;
-  for (const std::unique_ptr<RewritePattern> &p : patterns.getNativePatterns())
-    if (std::optional<OperationName> root = p->getRootKind())
-      others.insert(*root);
-  patterns.add<ElementwisePattern>(patterns.getContext(), *this,
-                                   std::move(others));
+  // Tried last: every other op kind's pattern applies to every op of it.
+  patterns.add<ElementwisePattern>(patterns.getContext(), *this);
 }
 
 LogicalResult KernelLowering::rewrite(Operation *op,
@@ -145,12 +137,22 @@ LogicalResult KernelLowering::rewrite(Operation *op,
   state.builder.setListener(rewriter.getListener());
   state.builder.setInsertionPoint(rewriter.getInsertionBlock(),
                                   rewriter.getInsertionPoint());
+  // A lowering that fails has said why; the ops after it just go, and the
+  // pass fails (`failed`), rather than the conversion adding an error of
+  // its own for each.
+  if (state.failed) {
+    rewriter.eraseOp(op);
+    return success();
+  }
   // The deferred griddepcontrol.wait goes before the first op of the
   // kernel's body that needs it.
   if (op->getBlock() == state.gridWaitBlock && !runsBeforeGridWait(*op))
     emitGridWait(op->getLoc());
-  if (failed(lowerOp(op, lowerFlat)))
-    return failure();
+  if (failed(lowerOp(op, lowerFlat))) {
+    state.failed = true;
+    rewriter.eraseOp(op);
+    return success();
+  }
   // The op's registers replace it; an op lowered to no value (a partition,
   // a claimed block, an op a plan lowers elsewhere) goes when its users do.
   SmallVector<Value> lowered;
@@ -165,14 +167,17 @@ LogicalResult KernelLowering::rewrite(Operation *op,
     rewriter.eraseOp(op);
   else if (lowered.size() == op->getNumResults())
     rewriter.replaceOp(op, lowered);
-  else
-    return op->emitError("convert-tile-to-gpu: some results of '")
-           << op->getName() << "' were not lowered";
+  else {
+    op->emitError("convert-tile-to-gpu: some results of '")
+        << op->getName() << "' were not lowered";
+    state.failed = true;
+    rewriter.eraseOp(op);
+  }
   return success();
 }
 
 LogicalResult KernelLowering::lowerNested(Operation *op) {
-  return state.rewriter->legalize(op);
+  return failure(failed(state.rewriter->legalize(op)) || state.failed);
 }
 
 LogicalResult KernelLowering::lowerOp(Operation *op,

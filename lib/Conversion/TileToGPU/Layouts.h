@@ -130,6 +130,17 @@ bool hasFragmentPlan(Operation *kernel);
 /// tile.num_warps, else `numWarps`, times 32.
 int64_t programThreads(KernelOp kernel, int64_t numWarps);
 
+/// The path of a dot without fragments, whose operands and accumulator go
+/// through shared memory at each use: "mma_sync" or "fma"
+/// (tile-plan-fragments writes it; the lowering follows it, or without it
+/// takes staged mma.sync wherever whyNotStagedMma allows).
+inline constexpr llvm::StringLiteral kFlatDotAttrName = "tile.flat_dot";
+/// Which condition keeps dot `op` off staged mma.sync (f16 operands; M, N
+/// and K multiples of 16, 8 and 16; A, B and the f32 accumulator within
+/// the 48 KB of static shared memory); none when it can run on it
+/// (LowerDots.cpp).
+std::optional<std::string> whyNotStagedMma(DotOp op);
+
 /// A wgmma dot's B load copied ahead with cp.async (tile-plan-async-operands
 /// marks it, LowerAsyncOperands.cpp lowers it).
 inline constexpr llvm::StringLiteral kCopyAheadAttrName = "tile.copy_ahead";

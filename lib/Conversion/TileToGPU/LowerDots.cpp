@@ -26,40 +26,44 @@ using namespace mlir;
 using namespace tile;
 using namespace tile::gpu_lowering;
 
-LogicalResult DotLowering::lowerDot(DotOp op) {
+std::optional<std::string> tile::gpu_lowering::whyNotStagedMma(DotOp op) {
   int64_t M = op.getA().getType().getDimSize(0);
   int64_t K = op.getA().getType().getDimSize(1);
   int64_t N = op.getB().getType().getDimSize(1);
-  // The MMA path stages A, B and the f32 accumulator in shared memory; it
-  // must fit the 48 KB a block gets without opting in to more. (Keeping the
-  // accumulator in registers in the MMA layout lifts this: next step.)
+  // nvgpu.mma.sync cannot lower bf16 operands (upstream deduces PTX types
+  // for f16, tf32, i8, i4 and f64 only).
+  if (op.getA().getType().getElementType().isBF16())
+    return std::string("bf16 operands (staged mma.sync takes f16)");
+  // A, B and the f32 accumulator are staged in shared memory: they must
+  // fit the 48 KB a block gets without opting in to more.
   int64_t eltBytes = op.getA().getType().getElementTypeBitWidth() / 8;
   int64_t staged = (M * K + K * N) * eltBytes + M * N * 4;
-  // nvgpu.mma.sync cannot lower bf16 operands (upstream deduces PTX types
-  // for f16, tf32, i8, i4 and f64 only): bf16 takes the FMA path for now.
-  bool mmaType = !op.getA().getType().getElementType().isBF16();
-  bool mma = mmaType && M % 16 == 0 && N % 8 == 0 && K % 16 == 0 &&
-             staged <= 48 * 1024;
-  if (remarksEnabled(b.getContext())) {
-    if (!mma)
-      missedFastPath(op.getLoc(), func.getName(), "tensor-cores")
-          << remark::reason(
-                 "FMA instead of mma.sync: {0}",
-                 !mmaType ? std::string("bf16 operands (staged mma.sync "
-                                        "takes f16)")
-                 : staged > 48 * 1024
-                     ? llvm::formatv("staging takes {0} bytes of shared "
-                                     "memory, over 48 KB",
-                                     staged)
-                           .str()
-                     : llvm::formatv("M = {0}, N = {1}, K = {2} not "
-                                     "multiples of 16, 8, 16",
-                                     M, N, K)
-                           .str());
+  if (staged > 48 * 1024)
+    return llvm::formatv("staging takes {0} bytes of shared memory, over 48 KB",
+                         staged)
+        .str();
+  if (M % 16 != 0 || N % 8 != 0 || K % 16 != 0)
+    return llvm::formatv("M = {0}, N = {1}, K = {2} not multiples of 16, 8, 16",
+                         M, N, K)
+        .str();
+  return std::nullopt;
+}
+
+LogicalResult DotLowering::lowerDot(DotOp op) {
+  std::optional<std::string> whyNot = whyNotStagedMma(op);
+  bool mma = !whyNot;
+  if (Attribute path = op->getAttr(kFlatDotAttrName)) {
+    auto name = dyn_cast<StringAttr>(path);
+    if (!name || (name.getValue() != "mma_sync" && name.getValue() != "fma"))
+      return op.emitError(
+                 "tile.flat_dot: expected \"mma_sync\" or \"fma\", got ")
+             << path;
+    if (name.getValue() == "mma_sync" && whyNot)
+      return op.emitError("tile.flat_dot: the dot cannot run on mma.sync: ")
+             << *whyNot;
+    mma = name.getValue() == "mma_sync";
   }
-  if (mma)
-    return lowering.dots.lowerDotMMA(op);
-  return lowering.dots.lowerDotFMA(op);
+  return mma ? lowerDotMMA(op) : lowerDotFMA(op);
 }
 
 /// Tensor cores (mma.sync m16n8k16): A, B and the accumulator go through

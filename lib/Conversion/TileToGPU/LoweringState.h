@@ -96,6 +96,8 @@ struct KernelState {
   llvm::DenseMap<Value, Value> blocks;
   /// The kernel's body while its griddepcontrol.wait is still to be placed.
   Block *gridWaitBlock = nullptr;
+  /// Whether a lowering failed (and said why).
+  bool failed = false;
 };
 
 /// Index constants, register vectors of the flat layout built and taken

@@ -246,6 +246,18 @@ struct PlanFragmentsPass : public tile::impl::PlanFragmentsBase<PlanFragmentsPas
           notWgmma.push_back({cast<DotOp>(op), *why});
       }
     writeFragmentPlan(kernel, plan);
+    // The other dots stage their operands at each use, on mma.sync where
+    // it can run.
+    std::vector<std::pair<DotOp, std::string>> onFma;
+    OpBuilder b(&getContext());
+    kernel.walk([&](DotOp dot) {
+      if (plan.dots.count(dot))
+        return;
+      std::optional<std::string> why = whyNotStagedMma(dot);
+      dot->setAttr(kFlatDotAttrName, b.getStringAttr(why ? "fma" : "mma_sync"));
+      if (why)
+        onFma.push_back({dot, *why});
+    });
     if (!remarksEnabled(&getContext()))
       return;
     auto opts = [&](StringRef name) {
@@ -262,6 +274,9 @@ struct PlanFragmentsPass : public tile::impl::PlanFragmentsBase<PlanFragmentsPas
     for (auto &[dot, why] : notWgmma)
       remark::missed(dot.getLoc(), opts("wgmma-dots"))
           << remark::reason("mma.sync instead of wgmma: {0}", why);
+    for (auto &[dot, why] : onFma)
+      remark::missed(dot.getLoc(), opts("tensor-cores"))
+          << remark::reason("FMA instead of mma.sync: {0}", why);
   }
 };
 } // namespace

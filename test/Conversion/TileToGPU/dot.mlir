@@ -55,7 +55,7 @@ tile.kernel @small_dot(%a: !tile.view<in, 64x32xf16>, %b: !tile.view<in, 32x64xf
 // STAGED-NOT: mma.sync
 // STAGED: math.fma
 // REMARK: remark: [Missed] mma-fragments | Category:tile-plan-fragments | Function=large_dot | Reason="operands and accumulator through shared memory at every dot: staging takes 65536 bytes of shared memory, over the static 49152"
-// REMARK: remark: [Missed] tensor-cores | Category:convert-tile-to-gpu | Function=large_dot | Reason="FMA instead of mma.sync: bf16 operands (staged mma.sync takes f16)"
+// REMARK: remark: [Missed] tensor-cores | Category:tile-plan-fragments | Function=large_dot | Reason="FMA instead of mma.sync: bf16 operands (staged mma.sync takes f16)"
 tile.kernel @large_dot(%a: !tile.view<in, 128x64xbf16>, %b: !tile.view<in, 64x128xbf16>, %c: !tile.view<out, 128x128xf32>) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
@@ -69,5 +69,28 @@ tile.kernel @large_dot(%a: !tile.view<in, 128x64xbf16>, %b: !tile.view<in, 64x12
   %d = tile.dot %at, %bt, %z : tensor<128x64xbf16>, tensor<64x128xbf16> -> tensor<128x128xf32>
   %blk = tile.own %pc[%c0, %c0] : !tile.partition<out, 128x128xf32, tile = [128, 128]>
   tile.store %d, %blk : tensor<128x128xf32>, !tile.owned<out, 128x128xf32>
+  tile.return
+}
+
+// -----
+
+// A path pinned by hand: the dot that would stage for mma.sync runs on
+// FMAs.
+// STAGED-LABEL: gpu.func @pinned_fma
+// STAGED-NOT: mma.sync
+// STAGED: math.fma
+tile.kernel @pinned_fma(%a: !tile.view<in, 64x32xf16>, %b: !tile.view<in, 32x64xf16>, %c: !tile.view<out, 64x64xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  tile.grid %c1
+  %pa = tile.partition %a : !tile.partition<in, 64x32xf16, tile = [64, 32]>
+  %pb = tile.partition %b : !tile.partition<in, 32x64xf16, tile = [32, 64]>
+  %pc = tile.partition %c : !tile.partition<out, 64x64xf32, tile = [64, 64]>
+  %at = tile.load %pa[%c0, %c0] : !tile.partition<in, 64x32xf16, tile = [64, 32]> -> tensor<64x32xf16>
+  %bt = tile.load %pb[%c0, %c0] : !tile.partition<in, 32x64xf16, tile = [32, 64]> -> tensor<32x64xf16>
+  %z = arith.constant dense<0.0> : tensor<64x64xf32>
+  %d = tile.dot %at, %bt, %z {tile.flat_dot = "fma"} : tensor<64x32xf16>, tensor<32x64xf16> -> tensor<64x64xf32>
+  %blk = tile.own %pc[%c0, %c0] : !tile.partition<out, 64x64xf32, tile = [64, 64]>
+  tile.store %d, %blk : tensor<64x64xf32>, !tile.owned<out, 64x64xf32>
   tile.return
 }

@@ -39,12 +39,15 @@ tile.kernel @small_dot(%a: !tile.view<in, 64x32xf16>, %b: !tile.view<in, 32x64xf
 
 // -----
 
-// A dot that cannot run on fragments gets no plan, and a missed remark
-// saying why.
+// A dot that cannot run on fragments gets no fragments, and a missed
+// remark saying why; too large to stage for mma.sync either, its path is
+// FMA, with a second remark.
 // CHECK-LABEL: tile.kernel @large_dot
 // CHECK-NOT: tile.fragment
+// CHECK: tile.dot {{.*}} {tile.flat_dot = "fma"}
 // CHECK: tile.return
 // REMARK: remark: [Missed] mma-fragments | Category:tile-plan-fragments | Function=large_dot | Reason="operands and accumulator through shared memory at every dot: staging takes 65536 bytes of shared memory, over the static 49152"
+// REMARK: remark: [Missed] tensor-cores | Category:tile-plan-fragments | Function=large_dot | Reason="FMA instead of mma.sync: staging takes 98304 bytes of shared memory, over 48 KB"
 tile.kernel @large_dot(%a: !tile.view<in, 128x64xf16>, %b: !tile.view<in, 64x128xf16>, %c: !tile.view<out, 128x128xf32>) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
@@ -87,5 +90,30 @@ tile.kernel @pinned(%a: !tile.view<in, 64x32xf16>, %b: !tile.view<in, 32x64xf16>
   %d = tile.dot %a2, %bt, %z {tile.fragment_dot = "mma_sync", tile.fragments = [{kind = "acc", m = 64 : i64, n = 64 : i64, warps = 4 : i64}]} : tensor<64x32xf16>, tensor<32x64xf16> -> tensor<64x64xf32>
   %blk = tile.own %pc[%c0, %c0] : !tile.partition<out, 64x64xf32, tile = [64, 64]>
   tile.store %d, %blk : tensor<64x64xf32>, !tile.owned<out, 64x64xf32>
+  tile.return
+}
+
+// -----
+
+// 16 rows do not give each of the 4 warps its own 16: no fragments, but
+// the dot fits staged mma.sync (A, B and the accumulator through shared
+// memory at the dot).
+// CHECK-LABEL: tile.kernel @staged_dot
+// CHECK-NOT: tile.fragment
+// CHECK: tile.dot {{.*}} {tile.flat_dot = "mma_sync"}
+// REMARK-NOT: tensor-cores
+tile.kernel @staged_dot(%a: !tile.view<in, 16x16xf16>, %b: !tile.view<in, 16x8xf16>, %c: !tile.view<out, 16x8xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  tile.grid %c1
+  %pa = tile.partition %a : !tile.partition<in, 16x16xf16, tile = [16, 16]>
+  %pb = tile.partition %b : !tile.partition<in, 16x8xf16, tile = [16, 8]>
+  %pc = tile.partition %c : !tile.partition<out, 16x8xf32, tile = [16, 8]>
+  %at = tile.load %pa[%c0, %c0] : !tile.partition<in, 16x16xf16, tile = [16, 16]> -> tensor<16x16xf16>
+  %bt = tile.load %pb[%c0, %c0] : !tile.partition<in, 16x8xf16, tile = [16, 8]> -> tensor<16x8xf16>
+  %z = arith.constant dense<0.0> : tensor<16x8xf32>
+  %d = tile.dot %at, %bt, %z : tensor<16x16xf16>, tensor<16x8xf16> -> tensor<16x8xf32>
+  %blk = tile.own %pc[%c0, %c0] : !tile.partition<out, 16x8xf32, tile = [16, 8]>
+  tile.store %d, %blk : tensor<16x8xf32>, !tile.owned<out, 16x8xf32>
   tile.return
 }
