@@ -286,8 +286,10 @@ def PlanFragments : Pass<"tile-plan-fragments", "::tile::KernelOp"> {
       flat tile; `tile.iter_arg_fragments` likewise on an `scf.for` for its
       region's iter_args.
 
-    A kernel that carries a plan (pinned by hand) keeps it, checked: every
-    layout must fit its tile and be for the kernel's warps. Kernels with a
+    A kernel that carries a plan (pinned by hand: a dot with
+    `tile.fragment_dot` or `tile.flat_dot`) keeps it, checked: every layout
+    must fit its tile and be for the kernel's warps; its dots without a
+    path get their `tile.flat_dot`. Kernels with a
     Hopper matmul plan are left alone (they have no fragment tiles). Where
     a dot does not get fragments, with `wgmma-dots` does not get wgmma, or
     runs on FMAs, a missed optimisation remark names the condition that

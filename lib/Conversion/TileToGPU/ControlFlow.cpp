@@ -1,5 +1,4 @@
-//===- ControlFlow.cpp - loops, branches and unchecked regions
-//-------------===//
+//===- ControlFlow.cpp - loops, branches, unchecked regions ---------------===//
 //
 // scf.for keeps each iter_arg in its planned layout (and copies async
 // operands ahead around it); scf.if yields flat tiles; a single-element
@@ -91,6 +90,9 @@ LogicalResult ControlFlowLowering::lowerIf(scf::IfOp op) {
       if (failed(lowering.lowerNested(o)))
         return failure();
   }
+  // What follows the branch (its results moved to their layouts) goes
+  // after it.
+  b.setInsertionPointAfter(branch);
   for (auto [old, neu] : llvm::zip(op.getResults(), branch.getResults()))
     map.map(old, neu);
   if (op.getNumResults() != 0) {

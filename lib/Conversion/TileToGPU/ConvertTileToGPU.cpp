@@ -193,6 +193,10 @@ struct ConvertTileToGPUPass
       RewritePatternSet patterns(&getContext());
       lowering.populatePatterns(patterns);
       ConversionConfig config;
+      // The plans name the kernel's ops and values, which the lowering reads
+      // until the end: replaced ops and moved blocks must stay alive until
+      // then, as they do with rollback.
+      config.allowPatternRollback = true;
       // The patterns see every op as written (folding a tile op would make
       // a new one no pattern converts).
       config.foldingMode = DialectConversionFoldingMode::Never;

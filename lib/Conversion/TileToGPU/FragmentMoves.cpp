@@ -1,5 +1,4 @@
-//===- FragmentMoves.cpp - tiles moved between layouts
-//----------------------===//
+//===- FragmentMoves.cpp - tiles moved between layouts --------------------===//
 //
 // The registers of a tile in a fragment layout, and moves between the flat
 // layout and fragment layouts through the scratch arena, by element index

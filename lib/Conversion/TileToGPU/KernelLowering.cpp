@@ -1,11 +1,11 @@
-//===- KernelLowering.cpp - walking a kernel body, op by op
-//----------------===//
+//===- KernelLowering.cpp - the patterns' common step ---------------------===//
 //
-// The lowering of one kernel: the state and the families (OpLowerings.h),
-// the deferred griddepcontrol.wait, and the hand-off of each op: skipped
-// where a plan lowers it elsewhere (async operands, the Hopper matmul, a
-// folded permute), in fragment layouts where it has them, else by its
-// family with flat operands.
+// The lowering of one kernel (OpLowerings.h): the patterns of every op
+// kind, and what each of them does first and last (rewrite): the deferred
+// griddepcontrol.wait, the hand-off of the op (skipped where a plan lowers
+// it elsewhere: async operands, the Hopper matmul, a folded permute; in
+// fragment layouts where it has them; else by its family with flat
+// operands), and its replacement by registers of the types its plan gives.
 //
 //===----------------------------------------------------------------------===//
 
@@ -17,7 +17,6 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
-#include "llvm/ADT/TypeSwitch.h"
 
 using namespace mlir;
 using namespace tile;
@@ -163,6 +162,15 @@ LogicalResult KernelLowering::rewrite(Operation *op,
     if (v)
       lowered.push_back(v);
   }
+  for (auto [r, v] : llvm::zip(op->getResults(), lowered))
+    if (Type planned = state.types.convertType(r); v.getType() != planned) {
+      op->emitError("convert-tile-to-gpu: a result of '")
+          << op->getName() << "' lowered to " << v.getType()
+          << " where its layout gives " << planned;
+      state.failed = true;
+      rewriter.eraseOp(op);
+      return success();
+    }
   if (lowered.empty())
     rewriter.eraseOp(op);
   else if (lowered.size() == op->getNumResults())

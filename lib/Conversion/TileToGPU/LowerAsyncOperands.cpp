@@ -2,7 +2,7 @@
 //
 // A wgmma dot (LowerWgmmaDots.cpp) reads B from shared memory. Where B is
 // a tile loaded from a read-only view in the same loop body (a flash
-// attention's K and V state.blocks), the load goes global -> registers ->
+// attention's K and V blocks), the load goes global -> registers ->
 // shared memory: the registers hold the whole block while it is in flight, and
 // the store into shared memory waits for it. With `async-dot-operands` such a
 // load becomes cp.async copies straight into the swizzled layout the dot

@@ -6,7 +6,7 @@
 // that would otherwise move data through shared memory (a store, a barrier, a
 // load, every loop iteration) is a broadcast: the x of a GEMV, a row of norm
 // weights, a normalized activation. When the broadcast's source is computed
-// element-wise from loads of read-only (`in`) state.partitions, splats of
+// element-wise from loads of read-only (`in`) partitions, splats of
 // uniform scalars and constants, the computation is issued again in the
 // broadcast's layout: each thread loads and computes exactly the elements it
 // holds. Loads repeat (they hit L1) and element-wise work repeats once per

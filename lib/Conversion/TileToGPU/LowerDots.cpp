@@ -1,5 +1,4 @@
-//===- LowerDots.cpp - dots of flat tiles
-//----------------------------------===//
+//===- LowerDots.cpp - dots of flat tiles ---------------------------------===//
 //
 // FMA over shared-memory operands, or mma.sync through shared memory;
 // dots in fragment layouts are in LowerFragments.cpp.

@@ -1,5 +1,4 @@
-//===- LowerElementwise.cpp - element-wise ops, conversions, splats
-//--------===//
+//===- LowerElementwise.cpp - element-wise ops and conversions ------------===//
 //
 // Element-wise ops act on the registers of aligned flat tiles as they are;
 // conversions widen bf16 and e4m3 in pairs; extracts, splats and the

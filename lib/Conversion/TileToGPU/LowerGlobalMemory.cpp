@@ -1,6 +1,6 @@
 //===- LowerGlobalMemory.cpp - loads, stores and gathers of tiles ---------===//
 //
-// Global memory access of the GPU lowering: claimed state.blocks, partition
+// Global memory access of the GPU lowering: claimed blocks, partition
 // addressing, 16-byte vector loads and stores with masked edges, gathers,
 // L2 prefetches, and loads re-issued in the layout of a broadcast that
 // consumes them.

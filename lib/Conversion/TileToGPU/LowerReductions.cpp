@@ -1,5 +1,4 @@
-//===- LowerReductions.cpp - tile.reduce
-//-----------------------------------===//
+//===- LowerReductions.cpp - tile.reduce ----------------------------------===//
 //
 // Contiguous lines by shuffles within their thread group, the rest
 // through the scratch arena; column reductions in registers are in

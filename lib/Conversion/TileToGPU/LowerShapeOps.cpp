@@ -1,5 +1,4 @@
-//===- LowerShapeOps.cpp - broadcast, iota, reshape, permute, slice
-//--------===//
+//===- LowerShapeOps.cpp - ops that move elements -------------------------===//
 //
 // Ops that move elements between positions: in registers, as warp
 // shuffles, or through the scratch arena by element index. The faster

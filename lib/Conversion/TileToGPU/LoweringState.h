@@ -1,7 +1,7 @@
 //===- LoweringState.h - what the lowering of one kernel shares -*- C++ -*-===//
 //
 // Private to convert-tile-to-gpu. The lowering of one tile.kernel into its
-// gpu.func keeps three kinds of shared things, each its own small object:
+// gpu.func shares four things, each its own small object:
 //  - KernelState: the builder, the function, the plans the plan passes
 //    wrote (fragment layouts, the Hopper matmul), the thread and lane ids
 //    built at the entry, and the values lowered so far;
@@ -27,7 +27,9 @@ namespace tile::gpu_lowering {
 /// What a kernel's values lower to: a view to a strided memref, a tile to
 /// the register vector of its distribution over the block (flat, or, with
 /// a fragment plan, the mma fragment layout the plan gave the value), and
-/// any other type to itself.
+/// any other type to itself. The kernel's signature and the results of
+/// branches take these types, and every op's replacement is checked
+/// against them (KernelLowering::rewrite).
 class TileTypeConverter : public TypeConverter {
 public:
   explicit TileTypeConverter(int64_t threads,

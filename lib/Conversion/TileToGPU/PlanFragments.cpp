@@ -229,29 +229,35 @@ struct PlanFragmentsPass : public tile::impl::PlanFragmentsBase<PlanFragmentsPas
       kernel.emitError("tile-plan-fragments: tile.num_warps must be in [1, 32]");
       return signalPassFailure();
     }
-    // A plan pinned by hand is checked and kept.
-    if (hasFragmentPlan(kernel)) {
-      if (failed(readFragmentPlan(kernel, threads)))
-        signalPassFailure();
-      return;
-    }
-    FragmentPlan plan = planFragmentLayouts(kernel, threads);
+    // A plan pinned by hand (any dot with its path) is checked and kept.
+    bool pinned = hasFragmentPlan(kernel);
+    kernel.walk([&](DotOp dot) { pinned |= dot->hasAttr(kFlatDotAttrName); });
+    FragmentPlan plan;
     std::vector<std::pair<DotOp, std::string>> notWgmma;
-    if (wgmmaDots)
-      for (Operation *op : plan.dots) {
-        std::optional<std::string> why = whyNotWgmmaDot(cast<DotOp>(op), threads, plan);
-        if (!why)
-          plan.wgmmaDots.insert(op);
-        else
-          notWgmma.push_back({cast<DotOp>(op), *why});
-      }
-    writeFragmentPlan(kernel, plan);
+    if (pinned) {
+      FailureOr<FragmentPlan> read = readFragmentPlan(kernel, threads);
+      if (failed(read))
+        return signalPassFailure();
+      plan = std::move(*read);
+    } else {
+      plan = planFragmentLayouts(kernel, threads);
+      if (wgmmaDots)
+        for (Operation *op : plan.dots) {
+          std::optional<std::string> why =
+              whyNotWgmmaDot(cast<DotOp>(op), threads, plan);
+          if (!why)
+            plan.wgmmaDots.insert(op);
+          else
+            notWgmma.push_back({cast<DotOp>(op), *why});
+        }
+      writeFragmentPlan(kernel, plan);
+    }
     // The other dots stage their operands at each use, on mma.sync where
     // it can run.
     std::vector<std::pair<DotOp, std::string>> onFma;
     OpBuilder b(&getContext());
     kernel.walk([&](DotOp dot) {
-      if (plan.dots.count(dot))
+      if (plan.dots.count(dot) || dot->hasAttr(kFlatDotAttrName))
         return;
       std::optional<std::string> why = whyNotStagedMma(dot);
       dot->setAttr(kFlatDotAttrName, b.getStringAttr(why ? "fma" : "mma_sync"));
@@ -265,6 +271,8 @@ struct PlanFragmentsPass : public tile::impl::PlanFragmentsBase<PlanFragmentsPas
           kernel.getSymName());
     };
     kernel.walk([&](DotOp dot) {
+      if (pinned)
+        return;
       if (std::optional<std::string> why = whyNotFragmentDot(dot, threads))
         remark::missed(dot.getLoc(), opts("mma-fragments"))
             << remark::reason("operands and accumulator through shared memory "

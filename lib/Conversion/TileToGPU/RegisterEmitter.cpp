@@ -1,5 +1,4 @@
-//===- RegisterEmitter.cpp - the flat layout, registers and shuffles
-//-------===//
+//===- RegisterEmitter.cpp - flat layout, registers, shuffles -------------===//
 //
 // The flat layout of a tile shape (Layouts.h), and the RegisterEmitter:
 // index constants, register vectors built slot by slot, warp shuffles and

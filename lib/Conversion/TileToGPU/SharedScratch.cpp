@@ -1,5 +1,4 @@
-//===- SharedScratch.cpp - the kernel's shared-memory scratch arena
-//--------===//
+//===- SharedScratch.cpp - the shared-memory scratch arena ----------------===//
 //
 // One workgroup buffer per kernel, sized at the end to what its
 // largest user needed; ops take buffers in it one at a time.

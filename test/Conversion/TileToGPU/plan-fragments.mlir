@@ -117,3 +117,28 @@ tile.kernel @staged_dot(%a: !tile.view<in, 16x16xf16>, %b: !tile.view<in, 16x8xf
   tile.store %d, %blk : tensor<16x8xf32>, !tile.owned<out, 16x8xf32>
   tile.return
 }
+
+// -----
+
+// A dot's path pinned by hand is a plan: the dot that would run on
+// fragments stays on FMAs, and the kernel's other dot gets its path.
+// CHECK-LABEL: tile.kernel @pinned_flat
+// CHECK-NOT: tile.fragment
+// CHECK: tile.dot {{.*}} {tile.flat_dot = "fma"}
+// CHECK: tile.dot {{.*}} {tile.flat_dot = "mma_sync"}
+tile.kernel @pinned_flat(%a: !tile.view<in, 64x32xf16>, %b: !tile.view<in, 32x64xf16>, %c: !tile.view<out, 64x64xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  tile.grid %c1
+  %pa = tile.partition %a : !tile.partition<in, 64x32xf16, tile = [64, 32]>
+  %pb = tile.partition %b : !tile.partition<in, 32x64xf16, tile = [32, 64]>
+  %pc = tile.partition %c : !tile.partition<out, 64x64xf32, tile = [64, 64]>
+  %at = tile.load %pa[%c0, %c0] : !tile.partition<in, 64x32xf16, tile = [64, 32]> -> tensor<64x32xf16>
+  %bt = tile.load %pb[%c0, %c0] : !tile.partition<in, 32x64xf16, tile = [32, 64]> -> tensor<32x64xf16>
+  %z = arith.constant dense<0.0> : tensor<64x64xf32>
+  %d = tile.dot %at, %bt, %z {tile.flat_dot = "fma"} : tensor<64x32xf16>, tensor<32x64xf16> -> tensor<64x64xf32>
+  %e = tile.dot %at, %bt, %d : tensor<64x32xf16>, tensor<32x64xf16> -> tensor<64x64xf32>
+  %blk = tile.own %pc[%c0, %c0] : !tile.partition<out, 64x64xf32, tile = [64, 64]>
+  tile.store %e, %blk : tensor<64x64xf32>, !tile.owned<out, 64x64xf32>
+  tile.return
+}
