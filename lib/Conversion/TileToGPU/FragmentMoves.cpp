@@ -22,9 +22,7 @@ using Kind = FragmentLayout::Kind;
 VectorType
 FragmentMoves::registerType(RankedTensorType type,
                             std::optional<FragmentLayout> layout) const {
-  if (!layout)
-    return Layout::get(type, state.threads).registerType();
-  return VectorType::get({layout->registers()}, type.getElementType());
+  return tileRegisterType(type, layout, state.threads);
 }
 
 std::pair<Value, Value> FragmentMoves::fragmentElement(const FragmentLayout &l,

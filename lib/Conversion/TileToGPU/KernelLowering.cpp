@@ -133,8 +133,8 @@ LogicalResult KernelLowering::rewrite(Operation *op,
                                       function_ref<LogicalResult()> lowerFlat) {
   // Build where the rewriter would, and let it track what is built.
   state.rewriter = &rewriter;
-  state.builder.setListener(rewriter.getListener());
-  state.builder.setInsertionPoint(rewriter.getInsertionBlock(),
+  state.b.setListener(rewriter.getListener());
+  state.b.setInsertionPoint(rewriter.getInsertionBlock(),
                                   rewriter.getInsertionPoint());
   // A lowering that fails has said why; the ops after it just go, and the
   // pass fails (`failed`), rather than the conversion adding an error of

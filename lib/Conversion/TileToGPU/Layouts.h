@@ -98,6 +98,12 @@ struct FragmentLayout {
   bool operator!=(const FragmentLayout &o) const { return !(*this == o); }
 };
 
+/// The registers of a tile of `type` in `layout` (none: the flat layout
+/// over `threads`).
+VectorType tileRegisterType(RankedTensorType type,
+                            std::optional<FragmentLayout> layout,
+                            int64_t threads);
+
 /// What FragmentLayouts.cpp decides for a kernel: the layout of every tile
 /// that is not flat, and the permutes that only feed dots as B operands
 /// (the dot reads the permute's source transposed from shared memory).

@@ -40,7 +40,7 @@ public:
 /// been lowered so far.
 struct KernelState {
   KernelState(gpu::GPUFuncOp func, int64_t threads)
-      : builder(func.getContext()), func(func), threads(threads),
+      : b(func.getContext()), func(func), threads(threads),
         types(threads, &fragments) {}
 
   /// The layout `v` is assigned (none: flat).
@@ -61,8 +61,7 @@ struct KernelState {
   /// What every lowering builds with: at the insertion point of the op
   /// being converted, reporting what it creates to the conversion's
   /// rewriter (its listener), so the driver tracks it as the rewriter's own.
-  OpBuilder builder;
-  OpBuilder &b = builder;
+  OpBuilder b;
   /// The rewriter of the running conversion (set by each pattern).
   ConversionPatternRewriter *rewriter = nullptr;
   gpu::GPUFuncOp func;

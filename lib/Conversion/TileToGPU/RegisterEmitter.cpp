@@ -30,6 +30,14 @@ Layout Layout::get(RankedTensorType type, int64_t threads) {
   return l;
 }
 
+VectorType tile::gpu_lowering::tileRegisterType(
+    RankedTensorType type, std::optional<FragmentLayout> layout,
+    int64_t threads) {
+  if (!layout)
+    return Layout::get(type, threads).registerType();
+  return VectorType::get({layout->registers()}, type.getElementType());
+}
+
 Value RegisterEmitter::index(int64_t v) {
   return arith::ConstantIndexOp::create(b, state.func.getLoc(), v);
 }

@@ -22,15 +22,15 @@ TileTypeConverter::TileTypeConverter(int64_t threads,
     return MemRefType::get(view.getShape(), view.getElementType(), layout);
   });
   addConversion([threads](RankedTensorType type) -> Type {
-    return Layout::get(type, threads).registerType();
+    return tileRegisterType(type, std::nullopt, threads);
   });
   if (!fragments)
     return;
-  addConversion([fragments](Value v) -> std::optional<Type> {
+  addConversion([fragments, threads](Value v) -> std::optional<Type> {
     auto type = dyn_cast<RankedTensorType>(v.getType());
     auto it = fragments->layouts.find(v);
     if (!type || it == fragments->layouts.end())
       return std::nullopt;
-    return VectorType::get({it->second.registers()}, type.getElementType());
+    return tileRegisterType(type, it->second, threads);
   });
 }
