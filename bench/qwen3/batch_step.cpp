@@ -2,8 +2,8 @@
 //
 //   qwen3-batch-bench --model DIR --kernels DIR [--rows 1,16,64]
 //                     [--context 640] [--steps 64] [--device cuda]
-//                     [--attention-splits S] [--weights stored|16bit|fp8]
-//                     [--chunks 256,512]
+//                     [--attention-splits S] [--projection-splits S]
+//                     [--weights stored|16bit|fp8] [--chunks 256,512]
 //
 // The step continuous batching runs (Engine::decodeSlots, docs/serving.md)
 // without the server around it: for each row count R, R cache slots hold a
@@ -34,6 +34,7 @@
 
 #include "../../models/qwen3/tools/ToolSupport.h"
 #include "qwen3/Engine.h"
+#include "qwen3/KernelTable.h"
 
 #include <nlohmann/json.hpp>
 
@@ -75,7 +76,7 @@ int main(int argc, char **argv) {
   qwen3::tool::name() = "qwen3-batch-bench";
   std::string model, kernels, device = "cuda";
   std::vector<int64_t> rows = {1, 16, 64}, chunks;
-  int64_t context = 640, steps = 64, splits = 0;
+  int64_t context = 640, steps = 64, splits = 0, projectionSplits = 0;
   EngineOptions::Weights weights = EngineOptions::Weights::Stored;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
@@ -98,6 +99,8 @@ int main(int argc, char **argv) {
       chunks = parseList(a, value());
     else if (a == "--attention-splits")
       splits = qwen3::tool::parseInt(a, value(), 0, 8); // EngineOptions::batchAttentionSplits
+    else if (a == "--projection-splits") // EngineOptions::projectionSplits
+      projectionSplits = qwen3::tool::parseInt(a, value(), 0, qwen3::kernels::kMaxProjectionSplits);
     else
       fail("unknown flag '" + a + "'");
   }
@@ -113,6 +116,7 @@ int main(int argc, char **argv) {
   eo.maxBatch = std::max<int64_t>(2, maxRows + (chunks.empty() ? 0 : 1));
   eo.stepPromptTokens = maxChunk;
   eo.batchAttentionSplits = splits;
+  eo.projectionSplits = projectionSplits;
   eo.weights = weights;
   eo.maxSeqLen = std::max(context + steps + 16, 4 * maxChunk + 8);
   std::unique_ptr<Engine> engine;
@@ -228,6 +232,7 @@ int main(int argc, char **argv) {
                         {"rows", R},
                         {"context", context},
                         {"attention_splits", splits},
+                        {"projection_splits", projectionSplits},
                         {"steps", ms.size()},
                         {"step_ms", {{"median", med},
                                      {"p25", ms.empty() ? 0 : quantile(ms, 0.25)},

@@ -334,9 +334,11 @@ def PlanHopperMatmul : Pass<"tile-plan-hopper-matmul", "::tile::KernelOp"> {
   let summary = "decides which kernels run as Hopper TMA + wgmma GEMMs, as IR";
   let description = [{
     A verified kernel whose body is a tiled matmul the Hopper lowering
-    supports (`tile::planHopperMatmul`: a K loop of dots from zero over
-    f16/bf16 tiles of `in` views, an element-wise epilogue, one owned
-    store) gets its plan as the attribute `tile.hopper_matmul`: the tile
+    supports (`tile::planHopperMatmul`: a K loop of dots into a zero
+    accumulator over f16/bf16 tiles of `in` views, its bounds any values
+    computed before it (a program's share of K in a split-K GEMM), an
+    element-wise epilogue, one owned store in the operands' type or f32)
+    gets its plan as the attribute `tile.hopper_matmul`: the tile
     (`bm`, `bn`, `bk`), the shared-memory ring depth (`stages`) and the
     consumer warpgroups (`consumers`). `convert-tile-to-gpu` lowers exactly
     the kernels that carry it, and tilec's manifest takes block size,

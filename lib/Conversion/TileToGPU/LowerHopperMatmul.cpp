@@ -106,10 +106,13 @@ std::optional<HopperMatmulPlan> tile::planHopperMatmul(KernelOp kernel,
       return no("an if, unchecked region, load or gather outside the K loop");
     }
   }
+  // The loop's bounds may be any values computed before it (a program's
+  // share of K in a split-K GEMM): the producer loads the tiles the loop
+  // variable indexes, and TMA reads those past the tensor as the loads'
+  // zero padding.
   if (!loop || loop.getInitArgs().size() != 1 ||
-      !isConstantIndex(loop.getLowerBound(), 0) ||
       !isConstantIndex(loop.getStep(), 1) || !isZeroSplat(loop.getInitArgs()[0]))
-    return no("no K loop from 0 by 1 carrying one accumulator that starts at zero");
+    return no("no K loop by 1 carrying one accumulator that starts at zero");
   auto accType = dyn_cast<RankedTensorType>(loop.getResult(0).getType());
   if (!accType || accType.getRank() != 2 || !accType.getElementType().isF32())
     return no("the accumulator is not a 2-D f32 tile");
@@ -145,9 +148,12 @@ std::optional<HopperMatmulPlan> tile::planHopperMatmul(KernelOp kernel,
   }
   int64_t wParts = wLoads.size();
   // x's load, w's loads, their concat where stacked, the permute, the dot
-  // and the yield: nothing else runs in the loop.
-  if (static_cast<int64_t>(inner.getOperations().size()) !=
-      4 + wParts + (wParts == 2 ? 1 : 0))
+  // and the yield: nothing else runs in the loop but constants (a load's
+  // constant row index).
+  int64_t work = llvm::count_if(inner, [](Operation &op) {
+    return !isa<arith::ConstantOp>(op);
+  });
+  if (work != 4 + wParts + (wParts == 2 ? 1 : 0))
     return no("other work in the K loop besides the loads, the transpose and the dot");
   Type element = xLoad.getResult().getType().getElementType();
   if (!(element.isF16() || element.isBF16()))
@@ -158,7 +164,8 @@ std::optional<HopperMatmulPlan> tile::planHopperMatmul(KernelOp kernel,
     if (l.getResult().getType().getElementType() != element ||
         l->getBlock() != &inner || l.getIndices().size() != 2 ||
         l.getIndices()[1] != loop.getInductionVar() ||
-        loop->isAncestor(l.getIndices()[0].getParentBlock()->getParentOp()))
+        (loop->isAncestor(l.getIndices()[0].getParentBlock()->getParentOp()) &&
+         !matchPattern(l.getIndices()[0], m_Constant())))
       return no("an operand load not indexed [row, k] by the loop, or of another element type");
     if (auto pad = l.getPadding()) {
       auto f = dyn_cast<FloatAttr>(*pad);
@@ -181,12 +188,6 @@ std::optional<HopperMatmulPlan> tile::planHopperMatmul(KernelOp kernel,
   }
   if (!x || !w)
     return no("x or w is not a [b, 64] tile of an `in` view argument with unit inner stride");
-  // The K loop covers x's tiles along K.
-  auto count = loop.getUpperBound().getDefiningOp<NumTilesOp>();
-  if (!count || count.getPartition() != xLoad.getSource() ||
-      count.getIndex() != 1)
-    return no("the K loop does not run over x's tiles along K");
-
   // After the loop: the epilogue computing one tile stored, whole, to
   // y[m, n]. Its ops run on the accumulator's registers (wgmma's layout:
   // a thread holds column pairs of two rows), so each must map register to
@@ -257,9 +258,12 @@ std::optional<HopperMatmulPlan> tile::planHopperMatmul(KernelOp kernel,
     return no("no whole-tile store of the result");
   // The tile as the accumulator holds it: [bm, yCols].
   Value result = transpose ? transpose.getSource() : store.getValue();
+  // The result is stored in the operands' type, or as the f32 accumulator
+  // (a split-K GEMM's partial sums).
   auto stored = cast<RankedTensorType>(result.getType());
-  if (stored.getElementType() != element)
-    return no("the stored element type differs from the operands'");
+  Type storedElement = stored.getElementType();
+  if (storedElement != element && !storedElement.isF32())
+    return no("the stored element type is neither the operands' nor f32");
   // y's tile index along the accumulator's rows (x's row index) and along
   // its columns: [m, n], or [n, m] where transposed.
   const unsigned rowDim = transpose ? 1 : 0;
@@ -272,8 +276,8 @@ std::optional<HopperMatmulPlan> tile::planHopperMatmul(KernelOp kernel,
       transpose ? SmallVector<int64_t>{yCols, bm} : SmallVector<int64_t>{bm, yCols},
       OwnershipMode::Out);
   if (!y || cast<ViewType>(kernel.getArgumentTypes()[*y]).getElementType() !=
-                element)
-    return no("y is not an `out` view of the operands' element type, tiled as stored");
+                storedElement)
+    return no("y is not an `out` view of the stored element type, tiled as stored");
 
   // wgmma's N: a multiple of 8 up to 256; each part of w whole 8-row groups.
   if ((bm != 64 && bm != 128) || bn % (8 * wParts) != 0 || bn > 256)
@@ -325,6 +329,16 @@ struct HopperMatmulEmitter {
     return sharedAt(offset);
   }
 
+  /// A tile index of the plan, lowered: a constant (which may sit in the K
+  /// loop the plan replaces) made here, any other value computed before
+  /// the loop.
+  Value tileIndex(Value v) {
+    APInt value;
+    if (matchPattern(v, m_ConstantInt(&value)))
+      return l.emit.index(value.getSExtValue());
+    return l.map.lookup(v);
+  }
+
   /// The ring slot of K step `k` (i32) and the parity of its round.
   std::pair<Value, Value> stageOf(Value k) {
     Value round = arith::DivUIOp::create(b, loc, k, c32(plan.stages));
@@ -343,7 +357,7 @@ struct HopperMatmulEmitter {
   }
 
   LogicalResult emit();
-  void produce(Value numK, Value xMap, Value wMap);
+  void produce(Value numK, Value firstK, Value xMap, Value wMap);
   void consume(Value numK, Value consumer);
 };
 } // namespace
@@ -369,7 +383,14 @@ LogicalResult HopperMatmulEmitter::emit() {
   Value xMap = entry.getArgument(numArgs - 2);
   Value wMap = entry.getArgument(numArgs - 1);
 
-  Value numK = l.map.lookup(cast<scf::ForOp>(plan.loop).getUpperBound());
+  // The K steps, from the loop's first tile (left out where it is 0).
+  auto kLoop = cast<scf::ForOp>(plan.loop);
+  Value numK = l.map.lookup(kLoop.getUpperBound());
+  Value firstK;
+  if (!isConstantIndex(kLoop.getLowerBound(), 0)) {
+    firstK = l.map.lookup(kLoop.getLowerBound());
+    numK = arith::SubIOp::create(b, loc, numK, firstK);
+  }
 
   // Thread 0 sets up the barriers: a full barrier completes when the
   // stage's bytes have landed (one arrival: the producer's expect_tx); an
@@ -398,14 +419,15 @@ LogicalResult HopperMatmulEmitter::emit() {
   {
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(&roles.getThenRegion().front());
-    produce(numK, xMap, wMap);
+    produce(numK, firstK, xMap, wMap);
     b.setInsertionPointToStart(&roles.getElseRegion().front());
     consume(numK, arith::SubIOp::create(b, loc, warpgroup, l.emit.index(1)));
   }
   return success();
 }
 
-void HopperMatmulEmitter::produce(Value numK, Value xMap, Value wMap) {
+void HopperMatmulEmitter::produce(Value numK, Value firstK, Value xMap,
+                                  Value wMap) {
   // The producer needs few registers; the consumers take them.
   NVVM::SetMaxRegisterOp::create(b, loc, 40,
                                  NVVM::SetMaxRegisterAction::decrease);
@@ -414,7 +436,7 @@ void HopperMatmulEmitter::produce(Value numK, Value xMap, Value wMap) {
   auto issuer = scf::IfOp::create(b, loc, isIssuer, /*withElse=*/false);
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToStart(&issuer.getThenRegion().front());
-  Value rowX = toI32(arith::MulIOp::create(b, loc, l.map.lookup(plan.m),
+  Value rowX = toI32(arith::MulIOp::create(b, loc, tileIndex(plan.m),
                                            l.emit.index(plan.bm)));
   auto loop =
       scf::ForOp::create(b, loc, l.emit.index(0), numK, l.emit.index(1));
@@ -430,7 +452,8 @@ void HopperMatmulEmitter::produce(Value numK, Value xMap, Value wMap) {
                                          NVVM::MemScopeKind::CTA, false,
                                          Value());
   Value base = arith::MulIOp::create(b, loc, stage, c32(plan.stageBytes()));
-  Value col = arith::MulIOp::create(b, loc, k, c32(plan.bk));
+  Value kTile = firstK ? arith::AddIOp::create(b, loc, toI32(firstK), k) : k;
+  Value col = arith::MulIOp::create(b, loc, kTile, c32(plan.bk));
   auto cluster = LLVM::LLVMPointerType::get(b.getContext(), 7);
   auto load = [&](Value map, Value offset, Value row) {
     Value dst = LLVM::AddrSpaceCastOp::create(b, loc, cluster, sharedAt(offset));
@@ -445,7 +468,7 @@ void HopperMatmulEmitter::produce(Value numK, Value xMap, Value wMap) {
   int64_t partRows = plan.bn / plan.wParts;
   for (int64_t p = 0; p < plan.wParts; ++p) {
     Value rowW = toI32(arith::MulIOp::create(
-        b, loc, l.map.lookup(plan.wRows[p]), l.emit.index(partRows)));
+        b, loc, tileIndex(plan.wRows[p]), l.emit.index(partRows)));
     load(wMap,
          arith::AddIOp::create(b, loc, base,
                                c32((plan.bm + p * partRows) * plan.bk * 2)),
@@ -596,7 +619,7 @@ void HopperMatmulEmitter::consume(Value numK, Value consumer) {
       b, loc,
       arith::AddIOp::create(
           b, loc,
-          arith::MulIOp::create(b, loc, l.map.lookup(plan.m),
+          arith::MulIOp::create(b, loc, tileIndex(plan.m),
                                 l.emit.index(plan.bm)),
           arith::MulIOp::create(b, loc, consumer, l.emit.index(64))),
       arith::AddIOp::create(
@@ -604,7 +627,7 @@ void HopperMatmulEmitter::consume(Value numK, Value consumer) {
           arith::DivUIOp::create(b, loc, lane, l.emit.index(4))));
   Value col0 = arith::AddIOp::create(
       b, loc,
-      arith::MulIOp::create(b, loc, l.map.lookup(plan.yn),
+      arith::MulIOp::create(b, loc, tileIndex(plan.yn),
                             l.emit.index(plan.yCols)),
       arith::MulIOp::create(
           b, loc, arith::RemUIOp::create(b, loc, lane, l.emit.index(4)),
@@ -637,7 +660,9 @@ void HopperMatmulEmitter::consume(Value numK, Value consumer) {
     }
     return;
   }
-  auto pairType = VectorType::get({2}, element);
+  // Pairs of the stored element type (the operands', or f32 partial sums).
+  Type storedElement = cast<VectorType>(out.getType()).getElementType();
+  auto pairType = VectorType::get({2}, storedElement);
   for (int64_t half = 0; half < 2; ++half) {
     Value row = arith::AddIOp::create(b, loc, row0, l.emit.index(8 * half));
     Value rowIn = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, row,
@@ -661,7 +686,7 @@ void HopperMatmulEmitter::consume(Value numK, Value consumer) {
       b.setInsertionPointToStart(&whole.getThenRegion().front());
       Value vec = vector::FromElementsOp::create(b, loc, pairType, pair);
       auto st = vector::StoreOp::create(b, loc, vec, y, ValueRange{row, col});
-      st.setAlignment(uint64_t{4});
+      st.setAlignment(uint64_t{2 * storedElement.getIntOrFloatBitWidth() / 8});
       b.setInsertionPointToStart(&whole.getElseRegion().front());
       Value colIn = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
                                           col, cols);

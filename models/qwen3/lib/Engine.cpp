@@ -85,6 +85,10 @@ Status Engine::create(const std::string &modelDir, const EngineOptions &opts,
                 opts.batchAttentionSplits) == std::end(kernels::kBatchAttentionSplits))
     return Status::error("--attention-splits for the batched step must be 0, 2, 4 or 8, got " +
                          std::to_string(opts.batchAttentionSplits));
+  if (opts.projectionSplits < 0 || opts.projectionSplits > kernels::kMaxProjectionSplits)
+    return Status::error("--projection-splits must be in [0, " +
+                         std::to_string(kernels::kMaxProjectionSplits) + "], got " +
+                         std::to_string(opts.projectionSplits));
   if (opts.maxBatch < 1 || opts.maxBatch > 1024)
     return Status::error("--max-batch must be in [1, 1024], got " +
                          std::to_string(opts.maxBatch));

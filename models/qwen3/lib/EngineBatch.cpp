@@ -58,6 +58,8 @@ Status EngineShard::allocBatch() {
   alloc(DType::F32, (S + 1) * nparts, a.vals);
   alloc(DType::I32, (S + 1) * nparts, a.idxs);
   alloc(DType::I32, S * c.heads, batch.tickets);
+  alloc(DType::F32, kernels::kMaxProjectionSplits * 64 * c.hidden, batch.partials);
+  alloc(dt, 64 * 2 * c.intermediate, batch.gateUp);
   if (place.ranks > 1)
     alloc(dt, place.ranks * L * vocabRows, batch.gathered);
   alloc(DType::I32, (S + 1) * 4, batch.samplePos);
@@ -166,6 +168,31 @@ Status EngineShard::batchLayers(int64_t B, const PromptChunk *chunk) {
         !fewRows(rows) ? pickGemm(P, n) : n == H ? kGemmRows64Wide : kGemmRows64;
     return launch(kernel, args, 3, esize * (n * k + rows * (k + n)), what);
   };
+  // A projection to the hidden size (o, down), added to the residual and
+  // normed for the next: up to 64 rows on one device, split over K
+  // (projectionSplits) with the partial sums added up by the norm's launch.
+  auto projectAndAddNorm = [&](const char *what, int64_t rows, const Buffer &x, int64_t k,
+                               const Buffer &w, const Buffer &y, const Buffer &norm) -> Status {
+    const int64_t splits = rows <= 64 ? projectionSplits(H, k) : 1;
+    if (splits > 1) {
+      const Arg args[] = {Arg::in(x, {64, k}), Arg::in(w, {H, k}),
+                          Arg::out(batch.partials, {splits * 64, H})};
+      if (Status st = launch(kGemmFewSplit, args, 3,
+                             esize * (H * k + rows * k) + 4.0 * splits * rows * H, what);
+          !st)
+        return st;
+      return launch(kAddRmsPartials,
+                    {Arg::in(batch.partials, {splits, 64, H}), Arg::inout(a.res, {rows, H}),
+                     Arg::in(norm, {H}), Arg::out(a.h, {rows, H}), Arg::real(eps)});
+    }
+    if (Status st = gemm(what, rows, x, k, w, H, y); !st)
+      return st;
+    if (split)
+      if (Status st = allReduce(y, rows * H); !st)
+        return st;
+    return launch(kAddRms, {Arg::in(y, {rows, H}), Arg::inout(a.res, {rows, H}),
+                            Arg::in(norm, {H}), Arg::out(a.h, {rows, H}), Arg::real(eps)});
+  };
   Status st = Status::ok();
 #define TRY(x)                                                                 \
   if (!(st = (x)))                                                             \
@@ -216,23 +243,25 @@ Status EngineShard::batchLayers(int64_t B, const PromptChunk *chunk) {
                             Arg::real(scale)}));
     }
     TRY(promptWeight(L.o, H, nq, nullptr, w));
-    TRY(gemm("o", R, a.attn, nq, *w, H, a.ao));
-    if (split)
-      TRY(allReduce(a.ao, R * H));
-    TRY(launch(kAddRms, {Arg::in(a.ao, {R, H}), Arg::inout(a.res, {R, H}),
-                         Arg::in(unitNorm, {H}), Arg::out(a.h, {R, H}), Arg::real(eps)}));
+    TRY(projectAndAddNorm("o", R, a.attn, nq, *w, a.ao, unitNorm));
     TRY(promptWeight(L.gateUp, 2 * I, H, &L.postNorm, w));
-    TRY(launch(fewRows(R) ? kGemmSwigluRows64 : kGemmSwiglu,
-               {Arg::in(a.h, {gemmRows(R), H}), Arg::in(*w, {2 * I, H}),
-                Arg::out(a.act, {gemmRows(R), I})},
-               esize * (2 * I * H + R * (H + I))));
+    if (R <= 64) {
+      // gemm_few over the fused weight, then SwiGLU on its own: faster
+      // than gemm_swiglu's 64 x 32 tiles of rows, with the SwiGLU in their
+      // epilogue (bench/results/2026-11-29-split-k.md).
+      TRY(gemm("gate_up", R, a.h, H, *w, 2 * I, batch.gateUp));
+      TRY(launch(kSwigluRows, {Arg::in(batch.gateUp, {R, I}, {2 * I, 1}),
+                               Arg::in(batch.gateUp, {R, I}, {2 * I, 1}, I),
+                               Arg::out(a.act, {R, I})}));
+    } else {
+      TRY(launch(fewRows(R) ? kGemmSwigluRows64 : kGemmSwiglu,
+                 {Arg::in(a.h, {gemmRows(R), H}), Arg::in(*w, {2 * I, H}),
+                  Arg::out(a.act, {gemmRows(R), I})},
+                 esize * (2 * I * H + R * (H + I))));
+    }
     TRY(promptWeight(L.down, H, I, nullptr, w));
-    TRY(gemm("down", R, a.act, I, *w, H, a.mo));
-    if (split)
-      TRY(allReduce(a.mo, R * H));
-    const Buffer &nextNorm = l + 1 < c.layers ? unitNorm : finalNorm;
-    TRY(launch(kAddRms, {Arg::in(a.mo, {R, H}), Arg::inout(a.res, {R, H}),
-                         Arg::in(nextNorm, {H}), Arg::out(a.h, {R, H}), Arg::real(eps)}));
+    TRY(projectAndAddNorm("down", R, a.act, I, *w, a.mo,
+                          l + 1 < c.layers ? unitNorm : finalNorm));
   }
   if (heads > B && C > 1)
     TRY(stream.copy(a.h, a.h, H * esize, B * H * esize, (R - 1) * H * esize));

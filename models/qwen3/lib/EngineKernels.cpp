@@ -32,6 +32,7 @@ Status EngineKernels::load(const Module &module, const std::string &manifest,
       {K::embedSumsq(), &kEmbedSumsq},
       {K::rmsnorm(c.hidden), &kRms},
       {K::addRmsnorm(c.hidden), &kAddRms},
+      {K::addRmsnormPartials(c.hidden), &kAddRmsPartials},
       {K::rowSumsq(c.hidden), &kRowSumsq},
       {K::residualAllReduce(c.hidden), &kResidualAllReduce},
       {K::ropeTable(hd), &kRopeTable},
@@ -55,7 +56,9 @@ Status EngineKernels::load(const Module &module, const std::string &manifest,
       {K::gemmRows64(), &kGemmRows64},
       {K::gemmRows64Wide(), &kGemmRows64Wide},
       {K::gemmSwigluRows64(), &kGemmSwigluRows64},
-      {K::gemmFew(), &kGemmFew}};
+      {K::gemmFew(), &kGemmFew},
+      {K::gemmFewSplit(), &kGemmFewSplit},
+      {K::swigluRows(), &kSwigluRows}};
   for (const auto &[inst, kernel] : fixed)
     if (Status st = find(module, manifest, inst.name(), *kernel); !st)
       return st;

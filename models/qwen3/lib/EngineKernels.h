@@ -35,7 +35,7 @@ struct EngineKernels {
   std::map<int64_t, Kernel> kBatchAttn;
   /// The batched step's GEMMs up to 64 rows (W's rows as the dot's A),
   /// then up to 128 rows (64 x 32 tiles; the gate/up one from 1 row).
-  Kernel kGemmFew, kGemmRows64, kGemmRows64Wide, kGemmSwigluRows64;
+  Kernel kGemmFew, kGemmFewSplit, kAddRmsPartials, kSwigluRows, kGemmRows64, kGemmRows64Wide, kGemmSwigluRows64;
 
   /// One decode GEMV of linear.tile in its instances: the general one, and
   /// those without bounds checks (WHOLE = 1) by U, the K steps of 512 per

@@ -161,6 +161,10 @@ struct EngineShard : EngineDevice, EngineKernels {
     /// For maxRows + maxChunk rows; logits [gemmRows(maxRows + 1), vocab].
     Acts acts;
     Buffer tickets;        ///< batch_decode_attention's, one per row and KV head
+    /// f32 [kMaxProjectionSplits * 64, hidden]: a split-K projection's
+    /// partial sums (gemm_few_split), which add_rmsnorm_partials adds up.
+    Buffer partials;
+    Buffer gateUp; ///< [64, 2 x intermediate]: gemm_few's gate/up projection
     /// Tensor parallelism: every rank's vocabulary slice of every row's
     /// logits, [ranks, gemmRows(maxRows + 1), vocabRows], gathered.
     Buffer gathered;
@@ -181,6 +185,26 @@ struct EngineShard : EngineDevice, EngineKernels {
       if (B * cfg.kvHeads * s >= 6 * std::max<int64_t>(multiprocessors, 1))
         return s;
     return kBatchSplits;
+  }
+  /// The K splits of a batched step's projection of n outputs over k inputs
+  /// up to 64 rows (gemm_few_split; 1: gemm_few): the most that divide its
+  /// K tiles and keep its programs, n / 64 x splits, within one per SM, so
+  /// a projection of few weight tiles streams on more SMs; pinned
+  /// (EngineOptions::projectionSplits), the most up to the pin that divide
+  /// its K tiles. None with tensor parallelism (its partial projections
+  /// are all-reduced in 16 bits), nor unpinned where the device reports no
+  /// SM count.
+  int64_t projectionSplits(int64_t n, int64_t k) const {
+    const bool pinned = opts.projectionSplits > 0;
+    if (place.ranks > 1 || opts.projectionSplits == 1 || (!pinned && multiprocessors <= 0))
+      return 1;
+    const int64_t most = pinned ? opts.projectionSplits : kernels::kMaxProjectionSplits;
+    const int64_t tiles = (n + 63) / 64, kTiles = (k + 63) / 64;
+    int64_t best = 1;
+    for (int64_t s = 2; s <= most; ++s)
+      if (kTiles % s == 0 && (pinned || tiles * s <= multiprocessors))
+        best = s;
+    return best;
   }
   /// K and V bytes of one cache position of one slot, for `kvHeads` KV
   /// heads (16-bit elements).

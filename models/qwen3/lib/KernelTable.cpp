@@ -130,6 +130,9 @@ KernelInstance residualAllReduce(int64_t hidden) {
 KernelInstance addRmsnorm(int64_t hidden) {
   return inst("add_rmsnorm", {{"HB", rowTile(hidden)}});
 }
+KernelInstance addRmsnormPartials(int64_t hidden) {
+  return inst("add_rmsnorm_partials", {{"HB", rowTile(hidden)}});
+}
 KernelInstance ropeTable(int64_t hd) { return inst("rope_table", {{"HD", hd}}); }
 KernelInstance qNormRopeFromTable(int64_t hd) {
   return inst("q_norm_rope_from_table", {{"HD", hd}});
@@ -245,6 +248,8 @@ KernelInstance gemmRows64() { return inst("gemm", {{"BM", 64}, {"BN", 32}}); }
 KernelInstance gemmRows64Wide() { return inst("gemm", {{"BM", 64}, {"BN", 64}}); }
 KernelInstance gemmSwigluRows64() { return inst("gemm_swiglu", {{"BM", 64}, {"BI", 32}}); }
 KernelInstance gemmFew() { return inst("gemm_few"); }
+KernelInstance gemmFewSplit() { return inst("gemm_few_split"); }
+KernelInstance swigluRows() { return inst("swiglu_rows"); }
 KernelInstance embed() { return inst("embed"); }
 KernelInstance embedSumsq() { return inst("embed_sumsq"); }
 KernelInstance foldNormWeight() { return inst("fold_norm_weight"); }
@@ -267,6 +272,7 @@ KernelSet kernelSet(KernelDType dt) {
   for (int64_t hidden = 128; hidden <= SupportedShapes::maxHidden; hidden *= 2) {
     add(rmsnorm(hidden));
     add(addRmsnorm(hidden));
+    add(addRmsnormPartials(hidden));
     add(rowSumsq(hidden));
     add(residualAllReduce(hidden));
   }
@@ -305,7 +311,7 @@ KernelSet kernelSet(KernelDType dt) {
   add(dequantizeFp8());
   for (const KernelInstance &k :
        {gemm(), gemmNarrow(), gemmSwiglu(), gemmRows64(), gemmRows64Wide(), gemmSwigluRows64(),
-        gemmFew(), embed(), embedSumsq(), foldNormWeight(),
+        gemmFew(), gemmFewSplit(), swigluRows(), embed(), embedSumsq(), foldNormWeight(),
         argmaxPartial(), argmaxFinal(), argmaxRowsPartial(), argmaxRowsFinal(), sample(),
         advancePosition()})
     add(k);

@@ -14,6 +14,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 
 using namespace qwen3;
@@ -30,9 +31,10 @@ EngineOptions batchOptions(int64_t maxBatch) {
 }
 
 std::unique_ptr<Engine> openEngine(const std::string &name, int64_t maxBatch,
-                                   int64_t attentionSplits = 0) {
+                                   int64_t attentionSplits = 0, int64_t projectionSplits = 0) {
   EngineOptions opts = batchOptions(maxBatch);
   opts.batchAttentionSplits = attentionSplits;
+  opts.projectionSplits = projectionSplits;
   std::unique_ptr<Engine> engine;
   Status st = Engine::create(test::fixturesDir() + "/" + name, opts, engine);
   EXPECT_TRUE(st.isOk()) << st.message();
@@ -188,6 +190,53 @@ TEST_P(Qwen3BatchEngine, EveryAttentionSplitCountAgrees) {
       EXPECT_GE(agree.cosine, 0.9999) << "S index " << s << " row " << i;
       EXPECT_LE(agree.relError, 0.02) << "S index " << s << " row " << i;
     }
+}
+
+// The o and down projections split over K (gemm_few_split, the partial
+// sums added up by add_rmsnorm_partials) against unsplit (gemm_few): the
+// same rows' logits within the sums' f32 rounding, over steps fed the
+// unsplit engine's picks; the split kernels ran (the profile names them).
+TEST_P(Qwen3BatchEngine, EveryProjectionSplitCountAgrees) {
+  std::vector<std::vector<std::vector<std::vector<float>>>> logits; // [pin][step][row]
+  std::vector<std::vector<int32_t>> fed(kSteps);
+  for (int64_t pin : {1, 2, 4, 8}) {
+    std::unique_ptr<Engine> e = openEngine(GetParam(), 4, 0, pin);
+    ASSERT_TRUE(e);
+    std::vector<int32_t> rows(kPrompts.size());
+    for (size_t i = 0; i < kPrompts.size(); ++i) {
+      int64_t reused = 0;
+      ASSERT_TRUE(e->prefillSlot(static_cast<int64_t>(i), kPrompts[i], Sampling(), rows[i], reused)
+                      .isOk());
+    }
+    logits.emplace_back();
+    for (int s = 0; s < kSteps; ++s) {
+      if (pin == 1)
+        fed[s] = rows;
+      std::vector<Engine::SlotStep> steps;
+      for (size_t i = 0; i < kPrompts.size(); ++i)
+        steps.push_back({static_cast<int64_t>(i), fed[s][i], Sampling()});
+      std::vector<KernelTime> times;
+      Status st = s == 0 ? e->profileSlots(steps, rows, times) : e->decodeSlots(steps, rows);
+      ASSERT_TRUE(st.isOk()) << st.message();
+      if (s == 0) {
+        const bool split = std::any_of(times.begin(), times.end(), [](const KernelTime &t) {
+          return t.name.rfind("gemm_few_split", 0) == 0;
+        });
+        EXPECT_EQ(split, pin > 1) << "pin " << pin;
+      }
+      logits.back().emplace_back(kPrompts.size());
+      for (size_t i = 0; i < kPrompts.size(); ++i)
+        ASSERT_TRUE(e->slotLogits(static_cast<int64_t>(i), logits.back()[s][i]).isOk());
+    }
+  }
+  for (size_t p = 1; p < logits.size(); ++p)
+    for (int s = 0; s < kSteps; ++s)
+      for (size_t i = 0; i < kPrompts.size(); ++i) {
+        const std::vector<float> &want = logits[0][s][i], &got = logits[p][s][i];
+        test::LogitsAgreement agree = test::agreement(want.data(), got.data(), want.size());
+        EXPECT_GE(agree.cosine, 0.9999) << "pin index " << p << " step " << s << " row " << i;
+        EXPECT_LE(agree.relError, 0.02) << "pin index " << p << " step " << s << " row " << i;
+      }
 }
 
 INSTANTIATE_TEST_SUITE_P(Tiny, Qwen3BatchEngine,

@@ -27,7 +27,9 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <limits>
 #include <random>
 
 using namespace tile_runtime;
@@ -388,6 +390,76 @@ INSTANTIATE_TEST_SUITE_P(
     ::testing::Combine(::testing::Values("bf16", "f16"), ::testing::Values(20, 64)),
     [](const auto &info) {
       return std::string(std::get<0>(info.param)) + "_" + std::to_string(std::get<1>(info.param));
+    });
+
+// gemm_few_split: gemm_few over a share of K per program, each split's f32
+// partial sums in its own 64 rows of y. 64 tokens; K = 200 in 2 splits (4
+// tiles, the last partial: TMA's zero fill on sm_90a) and K = 384 in 3;
+// N = 192. Each partial against fp64 over its own K range; y is poisoned,
+// with 4 poisoned rows past its view, which must stay so. K tiles that the
+// splits do not divide are refused at launch.
+class GemmFewSplitKernel
+    : public ::testing::TestWithParam<std::tuple<const char *, int64_t, int64_t>> {};
+
+TEST_P(GemmFewSplitKernel, EverySplitMatchesFp64ReferenceOverItsK) {
+  const auto [dtype, K, S] = GetParam();
+  const qwen3::test::HalfType ht = qwen3::test::HalfType::of(dtype);
+  qwen3::test::KernelUnderTest kut;
+  ASSERT_NO_FATAL_FAILURE(kut.open(dtype, "gemm_few_split"));
+  const int64_t T = 64, N = 192, guard = 4, rows = S * T;
+  std::mt19937 gen(29);
+  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+  std::vector<uint16_t> x(T * K), w(N * K);
+  for (uint16_t &e : x)
+    e = ht.encode(dist(gen));
+  for (uint16_t &e : w)
+    e = ht.encode(dist(gen) / std::sqrt(float(K)));
+  const float poison = std::numeric_limits<float>::quiet_NaN();
+  std::vector<float> y((rows + guard) * N, poison);
+  Buffer bx = kut.upload(ht.type, x.data(), T * K, 2);
+  Buffer bw = kut.upload(ht.type, w.data(), N * K, 2);
+  Buffer by = kut.upload(DType::F32, y.data(), (rows + guard) * N, 4);
+  Stream &stream = kut.device->defaultStream();
+  Status st = stream.launch(kut.kernel, {Arg::in(bx, {T, K}), Arg::in(bw, {N, K}),
+                                         Arg::out(by, {rows, N})});
+  ASSERT_TRUE(st.isOk()) << st.message();
+  std::vector<float> got(y.size());
+  ASSERT_TRUE(stream.copyToHost(got.data(), by, got.size() * 4).isOk());
+  ASSERT_TRUE(stream.synchronize().isOk());
+  const int64_t perSplit = (K + 63) / 64 / S * 64;
+  double err2 = 0, ref2 = 0;
+  for (int64_t s = 0; s < S; ++s)
+    for (int64_t t = 0; t < T; ++t)
+      for (int64_t n = 0; n < N; ++n) {
+        double want = 0;
+        for (int64_t k = s * perSplit; k < std::min(K, (s + 1) * perSplit); ++k)
+          want += double(ht.decode(x[t * K + k])) * ht.decode(w[n * K + k]);
+        const double v = got[(s * T + t) * N + n];
+        ASSERT_TRUE(std::isfinite(v)) << "split " << s << " y[" << t << ", " << n << "] not written";
+        ASSERT_NEAR(v, want, 1e-5 * (std::fabs(want) + 1)) << "split " << s << " y[" << t << ", " << n << "]";
+        err2 += (v - want) * (v - want), ref2 += want * want;
+      }
+  EXPECT_LT(std::sqrt(err2 / ref2), 1e-6) << "relative RMS error";
+  for (int64_t e = rows * N; e < (rows + guard) * N; ++e)
+    ASSERT_TRUE(std::isnan(got[e])) << "element " << e - rows * N << " past the view";
+  // 5 K tiles in 2 splits: refused before anything runs.
+  std::vector<uint16_t> x5(T * 320, ht.encode(0.5f)), w5(N * 320, ht.encode(0.25f));
+  Buffer bx5 = kut.upload(ht.type, x5.data(), T * 320, 2);
+  Buffer bw5 = kut.upload(ht.type, w5.data(), N * 320, 2);
+  Status bad = stream.launch(kut.kernel, {Arg::in(bx5, {T, 320}), Arg::in(bw5, {N, 320}),
+                                          Arg::out(by, {2 * T, N})});
+  EXPECT_FALSE(bad.isOk());
+  EXPECT_NE(bad.message().find("as many K tiles for every split"), std::string::npos)
+      << bad.message();
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    DtypesAndSplits, GemmFewSplitKernel,
+    ::testing::Values(std::make_tuple("bf16", int64_t{200}, int64_t{2}),
+                      std::make_tuple("f16", int64_t{384}, int64_t{3})),
+    [](const auto &info) {
+      return std::string(std::get<0>(info.param)) + "_K" + std::to_string(std::get<1>(info.param)) +
+             "_S" + std::to_string(std::get<2>(info.param));
     });
 
 // fold_norm_weight: w[n, k] *= g[k] in place, rounded once; 1000 columns,

@@ -112,3 +112,49 @@ tile.kernel @transposed(%x: !tile.view<in, ?x?xbf16>, %w: !tile.view<in, ?x?xbf1
   tile.store %oT, %b : tensor<16x64xbf16>, !tile.owned<out, 16x64xbf16>
   tile.return
 }
+
+// -----
+
+// Split K: program s of the splits (y's row tiles) runs K tiles
+// [s * ks, (s + 1) * ks) and stores its f32 partial sums, transposed, to
+// its own rows of y; x's row index is a constant in the loop, as the
+// frontend writes it. Planned: the producer's
+// TMA loads start at the loop's first tile, the store writes f32 (as pairs
+// where y's rows allow, element by element transposed).
+// CHECK-LABEL: tile.kernel @split_k
+// CHECK-SAME: tile.hopper_matmul = {bk = 64 : i64, bm = 64 : i64, bn = 64 : i64, consumers = 1 : i64, stages = 8 : i64, transposed_store}
+// LOWER-LABEL: gpu.func @split_k
+// LOWER: arith.subi
+// LOWER: nvvm.cp.async.bulk.tensor.shared.cluster.global
+// LOWER: nvvm.wgmma.mma_async
+// LOWER: memref.store {{.*}} : memref<?x?xf32
+// LOWER: gpu.return
+tile.kernel @split_k(%x: !tile.view<in, ?x?xbf16>, %w: !tile.view<in, ?x?xbf16>, %y: !tile.view<out, ?x?xf32>) {
+  %py = tile.partition %y : !tile.partition<out, ?x?xf32, tile = [64, 64]>
+  %n = tile.program_id x
+  %s = tile.program_id y
+  %gn = tile.num_tiles %py, 1 : !tile.partition<out, ?x?xf32, tile = [64, 64]>
+  %gs = tile.num_tiles %py, 0 : !tile.partition<out, ?x?xf32, tile = [64, 64]>
+  tile.grid %gn, %gs
+  %pw = tile.partition %w : !tile.partition<in, ?x?xbf16, tile = [64, 64]>
+  %px = tile.partition %x : !tile.partition<in, ?x?xbf16, tile = [64, 64]>
+  %nk = tile.num_tiles %pw, 1 : !tile.partition<in, ?x?xbf16, tile = [64, 64]>
+  %ks = arith.divui %nk, %gs : index
+  %lo = arith.muli %s, %ks : index
+  %hi = arith.addi %lo, %ks : index
+  %c1 = arith.constant 1 : index
+  %zero = arith.constant 0.0 : f32
+  %z = tile.splat %zero : tensor<64x64xf32>
+  %acc = scf.for %k = %lo to %hi step %c1 iter_args(%a = %z) -> tensor<64x64xf32> {
+    %wt = tile.load %pw[%n, %k] : !tile.partition<in, ?x?xbf16, tile = [64, 64]> -> tensor<64x64xbf16>
+    %c0 = arith.constant 0 : index
+    %xt = tile.load %px[%c0, %k] : !tile.partition<in, ?x?xbf16, tile = [64, 64]> -> tensor<64x64xbf16>
+    %xT = tile.permute %xt [1, 0] : tensor<64x64xbf16> -> tensor<64x64xbf16>
+    %d = tile.dot %wt, %xT, %a : tensor<64x64xbf16>, tensor<64x64xbf16> -> tensor<64x64xf32>
+    scf.yield %d : tensor<64x64xf32>
+  }
+  %oT = tile.permute %acc [1, 0] : tensor<64x64xf32> -> tensor<64x64xf32>
+  %b = tile.own %py[%s, %n] : !tile.partition<out, ?x?xf32, tile = [64, 64]>
+  tile.store %oT, %b : tensor<64x64xf32>, !tile.owned<out, 64x64xf32>
+  tile.return
+}

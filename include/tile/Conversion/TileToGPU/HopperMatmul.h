@@ -1,9 +1,10 @@
 //===- HopperMatmul.h - kernels that run as Hopper TMA+wgmma GEMMs -*- C++ -*-===//
 //
 // A tile kernel whose body is a tiled matmul (a K loop of
-// `acc = dot(load(x[m, k]), permute(load(w[n, k])), acc)` from zero, the
+// `acc = dot(load(x[m, k]), permute(load(w[n, k])), acc)` from a zero
+// accumulator, over any range of K tiles computed before it, the
 // accumulator then taken through element-wise steps and stored to the owned
-// tile y[m, n]) is lowered on sm_90a as a warp-specialized kernel: one
+// tile y[m, n], in the operands' type or as f32 partial sums) is lowered on sm_90a as a warp-specialized kernel: one
 // producer warpgroup issues TMA loads into a ring of shared-memory stages
 // guarded by mbarriers, BM/64 consumer warpgroups issue wgmma on them and
 // store the result. w's tile may be two row blocks of w stacked
@@ -57,7 +58,7 @@ struct HopperMatmulPlan {
   /// transpose ([yCols, bm], owned at [yn, m]): the store writes
   /// accumulator row r, column c to y[c, r]. Null where not transposed.
   mlir::Operation *transpose = nullptr;
-  mlir::Type element;        ///< f16 or bf16: x, w and y
+  mlir::Type element;        ///< f16 or bf16: x and w (y: this or f32)
   mlir::Value m;             ///< x's (and y's) tile row index
   mlir::Value yn;            ///< y's tile column index
   llvm::SmallVector<mlir::Value, 2> wRows; ///< w's tile row index per part
@@ -84,7 +85,8 @@ struct HopperMatmulPlan {
 };
 
 /// The plan for `kernel`, or nothing when its body is not a tiled matmul
-/// this lowering supports (f16/bf16 operands, bk = 64, bm in {64, 128},
+/// this lowering supports (f16/bf16 operands, a result of their type or
+/// f32, bk = 64, bm in {64, 128},
 /// bn a multiple of 8 up to 256, and of 8 per part of w); then `whyNot`
 /// (when given) says which condition failed first.
 std::optional<HopperMatmulPlan> planHopperMatmul(KernelOp kernel,

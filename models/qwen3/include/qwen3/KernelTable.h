@@ -67,6 +67,8 @@ namespace kernels {
 /// (at least 128).
 KernelInstance rmsnorm(int64_t hidden);
 KernelInstance addRmsnorm(int64_t hidden);
+/// add_rmsnorm over the f32 partial sums of a split-K projection.
+KernelInstance addRmsnormPartials(int64_t hidden);
 /// row_sumsq over the same row tile: a tensor-parallel decode step's norm
 /// sums, from the residual row an all-reduce completed.
 KernelInstance rowSumsq(int64_t hidden);
@@ -138,9 +140,17 @@ KernelInstance gemmNarrow();
 /// gemm_few: y = x W^T, 64 rows at a time, W's rows as the dot's A
 /// operand (the batched decode step).
 KernelInstance gemmFew();
+/// gemm_few_split: gemm_few over a share of K per program, each split's f32
+/// partial sums written for add_rmsnorm_partials to add up (the batched
+/// step's o and down projections, whose few weight tiles leave SMs idle).
+KernelInstance gemmFewSplit();
+/// swiglu_rows: SwiGLU over gemm_few's gate/up projection of a few rows.
+KernelInstance swigluRows();
+/// The most K splits the batched step's partial sums are allocated for.
+inline constexpr int64_t kMaxProjectionSplits = 8;
 KernelInstance gemmSwiglu();
 /// A batched step's GEMMs of 65 to 128 rows (a mixed step's decode rows
-/// and a short chunk) and its gate/up GEMM up to 128 rows: 64 x 32 tiles,
+/// and a short chunk), gate/up with SwiGLU included: 64 x 32 tiles,
 /// so a projection of a few rows still spreads over every SM; 64 x 64 tiles
 /// for the projections whose outputs are the hidden size (o, down), which
 /// measured faster so (bench/results/2026-11-28-batched-step.md).
