@@ -18,6 +18,8 @@
 #include "RuntimeTestUtils.h"
 
 #include <cmath>
+#include <cstdint>
+#include <cstring>
 
 using namespace tile_runtime;
 using namespace tile_runtime::test;
@@ -282,6 +284,75 @@ TEST_F(SmallTileTest, RollAlongTheRows) {
         ASSERT_EQ(y[r * cols + c], x[r * cols + from])
             << in.kernel << " row " << r << " col " << c;
       }
+  }
+}
+
+// The steps of one key block of a grouped decode attention on four warps
+// with flat tiles (flat_attention_steps: 16 query rows, 4 of them heads),
+// each stored and checked against doubles from the same bf16-rounded
+// inputs: the zero-padded query tile, Q K^T, the masked row maxima, the
+// exponentials, their row sums, P V (from the kernel's own P), and the
+// heads' normalized rows in their share of the partials.
+TEST_F(SmallTileTest, FlatAttentionStepsOnFourWarps) {
+  auto bf16 = [](float f) {
+    uint32_t u;
+    std::memcpy(&u, &f, 4);
+    u = (u + 0x7fff + ((u >> 16) & 1)) & 0xffff0000u;
+    std::memcpy(&f, &u, 4);
+    return f;
+  };
+  const int len = 50; // keys 50 .. 63 masked
+  auto q = randomFloats(4 * 128, -1, 1, 61), k = randomFloats(64 * 128, -1, 1, 62),
+       v = randomFloats(64 * 128, -1, 1, 63);
+  Buffer bq = rt.upload(q), bk = rt.upload(k), bv = rt.upload(v);
+  Buffer qs = rt.upload(poisoned32(16 * 128)), sc = rt.upload(poisoned32(16 * 64)),
+         mx = rt.upload(poisoned32(16)), pr = rt.upload(poisoned32(16 * 64)),
+         ls = rt.upload(poisoned32(16)), ac = rt.upload(poisoned32(16 * 128)),
+         part = rt.upload(poisoned32(4 * 2 * 128));
+  ASSERT_OK(rt.stream().launch(
+      rt.kernel("flat_attention_steps"),
+      {Arg::in(bq, {4, 128}), Arg::in(bk, {64, 128}), Arg::in(bv, {64, 128}),
+       Arg::out(qs, {16, 128}), Arg::out(sc, {16, 64}), Arg::out(mx, {16}),
+       Arg::out(pr, {16, 64}), Arg::out(ls, {16}), Arg::out(ac, {16, 128}),
+       Arg::out(part, {4, 2, 128}), Arg::integer(len)}));
+  std::vector<float> gq = rt.download(qs), gs = rt.download(sc), gm = rt.download(mx),
+                     gp = rt.download(pr), gl = rt.download(ls), ga = rt.download(ac),
+                     gpart = rt.download(part);
+  auto near = [](double got, double want, double scale) {
+    return std::abs(got - want) <= 1e-3 * scale + 1e-6;
+  };
+  for (int r = 0; r < 16; ++r) {
+    for (int c = 0; c < 128; ++c)
+      ASSERT_EQ(gq[r * 128 + c], r < 4 ? bf16(q[r * 128 + c]) : 0.0f) << "query row " << r;
+    double m = -INFINITY, s[64];
+    for (int j = 0; j < 64; ++j) {
+      double d = 0;
+      for (int c = 0; c < 128; ++c)
+        d += r < 4 ? double(bf16(q[r * 128 + c])) * bf16(k[j * 128 + c]) : 0.0;
+      s[j] = d * 0.125;
+      ASSERT_TRUE(near(gs[r * 64 + j], s[j], 2.0)) << "Q K^T row " << r << " key " << j;
+      if (j < len)
+        m = std::max(m, s[j]);
+    }
+    ASSERT_TRUE(near(gm[r], m, 2.0)) << "row max " << r;
+    double l = 0, p[64];
+    for (int j = 0; j < 64; ++j) {
+      p[j] = j < len ? std::exp(s[j] - m) : 0.0;
+      l += p[j];
+      ASSERT_TRUE(near(gp[r * 64 + j], p[j], 1.0)) << "exp row " << r << " key " << j;
+    }
+    ASSERT_TRUE(near(gl[r], l, l)) << "row sum " << r;
+    for (int c = 0; c < 128; ++c) {
+      double a = 0;
+      for (int j = 0; j < 64; ++j)
+        a += double(bf16(gp[r * 64 + j])) * bf16(v[j * 128 + c]);
+      ASSERT_TRUE(near(ga[r * 128 + c], a, 8.0)) << "P V row " << r << " col " << c;
+      if (r < 4) {
+        ASSERT_TRUE(isPoison(gpart[(r * 2 + 0) * 128 + c])) << "another share written";
+        ASSERT_TRUE(near(gpart[(r * 2 + 1) * 128 + c], a / std::max(l, 1.0), 1.0))
+            << "head " << r << " col " << c;
+      }
+    }
   }
 }
 

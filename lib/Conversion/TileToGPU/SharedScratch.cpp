@@ -110,6 +110,16 @@ void SharedScratch::writeSharedRegs(
       auto branch = scf::IfOp::create(b, loc, valid, /*withElse=*/false);
       b.setInsertionPointToStart(branch.thenBlock());
     }
+    // A vector of i1 is bit-packed in memory, while the readers load one
+    // element (a byte) at a time: sub-byte elements go out one by one.
+    Type elt = getElementTypeOrSelf(slot.getType());
+    if (layout.vec > 1 && elt.isIntOrFloat() && elt.getIntOrFloatBitWidth() < 8) {
+      for (int64_t l = 0; l < layout.vec; ++l)
+        memref::StoreOp::create(
+            b, loc, vector::ExtractOp::create(b, loc, slot, l), buf,
+            ValueRange{arith::AddIOp::create(b, loc, at, emit.index(l))});
+      continue;
+    }
     vector::StoreOp::create(b, loc, slot, buf, ValueRange{at});
   }
 }
