@@ -138,11 +138,14 @@ LogicalResult FragmentLowering::lowerFragmentDot(DotOp op) {
   Value buf = shared.scratch(loc, {{elt, rows * stride}})[0];
   auto space = gpu::AddressSpaceAttr::get(b.getContext(),
                                           gpu::AddressSpace::Workgroup);
-  // ldmatrix moves 16-bit elements: an f16 view of the same bytes.
+  // ldmatrix moves 16-bit elements: an f16 view of the same bytes (at
+  // buf's offset: past the floor while a loop's async operands hold the
+  // start of the arena).
   Value matrix = memref::ViewOp::create(
       b, loc,
       MemRefType::get({rows, stride}, b.getF16Type(), AffineMap(), space),
-      shared.getArena(), emit.index(0), ValueRange{});
+      shared.getArena(), buf.getDefiningOp<memref::ViewOp>().getByteShift(),
+      ValueRange{});
   gpu::BarrierOp::create(b, loc);
   shared.writeSharedRegs(loc, staged, Layout::get(srcType, threads), buf,
                          stride);
