@@ -11,6 +11,7 @@
 
 #include "Qwen3TestUtils.h"
 #include "qwen3/Engine.h"
+#include "qwen3/KernelTable.h"
 
 #include <gtest/gtest.h>
 
@@ -500,6 +501,13 @@ TEST(Qwen3BatchEngine, RefusesBadSlotsAndSteps) {
     Status st = Engine::create(test::fixturesDir() + "/tiny-bf16", opts, engine);
     EXPECT_FALSE(st.isOk());
     EXPECT_NE(st.message().find("must be 0, 2, 4 or 8, got 3"), std::string::npos) << st.message();
+  }
+  for (int64_t pin : {int64_t{-1}, kernels::kMaxProjectionSplits + 1}) {
+    EngineOptions opts = batchOptions(2);
+    opts.projectionSplits = pin;
+    std::unique_ptr<Engine> engine;
+    EXPECT_EQ(Engine::create(test::fixturesDir() + "/tiny-bf16", opts, engine).message(),
+              "--projection-splits must be in [0, 8], got " + std::to_string(pin));
   }
   std::unique_ptr<Engine> engine = openEngine("tiny-bf16", 2);
   ASSERT_TRUE(engine);
