@@ -4,6 +4,7 @@
 //                     [--context 640] [--steps 64] [--device cuda]
 //                     [--attention-splits S] [--projection-splits S]
 //                     [--weights stored|16bit|fp8] [--chunks 256,512]
+//                     [--fp8-gemm-weights per-gemm|resident]
 //
 // The step continuous batching runs (Engine::decodeSlots, docs/serving.md)
 // without the server around it: for each row count R, R cache slots hold a
@@ -78,6 +79,7 @@ int main(int argc, char **argv) {
   std::vector<int64_t> rows = {1, 16, 64}, chunks;
   int64_t context = 640, steps = 64, splits = 0, projectionSplits = 0;
   EngineOptions::Weights weights = EngineOptions::Weights::Stored;
+  EngineOptions::Fp8GemmWeights fp8GemmWeights = EngineOptions::Fp8GemmWeights::PerGemm;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     auto value = [&] { return qwen3::tool::flagValue(argc, argv, i); };
@@ -95,6 +97,8 @@ int main(int argc, char **argv) {
       steps = qwen3::tool::parseInt(a, value(), 1, 100000);
     else if (a == "--weights")
       weights = qwen3::tool::parseWeights(a, value());
+    else if (a == "--fp8-gemm-weights")
+      fp8GemmWeights = qwen3::tool::parseFp8GemmWeights(a, value());
     else if (a == "--chunks")
       chunks = parseList(a, value());
     else if (a == "--attention-splits")
@@ -118,6 +122,7 @@ int main(int argc, char **argv) {
   eo.batchAttentionSplits = splits;
   eo.projectionSplits = projectionSplits;
   eo.weights = weights;
+  eo.fp8GemmWeights = fp8GemmWeights;
   eo.maxSeqLen = std::max(context + steps + 16, 4 * maxChunk + 8);
   std::unique_ptr<Engine> engine;
   if (Status st = Engine::create(model, eo, engine); !st)
@@ -233,6 +238,7 @@ int main(int argc, char **argv) {
                         {"context", context},
                         {"attention_splits", splits},
                         {"projection_splits", projectionSplits},
+                        {"fp8_gemm_weights", fp8GemmWeights == EngineOptions::Fp8GemmWeights::Resident ? "resident" : "per-gemm"},
                         {"steps", ms.size()},
                         {"step_ms", {{"median", med},
                                      {"p25", ms.empty() ? 0 : quantile(ms, 0.25)},

@@ -31,6 +31,10 @@ Status EngineShard::promptWeight(const Projection &p, int64_t n, int64_t k, cons
   w = &p.w;
   if (!p.fp8)
     return Status::ok();
+  if (p.w16.valid()) {
+    w = &p.w16;
+    return Status::ok();
+  }
   w = &weight16;
   return launch(kDequantFp8, {Arg::in(p.w, {n, k}), Arg::in(p.scale, {n / 128, k / 128}),
                               Arg::in(norm ? *norm : unitNorm, {1, k}),

@@ -407,7 +407,40 @@ Status EngineShard::foldNormWeights() {
   if (!(st = device->allocate(dt, ones, stream, unitNorm)) ||
       !(st = stream.copyToDevice(unitNorm, one.data(), ones * 2)))
     return st;
-  return freezeWeights();
+  if (!(st = freezeWeights()))
+    return st;
+  if (opts.fp8GemmWeights == EngineOptions::Fp8GemmWeights::Resident)
+    return dequantizeResident();
+  return Status::ok();
+}
+
+// Each FP8 projection's 16-bit copy for the GEMMs, made once (from the
+// frozen weights) with the kernel and the norm weight promptWeight would
+// dequantize it with before each GEMM, so the GEMMs read the same weights
+// either way; then frozen like every weight.
+Status EngineShard::dequantizeResident() {
+  const int64_t H = cfg.hidden, nq = cfg.heads * cfg.headDim, I = cfg.intermediate;
+  for (Layer &L : layers) {
+    const std::tuple<Projection *, int64_t, int64_t, const Buffer *> all[] = {
+        {&L.qkv, nqkv, H, &L.inNorm},
+        {&L.o, H, nq, &unitNorm},
+        {&L.gateUp, 2 * I, H, &L.postNorm},
+        {&L.down, H, I, &unitNorm}};
+    for (auto [p, n, k, norm] : all) {
+      if (!p->fp8)
+        continue;
+      Status st = device->allocate(dt, n * k, stream, p->w16);
+      if (st)
+        st = stream.launch(kDequantFp8, {Arg::in(p->w, {n, k}),
+                                         Arg::in(p->scale, {n / 128, k / 128}),
+                                         Arg::in(*norm, {1, k}), Arg::out(p->w16, {n, k})});
+      if (st)
+        st = stream.freeze(p->w16);
+      if (!st)
+        return st;
+    }
+  }
+  return Status::ok();
 }
 
 // The weights are final: frozen, nothing writes them again, and the kernels
@@ -438,7 +471,7 @@ Status EngineShard::cacheBudget(int64_t &positions) {
   // Room for the activations and the prompt's buffers (with the 16-bit
   // copy of an FP8 projection).
   int64_t reserve = std::max<int64_t>(int64_t(1) << 30, totalBytes / 20) +
-                    largestFp8Projection() * 2;
+                    fp8GemmScratch() * 2;
   // Room for the batched step's rows, then the positions of every slot.
   reserve += maxRows * (cfg.vocabSize * 2 + 16 * (cfg.hidden + cfg.intermediate +
                                                   cfg.heads * cfg.headDim * (kBatchSplits + 2)));
@@ -497,7 +530,7 @@ Status EngineShard::allocState(int64_t maxSeqLen, int64_t pageCount) {
       !(st = stream.fill(tickets, 0)) ||
       !(st = allocActs(decodeActs, 1)) || !(st = allocBatch()))
     return st;
-  if (const int64_t fp8 = largestFp8Projection())
+  if (const int64_t fp8 = fp8GemmScratch())
     if (!(st = device->allocate(dt, fp8, stream, weight16)))
       return st;
   return stream.synchronize();

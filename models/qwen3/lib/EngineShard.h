@@ -78,6 +78,9 @@ struct EngineShard : EngineDevice, EngineKernels {
   struct Projection {
     Buffer w, scale;
     bool fp8 = false;
+    /// An FP8 projection's resident 16-bit copy for the GEMMs
+    /// (EngineOptions::Fp8GemmWeights::Resident), else invalid.
+    Buffer w16;
   };
   struct Layer {
     Buffer inNorm, postNorm, qNorm, kNorm;
@@ -362,6 +365,15 @@ struct EngineShard : EngineDevice, EngineKernels {
   /// The most elements of an FP8 projection (0: none is FP8).
   int64_t largestFp8Projection() const;
   Status foldNormWeights();
+  /// Every FP8 projection's resident 16-bit copy (Projection::w16).
+  Status dequantizeResident();
+  /// The elements of the one scratch the GEMMs dequantize FP8 projections
+  /// into (weight16): the largest FP8 projection, none where the copies
+  /// are resident.
+  int64_t fp8GemmScratch() const {
+    return opts.fp8GemmWeights == EngineOptions::Fp8GemmWeights::Resident ? 0
+                                                                           : largestFp8Projection();
+  }
   Status freezeWeights();
   /// The most positions whose KV rows fit the memory left on the device.
   Status cacheBudget(int64_t &positions);

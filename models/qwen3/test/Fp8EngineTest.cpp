@@ -156,6 +156,62 @@ TEST_P(Qwen3Fp8Engine, SixteenBitCheckpointQuantizedAtLoadRunsAsItsFP8Checkpoint
   }
 }
 
+// --fp8-gemm-weights resident: every FP8 projection dequantized once at
+// load, with the kernel and norm weight the GEMMs' scratch is filled with
+// before each GEMM, so prompts and batched steps give the same logits bit
+// for bit; no dequantization runs in them, and the decode GEMVs still
+// stream FP8.
+TEST(Qwen3Fp8Engine, ResidentGemmWeightsAreThePerGemmDequantization) {
+  const std::string dir = modelDir("checkpoint", fp8Shape(true, false));
+  auto openBatch = [&](EngineOptions::Fp8GemmWeights where) {
+    EngineOptions opts;
+    opts.device = test::testDevice();
+    opts.kernelsDir = test::kernelsDir();
+    opts.maxSeqLen = 64;
+    opts.maxBatch = 2;
+    opts.fp8GemmWeights = where;
+    std::unique_ptr<Engine> e;
+    Status st = Engine::create(dir, opts, e);
+    EXPECT_TRUE(st.isOk()) << st.message();
+    return e;
+  };
+  std::unique_ptr<Engine> perGemm = openBatch(EngineOptions::Fp8GemmWeights::PerGemm);
+  std::unique_ptr<Engine> resident = openBatch(EngineOptions::Fp8GemmWeights::Resident);
+  ASSERT_TRUE(perGemm && resident);
+  const std::vector<std::vector<int32_t>> prompts = {{17, 900, 4, 2000, 55, 1234, 7, 300},
+                                                     {5, 6, 2100, 64, 999}};
+  std::vector<int32_t> a(2), b(2);
+  for (int64_t slot = 0; slot < 2; ++slot) {
+    int64_t reused = 0;
+    ASSERT_TRUE(perGemm->prefillSlot(slot, prompts[slot], Sampling(), a[slot], reused).isOk());
+    ASSERT_TRUE(resident->prefillSlot(slot, prompts[slot], Sampling(), b[slot], reused).isOk());
+    ASSERT_EQ(a[slot], b[slot]) << "prompt " << slot;
+  }
+  for (int step = 0; step < 6; ++step) {
+    std::vector<Engine::SlotStep> sa = {{0, a[0], Sampling()}, {1, a[1], Sampling()}};
+    std::vector<Engine::SlotStep> sb = {{0, b[0], Sampling()}, {1, b[1], Sampling()}};
+    std::vector<KernelTime> ta, tb;
+    ASSERT_TRUE(perGemm->profileSlots(sa, a, ta).isOk());
+    ASSERT_TRUE(resident->profileSlots(sb, b, tb).isOk());
+    EXPECT_TRUE(launches(ta, "dequantize_fp8"));
+    EXPECT_FALSE(launches(tb, "dequantize_fp8")) << "step " << step;
+    for (int64_t slot = 0; slot < 2; ++slot) {
+      std::vector<float> la, lb;
+      ASSERT_TRUE(perGemm->slotLogits(slot, la).isOk());
+      ASSERT_TRUE(resident->slotLogits(slot, lb).isOk());
+      ASSERT_EQ(la, lb) << "step " << step << " slot " << slot;
+      ASSERT_EQ(a[slot], b[slot]) << "step " << step << " slot " << slot;
+    }
+  }
+  // The single-sequence decode step streams the FP8 bytes as before.
+  int32_t next = 0;
+  std::vector<KernelTime> decode;
+  ASSERT_TRUE(resident->prefill(prompts[0], next).isOk());
+  ASSERT_TRUE(resident->profileDecode(decode).isOk());
+  EXPECT_TRUE(launches(decode, "gemv_rms_fp8"));
+  EXPECT_FALSE(launches(decode, "gemv_rms__"));
+}
+
 INSTANTIATE_TEST_SUITE_P(Attention, Qwen3Fp8Engine,
                          // f16 with one attention family: its CPU kernels
                          // take several times bf16's.

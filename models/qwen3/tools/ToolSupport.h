@@ -95,6 +95,17 @@ inline EngineOptions::Weights parseWeights(const std::string &flag, const std::s
   fail(flag + ": expected stored, 16bit or fp8, got '" + v + "'");
 }
 
+/// --fp8-gemm-weights: where the GEMMs take FP8 projections' 16-bit
+/// weights from (EngineOptions::Fp8GemmWeights).
+inline EngineOptions::Fp8GemmWeights parseFp8GemmWeights(const std::string &flag,
+                                                         const std::string &v) {
+  if (v == "per-gemm")
+    return EngineOptions::Fp8GemmWeights::PerGemm;
+  if (v == "resident")
+    return EngineOptions::Fp8GemmWeights::Resident;
+  fail(flag + ": expected per-gemm or resident, got '" + v + "'");
+}
+
 /// --all-reduce: how a tensor-parallel decode step all-reduces
 /// (EngineOptions::AllReduce).
 inline EngineOptions::AllReduce parseAllReduce(const std::string &flag, const std::string &v) {

@@ -58,6 +58,11 @@ Serves a Qwen3 checkpoint through the OpenAI API (POST /v1/chat/completions,
   --weights stored|16bit|fp8   the linear layers' weights as the checkpoint
                            stores them (default), all 16-bit, or all FP8
                            (quantized at load): qwen3-run --help
+  --fp8-gemm-weights per-gemm|resident   FP8 projections' 16-bit weights
+                           for the GEMMs of prompts and batched steps:
+                           dequantized before each GEMM (default), or a
+                           copy of each made at load (2 more bytes a weight
+                           of device memory)
   --max-seq-len N          the context: prompt and completion (default: the
                            model's, or what fits)
   --max-batch N            requests generating at once; the paged KV cache
@@ -96,6 +101,7 @@ struct Options {
           prefillChunk = 512, kvCacheBytes = 0;
   bool mixedPrefill = true;
   EngineOptions::Weights weights = EngineOptions::Weights::Stored;
+  EngineOptions::Fp8GemmWeights fp8GemmWeights = EngineOptions::Fp8GemmWeights::PerGemm;
   EngineOptions::AllReduce allReduce = EngineOptions::AllReduce::Auto;
 };
 
@@ -133,6 +139,8 @@ Options parseArgs(int argc, char **argv) {
       o.kernels = value();
     } else if (a == "--weights") {
       o.weights = tool::parseWeights(a, value());
+    } else if (a == "--fp8-gemm-weights") {
+      o.fp8GemmWeights = tool::parseFp8GemmWeights(a, value());
     } else if (a == "--all-reduce") {
       o.allReduce = tool::parseAllReduce(a, value());
     } else if (a == "--max-seq-len") {
@@ -204,6 +212,7 @@ int main(int argc, char **argv) {
   eo.tensorParallel = o.tensorParallel;
   eo.kernelsDir = o.kernels;
   eo.weights = o.weights;
+  eo.fp8GemmWeights = o.fp8GemmWeights;
   eo.allReduce = o.allReduce;
   eo.maxSeqLen = o.maxSeq;
   eo.maxBatch = o.maxBatch;

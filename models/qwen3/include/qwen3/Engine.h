@@ -44,6 +44,14 @@ struct EngineOptions {
   /// 128 x 128 blocks stays in the model dtype (docs/qwen3.md, FP8).
   enum class Weights { Stored, Dequantized, Fp8 };
   Weights weights = Weights::Stored;
+  /// Where the GEMMs of prompts and batched steps take an FP8 projection's
+  /// 16-bit weights from: PerGemm, dequantized into one shared scratch
+  /// before each GEMM; Resident, a dequantized copy of every FP8 projection
+  /// made at load (its norm's weight folded in, as the scratch has it):
+  /// 2 more bytes per FP8 weight of device memory, no dequantization per
+  /// GEMM. The decode GEMVs stream the FP8 bytes either way.
+  enum class Fp8GemmWeights { PerGemm, Resident };
+  Fp8GemmWeights fp8GemmWeights = Fp8GemmWeights::PerGemm;
   int64_t maxSeqLen = 0;       ///< 0: the model's, capped by free memory
   /// The KV cache's bytes on each device, the staging rows and the paged
   /// cache together (0: what fits, with pages for maxBatch whole
