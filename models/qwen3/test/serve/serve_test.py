@@ -469,6 +469,8 @@ for flags, want in ((["--prefill-chunk", "-1"], "--prefill-chunk: expected an in
                     (["--max-batch", "0"], "--max-batch: expected an integer in [1, 1024]"),
                     (["--prefill-chunk"], "--prefill-chunk: needs a value"),
                     (["--prefill", "fast"], "--prefill: expected mixed or separate, got 'fast'"),
+                    (["--fp8-gemm-weights", "cached"],
+                     "--fp8-gemm-weights: expected per-gemm or resident, got 'cached'"),
                     (["--kv-cache-memory", "12XB"], "--kv-cache-memory: expected a size"),
                     (["--kv-cache-memory", "1KiB", "--max-batch", "2"],
                      "--kv-cache-memory 1024 bytes hold 0 positions, 0 for each of the staging rows "
