@@ -4,7 +4,7 @@
 //                     [--context 640] [--steps 64] [--device cuda]
 //                     [--attention-splits S] [--projection-splits S]
 //                     [--weights stored|16bit|fp8] [--chunks 256,512]
-//                     [--fp8-gemm-weights per-gemm|resident]
+//                     [--fp8-gemm-weights auto|per-gemm|resident]
 //
 // The step continuous batching runs (Engine::decodeSlots, docs/serving.md)
 // without the server around it: for each row count R, R cache slots hold a
@@ -79,7 +79,7 @@ int main(int argc, char **argv) {
   std::vector<int64_t> rows = {1, 16, 64}, chunks;
   int64_t context = 640, steps = 64, splits = 0, projectionSplits = 0;
   EngineOptions::Weights weights = EngineOptions::Weights::Stored;
-  EngineOptions::Fp8GemmWeights fp8GemmWeights = EngineOptions::Fp8GemmWeights::PerGemm;
+  EngineOptions::Fp8GemmWeights fp8GemmWeights = EngineOptions::Fp8GemmWeights::Auto;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     auto value = [&] { return qwen3::tool::flagValue(argc, argv, i); };
@@ -238,7 +238,7 @@ int main(int argc, char **argv) {
                         {"context", context},
                         {"attention_splits", splits},
                         {"projection_splits", projectionSplits},
-                        {"fp8_gemm_weights", fp8GemmWeights == EngineOptions::Fp8GemmWeights::Resident ? "resident" : "per-gemm"},
+                        {"fp8_gemm_weights", fp8GemmWeights == EngineOptions::Fp8GemmWeights::Resident ? "resident" : fp8GemmWeights == EngineOptions::Fp8GemmWeights::Auto ? "auto" : "per-gemm"},
                         {"steps", ms.size()},
                         {"step_ms", {{"median", med},
                                      {"p25", ms.empty() ? 0 : quantile(ms, 0.25)},

@@ -409,9 +409,7 @@ Status EngineShard::foldNormWeights() {
     return st;
   if (!(st = freezeWeights()))
     return st;
-  if (opts.fp8GemmWeights == EngineOptions::Fp8GemmWeights::Resident)
-    return dequantizeResident();
-  return Status::ok();
+  return dequantizeResident();
 }
 
 // Each FP8 projection's 16-bit copy for the GEMMs, made once (from the
@@ -419,7 +417,21 @@ Status EngineShard::foldNormWeights() {
 // dequantize it with before each GEMM, so the GEMMs read the same weights
 // either way; then frozen like every weight.
 Status EngineShard::dequantizeResident() {
+  using Where = EngineOptions::Fp8GemmWeights;
   const int64_t H = cfg.hidden, nq = cfg.heads * cfg.headDim, I = cfg.intermediate;
+  int64_t copies = 0;
+  for (const Layer &L : layers)
+    copies += 2 * ((L.qkv.fp8 ? nqkv * H : 0) + (L.o.fp8 ? H * nq : 0) +
+                   (L.gateUp.fp8 ? 2 * I * H : 0) + (L.down.fp8 ? H * I : 0));
+  fp8Resident = copies > 0 && opts.fp8GemmWeights == Where::Resident;
+  if (copies > 0 && opts.fp8GemmWeights == Where::Auto) {
+    int64_t freeBytes = 0, totalBytes = 0;
+    if (Status s = device->memoryInfo(freeBytes, totalBytes); !s)
+      return s;
+    fp8Resident = copies <= freeBytes / 4;
+  }
+  if (!fp8Resident)
+    return Status::ok();
   for (Layer &L : layers) {
     const std::tuple<Projection *, int64_t, int64_t, const Buffer *> all[] = {
         {&L.qkv, nqkv, H, &L.inNorm},

@@ -365,14 +365,15 @@ struct EngineShard : EngineDevice, EngineKernels {
   /// The most elements of an FP8 projection (0: none is FP8).
   int64_t largestFp8Projection() const;
   Status foldNormWeights();
-  /// Every FP8 projection's resident 16-bit copy (Projection::w16).
+  /// Every FP8 projection's resident 16-bit copy (Projection::w16), where
+  /// EngineOptions::fp8GemmWeights asks for them or (Auto) they fit.
   Status dequantizeResident();
+  bool fp8Resident = false; ///< the FP8 projections have their copies
   /// The elements of the one scratch the GEMMs dequantize FP8 projections
   /// into (weight16): the largest FP8 projection, none where the copies
   /// are resident.
   int64_t fp8GemmScratch() const {
-    return opts.fp8GemmWeights == EngineOptions::Fp8GemmWeights::Resident ? 0
-                                                                           : largestFp8Projection();
+    return fp8Resident ? 0 : largestFp8Projection();
   }
   Status freezeWeights();
   /// The most positions whose KV rows fit the memory left on the device.

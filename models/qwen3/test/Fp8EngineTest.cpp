@@ -53,6 +53,8 @@ std::unique_ptr<Engine> open(const std::string &dir, Weights weights, int64_t gr
   opts.maxSeqLen = 64;
   opts.weights = weights;
   opts.attentionGroupedFrom = groupedFrom;
+  // The prompt's dequantization before each GEMM, which these tests check.
+  opts.fp8GemmWeights = EngineOptions::Fp8GemmWeights::PerGemm;
   std::unique_ptr<Engine> e;
   Status st = Engine::create(dir, opts, e);
   EXPECT_TRUE(st.isOk()) << st.message();
@@ -160,8 +162,11 @@ TEST_P(Qwen3Fp8Engine, SixteenBitCheckpointQuantizedAtLoadRunsAsItsFP8Checkpoint
 // load, with the kernel and norm weight the GEMMs' scratch is filled with
 // before each GEMM, so prompts and batched steps give the same logits bit
 // for bit; no dequantization runs in them, and the decode GEMVs still
-// stream FP8.
-TEST(Qwen3Fp8Engine, ResidentGemmWeightsAreThePerGemmDequantization) {
+// stream FP8. Auto (the default) takes the copies here: a small model's
+// fit a quarter of any device's free memory.
+class Qwen3Fp8GemmWeights : public ::testing::TestWithParam<EngineOptions::Fp8GemmWeights> {};
+
+TEST_P(Qwen3Fp8GemmWeights, ResidentCopiesAreThePerGemmDequantization) {
   const std::string dir = modelDir("checkpoint", fp8Shape(true, false));
   auto openBatch = [&](EngineOptions::Fp8GemmWeights where) {
     EngineOptions opts;
@@ -176,7 +181,7 @@ TEST(Qwen3Fp8Engine, ResidentGemmWeightsAreThePerGemmDequantization) {
     return e;
   };
   std::unique_ptr<Engine> perGemm = openBatch(EngineOptions::Fp8GemmWeights::PerGemm);
-  std::unique_ptr<Engine> resident = openBatch(EngineOptions::Fp8GemmWeights::Resident);
+  std::unique_ptr<Engine> resident = openBatch(GetParam());
   ASSERT_TRUE(perGemm && resident);
   const std::vector<std::vector<int32_t>> prompts = {{17, 900, 4, 2000, 55, 1234, 7, 300},
                                                      {5, 6, 2100, 64, 999}};
@@ -211,6 +216,16 @@ TEST(Qwen3Fp8Engine, ResidentGemmWeightsAreThePerGemmDequantization) {
   EXPECT_TRUE(launches(decode, "gemv_rms_fp8"));
   EXPECT_FALSE(launches(decode, "gemv_rms__"));
 }
+
+INSTANTIATE_TEST_SUITE_P(Where, Qwen3Fp8GemmWeights,
+                         ::testing::Values(EngineOptions::Fp8GemmWeights::Resident,
+                                           EngineOptions::Fp8GemmWeights::Auto),
+                         [](const auto &info) {
+                           return std::string(info.param ==
+                                                      EngineOptions::Fp8GemmWeights::Resident
+                                                  ? "resident"
+                                                  : "auto");
+                         });
 
 INSTANTIATE_TEST_SUITE_P(Attention, Qwen3Fp8Engine,
                          // f16 with one attention family: its CPU kernels

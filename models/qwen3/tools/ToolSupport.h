@@ -99,11 +99,13 @@ inline EngineOptions::Weights parseWeights(const std::string &flag, const std::s
 /// weights from (EngineOptions::Fp8GemmWeights).
 inline EngineOptions::Fp8GemmWeights parseFp8GemmWeights(const std::string &flag,
                                                          const std::string &v) {
+  if (v == "auto")
+    return EngineOptions::Fp8GemmWeights::Auto;
   if (v == "per-gemm")
     return EngineOptions::Fp8GemmWeights::PerGemm;
   if (v == "resident")
     return EngineOptions::Fp8GemmWeights::Resident;
-  fail(flag + ": expected per-gemm or resident, got '" + v + "'");
+  fail(flag + ": expected auto, per-gemm or resident, got '" + v + "'");
 }
 
 /// --all-reduce: how a tensor-parallel decode step all-reduces

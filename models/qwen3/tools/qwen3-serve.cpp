@@ -58,11 +58,13 @@ Serves a Qwen3 checkpoint through the OpenAI API (POST /v1/chat/completions,
   --weights stored|16bit|fp8   the linear layers' weights as the checkpoint
                            stores them (default), all 16-bit, or all FP8
                            (quantized at load): qwen3-run --help
-  --fp8-gemm-weights per-gemm|resident   FP8 projections' 16-bit weights
-                           for the GEMMs of prompts and batched steps:
-                           dequantized before each GEMM (default), or a
-                           copy of each made at load (2 more bytes a weight
-                           of device memory)
+  --fp8-gemm-weights auto|per-gemm|resident   FP8 projections' 16-bit
+                           weights for the GEMMs of prompts and batched
+                           steps: dequantized before each GEMM, or a copy
+                           of each made at load (2 more bytes a weight of
+                           device memory); auto (the default): the copies
+                           where they take at most a quarter of the memory
+                           free after the weights
   --max-seq-len N          the context: prompt and completion (default: the
                            model's, or what fits)
   --max-batch N            requests generating at once; the paged KV cache
@@ -101,7 +103,7 @@ struct Options {
           prefillChunk = 512, kvCacheBytes = 0;
   bool mixedPrefill = true;
   EngineOptions::Weights weights = EngineOptions::Weights::Stored;
-  EngineOptions::Fp8GemmWeights fp8GemmWeights = EngineOptions::Fp8GemmWeights::PerGemm;
+  EngineOptions::Fp8GemmWeights fp8GemmWeights = EngineOptions::Fp8GemmWeights::Auto;
   EngineOptions::AllReduce allReduce = EngineOptions::AllReduce::Auto;
 };
 

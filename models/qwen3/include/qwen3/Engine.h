@@ -49,9 +49,12 @@ struct EngineOptions {
   /// before each GEMM; Resident, a dequantized copy of every FP8 projection
   /// made at load (its norm's weight folded in, as the scratch has it):
   /// 2 more bytes per FP8 weight of device memory, no dequantization per
-  /// GEMM. The decode GEMVs stream the FP8 bytes either way.
-  enum class Fp8GemmWeights { PerGemm, Resident };
-  Fp8GemmWeights fp8GemmWeights = Fp8GemmWeights::PerGemm;
+  /// GEMM; Auto, Resident where the copies take at most a quarter of the
+  /// device memory free once the weights are loaded, else PerGemm. The
+  /// logits are the same bit for bit either way, and the decode GEMVs
+  /// stream the FP8 bytes.
+  enum class Fp8GemmWeights { Auto, PerGemm, Resident };
+  Fp8GemmWeights fp8GemmWeights = Fp8GemmWeights::Auto;
   int64_t maxSeqLen = 0;       ///< 0: the model's, capped by free memory
   /// The KV cache's bytes on each device, the staging rows and the paged
   /// cache together (0: what fits, with pages for maxBatch whole

@@ -470,7 +470,7 @@ for flags, want in ((["--prefill-chunk", "-1"], "--prefill-chunk: expected an in
                     (["--prefill-chunk"], "--prefill-chunk: needs a value"),
                     (["--prefill", "fast"], "--prefill: expected mixed or separate, got 'fast'"),
                     (["--fp8-gemm-weights", "cached"],
-                     "--fp8-gemm-weights: expected per-gemm or resident, got 'cached'"),
+                     "--fp8-gemm-weights: expected auto, per-gemm or resident, got 'cached'"),
                     (["--kv-cache-memory", "12XB"], "--kv-cache-memory: expected a size"),
                     (["--kv-cache-memory", "1KiB", "--max-batch", "2"],
                      "--kv-cache-memory 1024 bytes hold 0 positions, 0 for each of the staging rows "
