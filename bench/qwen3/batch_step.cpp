@@ -238,7 +238,7 @@ int main(int argc, char **argv) {
                         {"context", context},
                         {"attention_splits", splits},
                         {"projection_splits", projectionSplits},
-                        {"fp8_gemm_weights", fp8GemmWeights == EngineOptions::Fp8GemmWeights::Resident ? "resident" : fp8GemmWeights == EngineOptions::Fp8GemmWeights::Auto ? "auto" : "per-gemm"},
+                        {"fp8_gemm_weights", qwen3::tool::fp8GemmWeightsName(fp8GemmWeights)},
                         {"steps", ms.size()},
                         {"step_ms", {{"median", med},
                                      {"p25", ms.empty() ? 0 : quantile(ms, 0.25)},

@@ -18,8 +18,6 @@
 #include "RuntimeTestUtils.h"
 
 #include <cmath>
-#include <cstdint>
-#include <cstring>
 
 using namespace tile_runtime;
 using namespace tile_runtime::test;
@@ -294,13 +292,7 @@ TEST_F(SmallTileTest, RollAlongTheRows) {
 // exponentials, their row sums, P V (from the kernel's own P), and the
 // heads' normalized rows in their share of the partials.
 TEST_F(SmallTileTest, FlatAttentionStepsOnFourWarps) {
-  auto bf16 = [](float f) {
-    uint32_t u;
-    std::memcpy(&u, &f, 4);
-    u = (u + 0x7fff + ((u >> 16) & 1)) & 0xffff0000u;
-    std::memcpy(&f, &u, 4);
-    return f;
-  };
+  auto bf16 = [](float f) { return tile::testing::fromBF16(tile::testing::toBF16(f)); };
   const int len = 50; // keys 50 .. 63 masked
   auto q = randomFloats(4 * 128, -1, 1, 61), k = randomFloats(64 * 128, -1, 1, 62),
        v = randomFloats(64 * 128, -1, 1, 63);

@@ -36,10 +36,8 @@ Status EngineShard::promptWeight(const Projection &p, int64_t n, int64_t k, cons
     return Status::ok();
   }
   w = &weight16;
-  return launch(kDequantFp8, {Arg::in(p.w, {n, k}), Arg::in(p.scale, {n / 128, k / 128}),
-                              Arg::in(norm ? *norm : unitNorm, {1, k}),
-                              Arg::out(weight16, {n, k})},
-                n * k * 3.0 + n * k / 4096.0);
+  const std::array<Arg, 4> args = dequantizeArgs(p, n, k, norm ? *norm : unitNorm, weight16);
+  return launch(kDequantFp8, args.data(), args.size(), n * k * 3.0 + n * k / 4096.0);
 }
 
 const Kernel &EngineShard::pickGemm(int64_t T, int64_t n) const {

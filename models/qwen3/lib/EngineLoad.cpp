@@ -369,18 +369,11 @@ Status EngineShard::loadWeights(const Checkpoint &ck,
 }
 
 int64_t EngineShard::largestFp8Projection() const {
-  const int64_t H = cfg.hidden, nq = cfg.heads * cfg.headDim, I = cfg.intermediate;
   int64_t most = 0;
-  for (const Layer &L : layers) {
-    if (L.qkv.fp8)
-      most = std::max(most, nqkv * H);
-    if (L.o.fp8)
-      most = std::max(most, H * nq);
-    if (L.gateUp.fp8)
-      most = std::max(most, 2 * I * H);
-    if (L.down.fp8)
-      most = std::max(most, H * I);
-  }
+  for (const Layer &L : layers)
+    for (const ProjectionShape &s : projectionShapes())
+      if ((L.*s.projection).fp8)
+        most = std::max(most, s.n * s.k);
   return most;
 }
 
@@ -418,11 +411,11 @@ Status EngineShard::foldNormWeights() {
 // either way; then frozen like every weight.
 Status EngineShard::dequantizeResident() {
   using Where = EngineOptions::Fp8GemmWeights;
-  const int64_t H = cfg.hidden, nq = cfg.heads * cfg.headDim, I = cfg.intermediate;
-  int64_t copies = 0;
+  int64_t copies = 0; // bytes
   for (const Layer &L : layers)
-    copies += 2 * ((L.qkv.fp8 ? nqkv * H : 0) + (L.o.fp8 ? H * nq : 0) +
-                   (L.gateUp.fp8 ? 2 * I * H : 0) + (L.down.fp8 ? H * I : 0));
+    for (const ProjectionShape &s : projectionShapes())
+      if ((L.*s.projection).fp8)
+        copies += 2 * s.n * s.k;
   fp8Resident = copies > 0 && opts.fp8GemmWeights == Where::Resident;
   if (copies > 0 && opts.fp8GemmWeights == Where::Auto) {
     int64_t freeBytes = 0, totalBytes = 0;
@@ -432,26 +425,22 @@ Status EngineShard::dequantizeResident() {
   }
   if (!fp8Resident)
     return Status::ok();
-  for (Layer &L : layers) {
-    const std::tuple<Projection *, int64_t, int64_t, const Buffer *> all[] = {
-        {&L.qkv, nqkv, H, &L.inNorm},
-        {&L.o, H, nq, &unitNorm},
-        {&L.gateUp, 2 * I, H, &L.postNorm},
-        {&L.down, H, I, &unitNorm}};
-    for (auto [p, n, k, norm] : all) {
-      if (!p->fp8)
+  for (Layer &L : layers)
+    for (const ProjectionShape &s : projectionShapes()) {
+      Projection &p = L.*s.projection;
+      if (!p.fp8)
         continue;
-      Status st = device->allocate(dt, n * k, stream, p->w16);
+      Status st = device->allocate(dt, s.n * s.k, stream, p.w16);
+      if (st) {
+        const std::array<Arg, 4> args =
+            dequantizeArgs(p, s.n, s.k, s.norm ? L.*s.norm : unitNorm, p.w16);
+        st = stream.launch(kDequantFp8, args.data(), args.size());
+      }
       if (st)
-        st = stream.launch(kDequantFp8, {Arg::in(p->w, {n, k}),
-                                         Arg::in(p->scale, {n / 128, k / 128}),
-                                         Arg::in(*norm, {1, k}), Arg::out(p->w16, {n, k})});
-      if (st)
-        st = stream.freeze(p->w16);
+        st = stream.freeze(p.w16);
       if (!st)
         return st;
     }
-  }
   return Status::ok();
 }
 

@@ -20,6 +20,7 @@
 #include "tile/runtime/Collective.h"
 
 #include <algorithm>
+#include <array>
 #include <map>
 #include <string>
 #include <vector>
@@ -362,6 +363,21 @@ struct EngineShard : EngineDevice, EngineKernels {
   /// in FP8 or 16 bits as opts.weights and the slices' blocks allow, and
   /// folds the norms into the 16-bit ones; `layerDone` after each layer.
   Status loadWeights(const Checkpoint &ck, const std::function<void()> &layerDone);
+  /// A layer's projection, its [n, k] shape, and the norm weight before it
+  /// that the prompt's GEMM takes with it (folded into a 16-bit projection,
+  /// multiplied in by an FP8 one's dequantization; null: none, unitNorm).
+  struct ProjectionShape {
+    Projection Layer::*projection;
+    int64_t n, k;
+    Buffer Layer::*norm;
+  };
+  std::array<ProjectionShape, 4> projectionShapes() const {
+    const int64_t H = cfg.hidden, nq = cfg.heads * cfg.headDim, I = cfg.intermediate;
+    return {{{&Layer::qkv, nqkv, H, &Layer::inNorm},
+             {&Layer::o, H, nq, nullptr},
+             {&Layer::gateUp, 2 * I, H, &Layer::postNorm},
+             {&Layer::down, H, I, nullptr}}};
+  }
   /// The most elements of an FP8 projection (0: none is FP8).
   int64_t largestFp8Projection() const;
   Status foldNormWeights();
@@ -446,6 +462,13 @@ struct EngineShard : EngineDevice, EngineKernels {
   /// it (null: none).
   Status promptWeight(const Projection &p, int64_t n, int64_t k, const Buffer *norm,
                       const Buffer *&w);
+  /// dequantize_fp8's arguments: FP8 projection `p` ([n, k]) times the norm
+  /// weight `norm`, into `out` (16 bits).
+  std::array<Arg, 4> dequantizeArgs(const Projection &p, int64_t n, int64_t k,
+                                    const Buffer &norm, const Buffer &out) const {
+    return {Arg::in(p.w, {n, k}), Arg::in(p.scale, {n / 128, k / 128}), Arg::in(norm, {1, k}),
+            Arg::out(out, {n, k})};
+  }
   /// One forward pass over `tokens` tokens whose ids are in `ids`.
   Status forward(Acts &a, int64_t tokens, const Buffer &ids);
   Status decodeLayers(Acts &a, const Buffer &ids);

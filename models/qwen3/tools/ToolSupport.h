@@ -108,6 +108,19 @@ inline EngineOptions::Fp8GemmWeights parseFp8GemmWeights(const std::string &flag
   fail(flag + ": expected auto, per-gemm or resident, got '" + v + "'");
 }
 
+/// The --fp8-gemm-weights word for `where`.
+inline const char *fp8GemmWeightsName(EngineOptions::Fp8GemmWeights where) {
+  switch (where) {
+  case EngineOptions::Fp8GemmWeights::Auto:
+    return "auto";
+  case EngineOptions::Fp8GemmWeights::PerGemm:
+    return "per-gemm";
+  case EngineOptions::Fp8GemmWeights::Resident:
+    return "resident";
+  }
+  return "?";
+}
+
 /// --all-reduce: how a tensor-parallel decode step all-reduces
 /// (EngineOptions::AllReduce).
 inline EngineOptions::AllReduce parseAllReduce(const std::string &flag, const std::string &v) {
