@@ -58,8 +58,14 @@ Status EngineShard::allocBatch() {
   alloc(DType::F32, (S + 1) * nparts, a.vals);
   alloc(DType::I32, (S + 1) * nparts, a.idxs);
   alloc(DType::I32, S * c.heads, batch.tickets);
-  alloc(DType::F32, kernels::kMaxProjectionSplits * 64 * c.hidden, batch.partials);
-  alloc(dt, 64 * 2 * c.intermediate, batch.gateUp);
+  // gemm_few's rows: one tile of tokens for the most rows a step runs it
+  // over; split-K partial sums for the most splits its projections take.
+  const int64_t F = kernels::fewTokens(std::min(R, kernels::kMostFewTokens));
+  const int64_t splits =
+      std::max(projectionSplits(c.hidden, nq), projectionSplits(c.hidden, c.intermediate));
+  if (splits > 1)
+    alloc(DType::F32, splits * F * c.hidden, batch.partials);
+  alloc(dt, F * 2 * c.intermediate, batch.gateUp);
   if (place.ranks > 1)
     alloc(dt, place.ranks * L * vocabRows, batch.gathered);
   alloc(DType::I32, (S + 1) * 4, batch.samplePos);
@@ -145,44 +151,39 @@ Status EngineShard::batchLayers(int64_t B, const PromptChunk *chunk) {
   const int64_t heads = B + (chunk && chunk->last ? 1 : 0);
   const int64_t splits = batchSplits(B);
   const double esize = 2;
-  // Up to 64 rows, gemm_few; up to 128 (a mixed step's decode rows and a
-  // short chunk among them), GEMMs of 64 x 32 tiles (64 x 64 for the
-  // outputs of the hidden size): the prompt's 128 x 256 (or 128) tiles
-  // leave most SMs idle at a few rows (Qwen3-8B's down projection: 32
-  // programs). Each runs over gemmRows(rows) rows, whole tiles.
-  const auto fewRows = [](int64_t rows) { return rows <= 128; };
+  // Up to 256 rows (decode rows, and a prompt's chunk beside them),
+  // gemm_few over one tile of tokens (kernels::fewTokens), W's rows as the
+  // dot's A: the prompt's 128 x 256 (or 128) tiles of tokens leave most
+  // SMs idle at a few hundred rows (Qwen3-8B's down projection: 32
+  // programs at 256). The tile's rows past the step's are computed and not
+  // read.
   auto gemm = [&](const char *what, int64_t rows, const Buffer &x, int64_t k, const Buffer &w,
                   int64_t n, const Buffer &y, int64_t yOffset = 0) {
-    if (rows <= 64) {
-      // W's rows as the dot's A and the 64 rows of the buffers as its B
-      // (the rows past the step's computed and not read): fewer tokens a
-      // program (16 or 32) measured slower in the step
-      // (bench/results/2026-11-29-mixed-steps.md).
-      const Arg args[] = {Arg::in(x, {64, k}), Arg::in(w, {n, k}),
-                          Arg::out(y, {64, n}, {}, yOffset)};
-      return launch(kGemmFew, args, 3, esize * (n * k + rows * (k + n)), what);
+    if (const int64_t T = kernels::fewTokens(rows)) {
+      const Arg args[] = {Arg::in(x, {T, k}), Arg::in(w, {n, k}),
+                          Arg::out(y, {T, n}, {}, yOffset)};
+      return launch(kGemmFew.at(T), args, 3, esize * (n * k + rows * (k + n)), what);
     }
     const int64_t P = gemmRows(rows);
     const Arg args[] = {Arg::in(x, {P, k}), Arg::in(w, {n, k}), Arg::out(y, {P, n}, {}, yOffset)};
-    const Kernel &kernel =
-        !fewRows(rows) ? pickGemm(P, n) : n == H ? kGemmRows64Wide : kGemmRows64;
-    return launch(kernel, args, 3, esize * (n * k + rows * (k + n)), what);
+    return launch(pickGemm(P, n), args, 3, esize * (n * k + rows * (k + n)), what);
   };
   // A projection to the hidden size (o, down), added to the residual and
-  // normed for the next: up to 64 rows on one device, split over K
+  // normed for the next: in gemm_few's tiles on one device, split over K
   // (projectionSplits) with the partial sums added up by the norm's launch.
   auto projectAndAddNorm = [&](const char *what, int64_t rows, const Buffer &x, int64_t k,
                                const Buffer &w, const Buffer &y, const Buffer &norm) -> Status {
-    const int64_t splits = rows <= 64 ? projectionSplits(H, k) : 1;
+    const int64_t T = kernels::fewTokens(rows);
+    const int64_t splits = T > 0 ? projectionSplits(H, k) : 1;
     if (splits > 1) {
-      const Arg args[] = {Arg::in(x, {64, k}), Arg::in(w, {H, k}),
-                          Arg::out(batch.partials, {splits * 64, H})};
-      if (Status st = launch(kGemmFewSplit, args, 3,
+      const Arg args[] = {Arg::in(x, {T, k}), Arg::in(w, {H, k}),
+                          Arg::out(batch.partials, {splits * T, H})};
+      if (Status st = launch(kGemmFewSplit.at(T), args, 3,
                              esize * (H * k + rows * k) + 4.0 * splits * rows * H, what);
           !st)
         return st;
       return launch(kAddRmsPartials,
-                    {Arg::in(batch.partials, {splits, 64, H}), Arg::inout(a.res, {rows, H}),
+                    {Arg::in(batch.partials, {splits, T, H}), Arg::inout(a.res, {rows, H}),
                      Arg::in(norm, {H}), Arg::out(a.h, {rows, H}), Arg::real(eps)});
     }
     if (Status st = gemm(what, rows, x, k, w, H, y); !st)
@@ -245,16 +246,16 @@ Status EngineShard::batchLayers(int64_t B, const PromptChunk *chunk) {
     TRY(promptWeight(L.o, H, nq, nullptr, w));
     TRY(projectAndAddNorm("o", R, a.attn, nq, *w, a.ao, unitNorm));
     TRY(promptWeight(L.gateUp, 2 * I, H, &L.postNorm, w));
-    if (R <= 64) {
+    if (kernels::fewTokens(R)) {
       // gemm_few over the fused weight, then SwiGLU on its own: faster
-      // than gemm_swiglu's 64 x 32 tiles of rows, with the SwiGLU in their
+      // than gemm_swiglu's tiles of rows, with the SwiGLU in their
       // epilogue (bench/results/2026-11-29-split-k.md).
       TRY(gemm("gate_up", R, a.h, H, *w, 2 * I, batch.gateUp));
       TRY(launch(kSwigluRows, {Arg::in(batch.gateUp, {R, I}, {2 * I, 1}),
                                Arg::in(batch.gateUp, {R, I}, {2 * I, 1}, I),
                                Arg::out(a.act, {R, I})}));
     } else {
-      TRY(launch(fewRows(R) ? kGemmSwigluRows64 : kGemmSwiglu,
+      TRY(launch(kGemmSwiglu,
                  {Arg::in(a.h, {gemmRows(R), H}), Arg::in(*w, {2 * I, H}),
                   Arg::out(a.act, {gemmRows(R), I})},
                  esize * (2 * I * H + R * (H + I))));

@@ -53,14 +53,15 @@ Status EngineKernels::load(const Module &module, const std::string &manifest,
       {K::kvRowsToPages(hd), &kRowsToPages},
       {K::argmaxRowsPartial(), &kArgmaxRowsP},
       {K::argmaxRowsFinal(), &kArgmaxRowsF},
-      {K::gemmRows64(), &kGemmRows64},
-      {K::gemmRows64Wide(), &kGemmRows64Wide},
-      {K::gemmSwigluRows64(), &kGemmSwigluRows64},
-      {K::gemmFew(), &kGemmFew},
-      {K::gemmFewSplit(), &kGemmFewSplit},
       {K::swigluRows(), &kSwigluRows}};
   for (const auto &[inst, kernel] : fixed)
     if (Status st = find(module, manifest, inst.name(), *kernel); !st)
+      return st;
+  kGemmFew.clear();
+  kGemmFewSplit.clear();
+  for (int64_t t : K::kFewTokens)
+    if (Status st = find(module, manifest, K::gemmFew(t).name(), kGemmFew[t]);
+        !st || !(st = find(module, manifest, K::gemmFewSplit(t).name(), kGemmFewSplit[t])))
       return st;
   kBatchAttn.clear();
   for (int64_t s : K::kBatchAttentionSplits)

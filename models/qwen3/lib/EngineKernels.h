@@ -33,12 +33,12 @@ struct EngineKernels {
   Kernel kPagesToRows, kRowsToPages;
   /// batch_decode_attention by S (KernelTable's kBatchAttentionSplits).
   std::map<int64_t, Kernel> kBatchAttn;
-  /// The batched step's GEMMs up to 64 rows (W's rows as the dot's A; o
+  /// The batched step's GEMMs up to 256 rows (W's rows as the dot's A; o
   /// and down split over K, their partial sums added up by the norm after
-  /// them; gate/up followed by SwiGLU on its own), then up to 128 rows
-  /// (64 x 32 tiles, gate/up with SwiGLU in its epilogue).
-  Kernel kGemmFew, kGemmFewSplit, kAddRmsPartials, kSwigluRows;
-  Kernel kGemmRows64, kGemmRows64Wide, kGemmSwigluRows64;
+  /// them; gate/up followed by SwiGLU on its own).
+  Kernel kAddRmsPartials, kSwigluRows;
+  /// gemm_few and gemm_few_split by their tile of tokens (kFewTokens).
+  std::map<int64_t, Kernel> kGemmFew, kGemmFewSplit;
 
   /// One decode GEMV of linear.tile in its instances: the general one, and
   /// those without bounds checks (WHOLE = 1) by U, the K steps of 512 per

@@ -165,10 +165,14 @@ struct EngineShard : EngineDevice, EngineKernels {
     /// For maxRows + maxChunk rows; logits [gemmRows(maxRows + 1), vocab].
     Acts acts;
     Buffer tickets;        ///< batch_decode_attention's, one per row and KV head
-    /// f32 [kMaxProjectionSplits * 64, hidden]: a split-K projection's
-    /// partial sums (gemm_few_split), which add_rmsnorm_partials adds up.
+    /// f32 [splits x tokens, hidden], for the most projectionSplits and
+    /// gemm_few's largest tile of tokens a step runs: a split-K
+    /// projection's partial sums (gemm_few_split), which
+    /// add_rmsnorm_partials adds up.
     Buffer partials;
-    Buffer gateUp; ///< [64, 2 x intermediate]: gemm_few's gate/up projection
+    /// [tokens, 2 x intermediate], gemm_few's largest tile of tokens a step
+    /// runs: its gate/up projection, which swiglu_rows reads.
+    Buffer gateUp;
     /// Tensor parallelism: every rank's vocabulary slice of every row's
     /// logits, [ranks, gemmRows(maxRows + 1), vocabRows], gathered.
     Buffer gathered;
@@ -191,7 +195,7 @@ struct EngineShard : EngineDevice, EngineKernels {
     return kBatchSplits;
   }
   /// The K splits of a batched step's projection of n outputs over k inputs
-  /// up to 64 rows (gemm_few_split; 1: gemm_few): the most that divide its
+  /// in gemm_few's tiles (gemm_few_split; 1: gemm_few): the most that divide its
   /// K tiles and keep its programs, n / 64 x splits, within one per SM, so
   /// a projection of few weight tiles streams on more SMs; pinned
   /// (EngineOptions::projectionSplits), the most up to the pin that divide
@@ -216,8 +220,8 @@ struct EngineShard : EngineDevice, EngineKernels {
     return 2 * c.layers * kvHeads * c.headDim * 2;
   }
   /// The rows a step of `rows` runs its GEMMs over: whole tiles of rows
-  /// (64 up to 64 rows, else 128), the rows past the step's computed and
-  /// unread. A tile reaching past x's rows makes TMA fill them with zeros,
+  /// (64 up to 64 rows, else 128: gemm_few's tiles of tokens up to 256),
+  /// the rows past the step's computed and unread. A tile reaching past x's rows makes TMA fill them with zeros,
   /// which measured far slower than reading real rows
   /// (bench/results/2026-11-28-batched-step.md).
   static int64_t gemmRows(int64_t rows) { return rows <= 64 ? 64 : (rows + 127) / 128 * 128; }

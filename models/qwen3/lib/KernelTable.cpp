@@ -244,11 +244,12 @@ KernelInstance dequantizeFp8() { return inst("dequantize_fp8"); }
 KernelInstance gemm() { return inst("gemm"); }
 KernelInstance gemmNarrow() { return inst("gemm", {{"BN", 128}}); }
 KernelInstance gemmSwiglu() { return inst("gemm_swiglu"); }
-KernelInstance gemmRows64() { return inst("gemm", {{"BM", 64}, {"BN", 32}}); }
-KernelInstance gemmRows64Wide() { return inst("gemm", {{"BM", 64}, {"BN", 64}}); }
-KernelInstance gemmSwigluRows64() { return inst("gemm_swiglu", {{"BM", 64}, {"BI", 32}}); }
-KernelInstance gemmFew() { return inst("gemm_few"); }
-KernelInstance gemmFewSplit() { return inst("gemm_few_split"); }
+KernelInstance gemmFew(int64_t tokens) {
+  return tokens == 64 ? inst("gemm_few") : inst("gemm_few", {{"BT", tokens}});
+}
+KernelInstance gemmFewSplit(int64_t tokens) {
+  return tokens == 64 ? inst("gemm_few_split") : inst("gemm_few_split", {{"BT", tokens}});
+}
 KernelInstance swigluRows() { return inst("swiglu_rows"); }
 KernelInstance embed() { return inst("embed"); }
 KernelInstance embedSumsq() { return inst("embed_sumsq"); }
@@ -309,9 +310,12 @@ KernelSet kernelSet(KernelDType dt) {
       for (int64_t hd : SupportedShapes::headDims)
         add(gemvFp8(f, u, hd));
   add(dequantizeFp8());
+  for (int64_t t : kFewTokens) {
+    add(gemmFew(t));
+    add(gemmFewSplit(t));
+  }
   for (const KernelInstance &k :
-       {gemm(), gemmNarrow(), gemmSwiglu(), gemmRows64(), gemmRows64Wide(), gemmSwigluRows64(),
-        gemmFew(), gemmFewSplit(), swigluRows(), embed(), embedSumsq(), foldNormWeight(),
+       {gemm(), gemmNarrow(), gemmSwiglu(), swigluRows(), embed(), embedSumsq(), foldNormWeight(),
         argmaxPartial(), argmaxFinal(), argmaxRowsPartial(), argmaxRowsFinal(), sample(),
         advancePosition()})
     add(k);

@@ -337,20 +337,20 @@ INSTANTIATE_TEST_SUITE_P(Dtypes, PrefillGemmSwigluKernel, ::testing::Values("bf1
                          [](const auto &info) { return std::string(info.param); });
 
 // gemm_few, the batched decode step's GEMM (y = x W^T, W's rows the dot's
-// A operand, the result stored transposed): 20 tokens (a partial token
-// tile) and then 64, K = 200 (a partial K step) and N = 192 (three
-// 64-row weight tiles), against fp64 from the rounded inputs; y is
-// poisoned and followed by 4 poisoned rows past its view, which must stay
-// so. (On sm_90a this is the TMA + wgmma pipeline with its transposed
-// store; on the CPU the same kernel.)
+// A operand, the result stored transposed), in each tile of tokens the
+// kernel set has (kFewTokens): a partial token tile and a whole one, K =
+// 200 (a partial K step) and N = 192 (three 64-row weight tiles), against
+// fp64 from the rounded inputs; y is poisoned and followed by 4 poisoned
+// rows past its view, which must stay so. (On sm_90a this is the TMA +
+// wgmma pipeline with its transposed store; on the CPU the same kernel.)
 class GemmFewKernel
-    : public ::testing::TestWithParam<std::tuple<const char *, int64_t>> {};
+    : public ::testing::TestWithParam<std::tuple<const char *, int64_t, int64_t>> {};
 
 TEST_P(GemmFewKernel, MatchesFp64ReferenceAndWritesOnlyItsTile) {
-  const auto [dtype, T] = GetParam();
+  const auto [dtype, tile, T] = GetParam();
   const qwen3::test::HalfType ht = qwen3::test::HalfType::of(dtype);
   qwen3::test::KernelUnderTest kut;
-  ASSERT_NO_FATAL_FAILURE(kut.open(dtype, "gemm_few"));
+  ASSERT_NO_FATAL_FAILURE(kut.open(dtype, qwen3::kernels::gemmFew(tile).name()));
   const int64_t K = 200, N = 192, guard = 4;
   std::mt19937 gen(23);
   std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
@@ -386,27 +386,35 @@ TEST_P(GemmFewKernel, MatchesFp64ReferenceAndWritesOnlyItsTile) {
 }
 
 INSTANTIATE_TEST_SUITE_P(
-    DtypesAndTokens, GemmFewKernel,
-    ::testing::Combine(::testing::Values("bf16", "f16"), ::testing::Values(20, 64)),
+    DtypesTilesAndTokens, GemmFewKernel,
+    ::testing::Values(std::make_tuple("bf16", int64_t{64}, int64_t{20}),
+                      std::make_tuple("f16", int64_t{64}, int64_t{64}),
+                      std::make_tuple("bf16", int64_t{128}, int64_t{100}),
+                      std::make_tuple("f16", int64_t{128}, int64_t{128}),
+                      std::make_tuple("f16", int64_t{256}, int64_t{200}),
+                      std::make_tuple("bf16", int64_t{256}, int64_t{256})),
     [](const auto &info) {
-      return std::string(std::get<0>(info.param)) + "_" + std::to_string(std::get<1>(info.param));
+      return std::string(std::get<0>(info.param)) + "_BT" +
+             std::to_string(std::get<1>(info.param)) + "_" +
+             std::to_string(std::get<2>(info.param));
     });
 
 // gemm_few_split: gemm_few over a share of K per program, each split's f32
-// partial sums in its own 64 rows of y. 64 tokens; K = 200 in 2 splits (4
+// partial sums in its own rows of y, one tile of tokens (64 or 256) a
+// split. K = 200 in 2 splits (4
 // tiles, the last partial: TMA's zero fill on sm_90a) and K = 384 in 3;
 // N = 192. Each partial against fp64 over its own K range; y is poisoned,
 // with 4 poisoned rows past its view, which must stay so. K tiles that the
 // splits do not divide are refused at launch.
 class GemmFewSplitKernel
-    : public ::testing::TestWithParam<std::tuple<const char *, int64_t, int64_t>> {};
+    : public ::testing::TestWithParam<std::tuple<const char *, int64_t, int64_t, int64_t>> {};
 
 TEST_P(GemmFewSplitKernel, EverySplitMatchesFp64ReferenceOverItsK) {
-  const auto [dtype, K, S] = GetParam();
+  const auto [dtype, K, S, T] = GetParam();
   const qwen3::test::HalfType ht = qwen3::test::HalfType::of(dtype);
   qwen3::test::KernelUnderTest kut;
-  ASSERT_NO_FATAL_FAILURE(kut.open(dtype, "gemm_few_split"));
-  const int64_t T = 64, N = 192, guard = 4, rows = S * T;
+  ASSERT_NO_FATAL_FAILURE(kut.open(dtype, qwen3::kernels::gemmFewSplit(T).name()));
+  const int64_t N = 192, guard = 4, rows = S * T;
   std::mt19937 gen(29);
   std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
   std::vector<uint16_t> x(T * K), w(N * K);
@@ -455,11 +463,13 @@ TEST_P(GemmFewSplitKernel, EverySplitMatchesFp64ReferenceOverItsK) {
 
 INSTANTIATE_TEST_SUITE_P(
     DtypesAndSplits, GemmFewSplitKernel,
-    ::testing::Values(std::make_tuple("bf16", int64_t{200}, int64_t{2}),
-                      std::make_tuple("f16", int64_t{384}, int64_t{3})),
+    ::testing::Values(std::make_tuple("bf16", int64_t{200}, int64_t{2}, int64_t{64}),
+                      std::make_tuple("f16", int64_t{384}, int64_t{3}, int64_t{64}),
+                      std::make_tuple("bf16", int64_t{384}, int64_t{2}, int64_t{256})),
     [](const auto &info) {
       return std::string(std::get<0>(info.param)) + "_K" + std::to_string(std::get<1>(info.param)) +
-             "_S" + std::to_string(std::get<2>(info.param));
+             "_S" + std::to_string(std::get<2>(info.param)) + "_BT" +
+             std::to_string(std::get<3>(info.param));
     });
 
 // fold_norm_weight: w[n, k] *= g[k] in place, rounded once; 1000 columns,

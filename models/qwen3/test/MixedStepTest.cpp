@@ -21,11 +21,13 @@ using namespace qwen3;
 namespace {
 
 std::unique_ptr<Engine> openEngine(const std::string &name, int64_t maxBatch,
-                                   int64_t stepPromptTokens) {
+                                   int64_t stepPromptTokens, int64_t maxSeqLen = 128,
+                                   int64_t projectionSplits = 0) {
   EngineOptions opts;
+  opts.projectionSplits = projectionSplits;
   opts.device = test::testDevice();
   opts.kernelsDir = test::kernelsDir();
-  opts.maxSeqLen = 128;
+  opts.maxSeqLen = maxSeqLen;
   opts.maxBatch = maxBatch;
   opts.stepPromptTokens = stepPromptTokens;
   std::unique_ptr<Engine> engine;
@@ -199,21 +201,27 @@ TEST(Qwen3MixedStep, ChunksGoOnFromPagesAndReusePublishedOnes) {
   expectWholePrefill(*fresh, other, second.next, *mixed, 3);
 }
 
-// A step of more than 64 rows (the GEMMs over two 64-row tiles): a
-// 100-token prompt in one chunk beside a decode row.
-TEST(Qwen3MixedStep, AStepOfMoreThan64RowsMatchesAWholePrefill) {
-  std::unique_ptr<Engine> mixed = openEngine("tiny-bf16", 2, 100);
-  std::unique_ptr<Engine> fresh = openEngine("tiny-bf16", 1, 0);
-  ASSERT_TRUE(mixed && fresh);
-  const std::vector<int32_t> prompt = longPrompt(300, 100);
-  int32_t t0 = 0;
-  int64_t reused = 0;
-  ASSERT_TRUE(mixed->prefillSlot(0, kFirst, Sampling(), t0, reused).isOk());
-  Engine::PromptChunk chunk = chunkOf(1, prompt, 101);
-  std::vector<int32_t> next;
-  ASSERT_TRUE(mixed->decodeSlots({{0, t0, Sampling()}}, next, &chunk).isOk());
-  EXPECT_EQ(chunk.end, 100);
-  expectWholePrefill(*fresh, prompt, chunk.next, *mixed, 1);
+// Steps of more than 64 rows: a prompt in one chunk beside a decode row,
+// its rows in gemm_few's tiles of 128 and 256 tokens (o and down split
+// over K or not) and, past them, the prompt's GEMMs.
+TEST(Qwen3MixedStep, StepsOfMoreThan64RowsMatchAWholePrefill) {
+  for (auto [size, splits] : {std::pair<int64_t, int64_t>{100, 1}, {100, 2}, {200, 1},
+                              {200, 2}, {300, 1}}) {
+    SCOPED_TRACE("a chunk of " + std::to_string(size) + " tokens, " + std::to_string(splits) +
+                 " K splits");
+    std::unique_ptr<Engine> mixed = openEngine("tiny-bf16", 2, size, 320, splits);
+    std::unique_ptr<Engine> fresh = openEngine("tiny-bf16", 1, 0, 320);
+    ASSERT_TRUE(mixed && fresh);
+    const std::vector<int32_t> prompt = longPrompt(300, size);
+    int32_t t0 = 0;
+    int64_t reused = 0;
+    ASSERT_TRUE(mixed->prefillSlot(0, kFirst, Sampling(), t0, reused).isOk());
+    Engine::PromptChunk chunk = chunkOf(1, prompt, size + 1);
+    std::vector<int32_t> next;
+    ASSERT_TRUE(mixed->decodeSlots({{0, t0, Sampling()}}, next, &chunk).isOk());
+    EXPECT_EQ(chunk.end, size);
+    expectWholePrefill(*fresh, prompt, chunk.next, *mixed, 1);
+  }
 }
 
 TEST(Qwen3MixedStep, RefusesChunksItCannotRun) {

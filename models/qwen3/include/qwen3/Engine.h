@@ -77,8 +77,8 @@ struct EngineOptions {
   /// 0: per bucket of rows, the fewest whose programs (rows x KV heads x
   /// S) fill 6 per SM of the device, else 8.
   int64_t batchAttentionSplits = 0;
-  /// The K splits of a batched step's o and down projections up to 64 rows
-  /// (gemm_few_split, the partial sums added up by the norm after them):
+  /// The K splits of a batched step's o and down projections up to 256
+  /// rows (gemm_few_split, the partial sums added up by the norm after them):
   /// 0: per projection, the most that divide its K tiles and keep its
   /// programs (64-row weight tiles x splits) within one per SM of the
   /// device, up to kernels::kMaxProjectionSplits (none on a device that

@@ -15,6 +15,7 @@
 #include "qwen3/Config.h"
 
 #include <cstdint>
+#include <iterator>
 #include <string>
 #include <utility>
 #include <vector>
@@ -137,26 +138,32 @@ KernelInstance dequantizeFp8();
 /// SwiGLU in its epilogue, and the kernels with no shape parameter.
 KernelInstance gemm();
 KernelInstance gemmNarrow();
-/// gemm_few: y = x W^T, 64 rows at a time, W's rows as the dot's A
-/// operand (the batched decode step).
-KernelInstance gemmFew();
+/// The token tiles gemm_few and gemm_few_split are built for: a batched
+/// step of up to 256 rows (decode rows, and a prompt's chunk beside them)
+/// runs each projection as one tile of tokens, the fewest of these that
+/// holds its rows, with W's rows as the dot's A operand; the prompt GEMMs'
+/// 128-row tiles of tokens leave most SMs idle at a few hundred rows.
+inline constexpr int64_t kFewTokens[] = {64, 128, 256};
+inline constexpr int64_t kMostFewTokens = kFewTokens[std::size(kFewTokens) - 1];
+/// The token tile a step of `rows` runs gemm_few at; 0 past the largest.
+inline constexpr int64_t fewTokens(int64_t rows) {
+  for (int64_t t : kFewTokens)
+    if (rows <= t)
+      return t;
+  return 0;
+}
+/// gemm_few: y = x W^T over one tile of `tokens` rows, W's rows as the
+/// dot's A operand (the batched decode step).
+KernelInstance gemmFew(int64_t tokens);
 /// gemm_few_split: gemm_few over a share of K per program, each split's f32
 /// partial sums written for add_rmsnorm_partials to add up (the batched
 /// step's o and down projections, whose few weight tiles leave SMs idle).
-KernelInstance gemmFewSplit();
+KernelInstance gemmFewSplit(int64_t tokens);
 /// swiglu_rows: SwiGLU over gemm_few's gate/up projection of a few rows.
 KernelInstance swigluRows();
 /// The most K splits the batched step's partial sums are allocated for.
 inline constexpr int64_t kMaxProjectionSplits = 8;
 KernelInstance gemmSwiglu();
-/// A batched step's GEMMs of 65 to 128 rows (a mixed step's decode rows
-/// and a short chunk), gate/up with SwiGLU included: 64 x 32 tiles,
-/// so a projection of a few rows still spreads over every SM; 64 x 64 tiles
-/// for the projections whose outputs are the hidden size (o, down), which
-/// measured faster so (bench/results/2026-11-28-batched-step.md).
-KernelInstance gemmRows64();
-KernelInstance gemmRows64Wide();
-KernelInstance gemmSwigluRows64();
 KernelInstance embed();
 KernelInstance embedSumsq();
 KernelInstance foldNormWeight();
