@@ -6,7 +6,10 @@ first token and the gaps between tokens as the client sees them; per
 concurrency the aggregate output tok/s. Then prefix caching: `--prefix-requests`
 concurrent requests that share a `--prefix-len`-token system prompt (each
 with its own 32-token question) against as many whose system prompts all
-differ, time to first token p50 of each. Beside it, in the same run,
+differ, time to first token p50 of each. Each concurrent client is a
+process of its own, so that no client's parsing delays another's
+timestamps (threads of one interpreter take turns at its lock, which put
+milliseconds of their own into the gaps). Beside it, in the same run,
 qwen3-run's batch-1 decode on the same checkpoint and prompt length, and
 the copy bandwidth. Random weights at the real shapes, made here.
 
@@ -18,6 +21,7 @@ the copy bandwidth. Random weights at the real shapes, made here.
 import argparse
 import http.client
 import json
+import multiprocessing
 import os
 import subprocess
 import sys
@@ -81,6 +85,32 @@ def stream_request(port, ids, out, tg=None):
     out.append({"t0": t0, "times": times, "usage": usage})
 
 
+def load_client(job):
+    """One client of a concurrency level: its requests one after another."""
+    port, k = job
+    out = []
+    for i in range(args.requests_per_client):
+        stream_request(port, common.prompt_ids(args.pp, seed=1 + k * 100 + i), out)
+    return out
+
+
+def prefix_client(job):
+    """One request of the prefix-caching runs."""
+    port, k, shared = job
+    system = common.prompt_ids(args.prefix_len, seed=7 if shared else 1000 + k)
+    question = common.prompt_ids(32, seed=5000 + k)
+    out = []
+    stream_request(port, system + question, out, tg=16)
+    return out
+
+
+def run_clients(fn, jobs):
+    """fn over jobs, each in a process of its own, all at once; their
+    results, concatenated."""
+    with multiprocessing.get_context("fork").Pool(len(jobs)) as pool:
+        return [r for rs in pool.map(fn, jobs, chunksize=1) for r in rs]
+
+
 common.emit(args.out, kind="env", bench="serve", **common.environment())
 bw = common.copy_bandwidth()
 common.emit(args.out, kind="copy", bytes_per_s=bw)
@@ -118,18 +148,8 @@ for name, d, cfg, nparam, streamed, kvpp in common.checkpoints(args):
     if not warm[0]["times"]:
         raise SystemExit("the warm-up request returned no text: " + json.dumps(warm[0]["usage"]))
     for conc in levels:
-        results = []
-
-        def client(k):
-            for i in range(args.requests_per_client):
-                stream_request(port, common.prompt_ids(args.pp, seed=1 + k * 100 + i), results)
-
         t0 = time.perf_counter()
-        threads = [threading.Thread(target=client, args=(k,)) for k in range(conc)]
-        for t in threads:
-            t.start()
-        for t in threads:
-            t.join()
+        results = run_clients(load_client, [(port, k) for k in range(conc)])
         wall = time.perf_counter() - t0
         tokens = sum(r["usage"]["completion_tokens"] for r in results)
         ttft = [(r["times"][0] - r["t0"]) * 1e3 for r in results]
@@ -146,18 +166,8 @@ for name, d, cfg, nparam, streamed, kvpp in common.checkpoints(args):
     # Prefix caching: one shared system prompt, then (as the baseline) a
     # different one per request; each request's own question after it.
     for shared in (True, False) if args.prefix_requests > 0 else ():
-        results = []
-
-        def ask(k):
-            system = common.prompt_ids(args.prefix_len, seed=7 if shared else 1000 + k)
-            question = common.prompt_ids(32, seed=5000 + k)
-            stream_request(port, system + question, results, tg=16)
-
-        threads = [threading.Thread(target=ask, args=(k,)) for k in range(args.prefix_requests)]
-        for t in threads:
-            t.start()
-        for t in threads:
-            t.join()
+        results = run_clients(prefix_client,
+                              [(port, k, shared) for k in range(args.prefix_requests)])
         ttft = [(r["times"][0] - r["t0"]) * 1e3 for r in results if r["times"]]
         cached = sum(r["usage"]["prompt_tokens_details"]["cached_tokens"] for r in results)
         common.emit(args.out, kind="prefix", model=name, prefill_chunk=args.prefill_chunk, shared=shared,

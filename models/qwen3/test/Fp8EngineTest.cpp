@@ -133,7 +133,10 @@ TEST_P(Qwen3Fp8Engine, FP8CheckpointMatchesItsDequantizationAtEveryStep) {
 
 // --weights fp8 quantizes a 16-bit checkpoint at load into the bytes and
 // scales the FP8 checkpoint of the same weights stores: the two run the same
-// kernels on the same values, so every logit of every step is the same.
+// kernels on the same values, so every logit of every step is the same on
+// the CPU device; on a GPU the norms' sums of squares are added up by
+// atomics in whatever order the programs finish, so the decode steps agree
+// to that rounding (both fed the same tokens).
 TEST_P(Qwen3Fp8Engine, SixteenBitCheckpointQuantizedAtLoadRunsAsItsFP8Checkpoint) {
   const auto [grouped, f16] = GetParam();
   const int64_t groupedFrom = grouped ? 0 : 2048;
@@ -147,14 +150,22 @@ TEST_P(Qwen3Fp8Engine, SixteenBitCheckpointQuantizedAtLoadRunsAsItsFP8Checkpoint
   int32_t a = 0, b = 0;
   ASSERT_TRUE(atLoad->prefill(prompt, a).isOk());
   ASSERT_TRUE(stored->prefill(prompt, b).isOk());
+  const bool exact = test::testDevice() == "cpu";
   for (int step = 0; step < 8; ++step) {
     std::vector<float> la, lb;
     ASSERT_TRUE(atLoad->lastLogits(la).isOk());
     ASSERT_TRUE(stored->lastLogits(lb).isOk());
-    ASSERT_EQ(la, lb) << "step " << step;
-    ASSERT_EQ(a, b) << "step " << step;
-    ASSERT_TRUE(atLoad->decode(a, a).isOk());
-    ASSERT_TRUE(stored->decode(b, b).isOk());
+    if (exact || step == 0) { // the prompt's GEMMs and norms add no atomics
+      ASSERT_EQ(la, lb) << "step " << step;
+      ASSERT_EQ(a, b) << "step " << step;
+    } else {
+      const test::LogitsAgreement agree = test::agreement(la.data(), lb.data(), la.size());
+      EXPECT_GE(agree.cosine, 0.99999) << "step " << step;
+      EXPECT_LE(agree.relError, 2e-3) << "step " << step;
+    }
+    const int32_t fed = a;
+    ASSERT_TRUE(atLoad->decode(fed, a).isOk());
+    ASSERT_TRUE(stored->decode(fed, b).isOk());
   }
 }
 
