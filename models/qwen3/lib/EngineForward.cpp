@@ -18,6 +18,13 @@ Status EngineShard::linear(int64_t T, const Buffer &x, int64_t k, const Buffer &
     return launch(pickGemv(k, n), {Arg::in(x, {1, k}, {}, xOffset), Arg::in(w, {n, k}),
                                    Arg::out(y, {1, n}, {}, yOffset)},
                   2.0 * (n * k + k + n));
+  // A prompt of up to 256 tokens as the batched step runs its rows: one
+  // tile of tokens, W's rows as the dot's A, so the weights stream on
+  // n / 64 programs instead of n / 128 or n / 256 (the prompt's acts hold
+  // the tile's rows: allocActs).
+  if (const int64_t P = kernels::fewTokens(T); P > 0 && xOffset == 0 && yOffset == 0)
+    return launch(kGemmFew.at(P), {Arg::in(x, {P, k}), Arg::in(w, {n, k}), Arg::out(y, {P, n})},
+                  2.0 * (n * k + T * (k + n)));
   return launch(pickGemm(T, n), {Arg::in(x, {T, k}, {}, xOffset), Arg::in(w, {n, k}),
                                  Arg::out(y, {T, n}, {}, yOffset)});
 }

@@ -548,20 +548,24 @@ Status EngineShard::allocActs(Acts &a, int64_t T) {
     if (st)
       st = device->allocate(t, n, stream, b);
   };
+  // The GEMMs' operands hold P >= T rows: a prompt of up to 256 tokens
+  // runs them in one of gemm_few's tiles of tokens (linear), the rows past
+  // the prompt's zero (computed, never read).
+  const int64_t P = T > 1 && kernels::fewTokens(T) > 0 ? kernels::fewTokens(T) : T;
   alloc(dt, T * c.hidden, a.res);
-  alloc(dt, T * c.hidden, a.h);
-  alloc(dt, T * (c.heads + 2 * c.kvHeads) * c.headDim, a.qkv);
+  alloc(dt, P * c.hidden, a.h);
+  alloc(dt, P * (c.heads + 2 * c.kvHeads) * c.headDim, a.qkv);
   alloc(dt, T * nq, a.q);
-  alloc(dt, T * nq, a.attn);
-  alloc(dt, T * c.hidden, a.ao);
+  alloc(dt, P * nq, a.attn);
+  alloc(dt, P * c.hidden, a.ao);
   // Decode's gate/up GEMV and the prompt's gate/up GEMM write the
   // activation itself, never the [T, 2I] projection.
-  alloc(dt, T * c.intermediate, a.act);
+  alloc(dt, P * c.intermediate, a.act);
   if (T > 1) {
     alloc(dt, T * c.headDim, a.ropeCos);
     alloc(dt, T * c.headDim, a.ropeSin);
   }
-  alloc(dt, T * c.hidden, a.mo);
+  alloc(dt, P * c.hidden, a.mo);
   alloc(dt, c.vocabSize, a.logits);
   // Partials for the largest split count; each tier uses its front.
   int64_t splits = 0;
@@ -572,6 +576,10 @@ Status EngineShard::allocActs(Acts &a, int64_t T) {
   alloc(DType::F32, nparts, a.vals);
   alloc(DType::I32, nparts, a.idxs);
   alloc(DType::I32, T, a.ids);
+  if (P > T)
+    for (const Buffer *b : {&a.h, &a.attn, &a.act})
+      if (st)
+        st = stream.fill(*b, 0);
   return st;
 }
 
