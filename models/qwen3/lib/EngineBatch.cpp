@@ -225,7 +225,8 @@ Status EngineShard::batchLayers(int64_t B, const PromptChunk *chunk) {
                 Arg::inout(a.po, {B * c.heads, splits, HD}),
                 Arg::inout(a.plse, {B * c.heads, splits}),
                 Arg::out(a.attn, {B * c.heads, HD}), Arg::ticket(batch.tickets, {B * c.kvHeads}),
-                Arg::real(scale)}));
+                Arg::real(scale)},
+               batch.attentionBytes));
     if (C > 0) {
       // The chunk's keys and values into the staging rows from its first
       // position, then its attention over the prompt so far, as the
@@ -312,6 +313,12 @@ Status EngineShard::decodeBatch(const std::vector<int32_t> &ids,
   std::vector<int32_t> id(B + C, 0), at(B + C, -1);
   std::copy(ids.begin(), ids.end(), id.begin());
   std::copy(positions.begin(), positions.end(), at.begin());
+  // What batch_decode_attention must read, for the profile: each row's
+  // keys and values up to its position.
+  batch.attentionBytes = 0;
+  for (int32_t p : positions)
+    if (p >= 0)
+      batch.attentionBytes += (p + 1.0) * 2 * cfg.kvHeads * cfg.headDim * 2;
   for (int64_t i = 0; i < C; ++i) {
     id[B + i] = chunk->ids[i];
     at[B + i] = static_cast<int32_t>(chunk->from + i);

@@ -180,6 +180,9 @@ struct EngineShard : EngineDevice, EngineKernels {
     /// views start 16-byte aligned).
     Buffer samplePos, sampleNext;
     std::map<int64_t, Graph> graphs; ///< by rows (a bucket of rowBuckets)
+    /// The keys and values the step's attention reads (16-bit, every row
+    /// up to its position, one layer): the profile's bytes for it.
+    double attentionBytes = 0;
   } batch;
   /// batch_decode_attention's most S (its partials are allocated for it).
   static constexpr int64_t kBatchSplits = 8;

@@ -224,6 +224,18 @@ TEST_P(Qwen3BatchEngine, EveryProjectionSplitCountAgrees) {
           return t.name.rfind("gemm_few_split", 0) == 0;
         });
         EXPECT_EQ(split, pin > 1) << "pin " << pin;
+        // The attention's bytes: every row's keys and values up to the
+        // position of the token it is fed, in every layer.
+        const ModelConfig &c = e->config();
+        double kv = 0;
+        for (const std::vector<int32_t> &prompt : kPrompts)
+          kv += (prompt.size() + 1.0) * 2 * c.kvHeads * c.headDim * 2 * c.layers;
+        auto attention = std::find_if(times.begin(), times.end(), [](const KernelTime &t) {
+          return t.name.rfind("batch_decode_attention", 0) == 0;
+        });
+        ASSERT_NE(attention, times.end());
+        EXPECT_EQ(attention->launches, c.layers);
+        EXPECT_DOUBLE_EQ(attention->bytes, kv);
       }
       logits.back().emplace_back(kPrompts.size());
       for (size_t i = 0; i < kPrompts.size(); ++i)
