@@ -551,7 +551,7 @@ Status EngineShard::allocActs(Acts &a, int64_t T) {
   // The GEMMs' operands hold P >= T rows: a prompt of up to 256 tokens
   // runs them in one of gemm_few's tiles of tokens (linear), the rows past
   // the prompt's zero (computed, never read).
-  const int64_t P = T > 1 && kernels::fewTokens(T) > 0 ? kernels::fewTokens(T) : T;
+  const int64_t P = T > 1 ? std::max(T, kernels::fewTokens(T)) : T;
   alloc(dt, T * c.hidden, a.res);
   alloc(dt, P * c.hidden, a.h);
   alloc(dt, P * (c.heads + 2 * c.kvHeads) * c.headDim, a.qkv);

@@ -224,8 +224,9 @@ struct EngineShard : EngineDevice, EngineKernels {
   }
   /// The rows a step of `rows` runs its GEMMs over: whole tiles of rows
   /// (64 up to 64 rows, else 128: gemm_few's tiles of tokens up to 256),
-  /// the rows past the step's computed and unread. A tile reaching past x's rows makes TMA fill them with zeros,
-  /// which measured far slower than reading real rows
+  /// the rows past the step's computed and unread. A tile reaching past
+  /// x's rows makes TMA fill them with zeros, which measured far slower
+  /// than reading real rows
   /// (bench/results/2026-11-28-batched-step.md).
   static int64_t gemmRows(int64_t rows) { return rows <= 64 ? 64 : (rows + 127) / 128 * 128; }
   /// The rows a step of `rows` runs as: the next power of two (at most
