@@ -5,7 +5,10 @@
 // A Qwen3 size's four decode projections (qkv, o, gate_up, down) as the
 // kernel set's plain GEMVs: `gemv_fp8__U_4` on e4m3 weights with one f32
 // scale per 128 x 128 block (or each instance --fp8 lists, from the same
-// manifest: variants of R and U), and beside it the bf16 `gemv__WHOLE_1` at the
+// manifest: variants of R, U and warps; `gemv_rms_fp8` instances, which
+// normalize x and apply the norm weight, run on every shape, and
+// `gemv_swiglu_fp8` ones, with SwiGLU in the epilogue, on gate_up's),
+// and beside it the bf16 `gemv__WHOLE_1` at the
 // U the engine's pick gives the shape (the whole loop where an instance
 // has that many 512-column steps, else 4, else 2, else 1), on the same x.
 // 1. correctness first: the output poisoned (NaN), every element checked
@@ -65,6 +68,15 @@ std::string bf16Gemv(int64_t k) {
     if (steps % u == 0 && (u == 1 || u == 2 || u == 4 || u == 5 || u == 8 || u == 10))
       return u == 1 ? "gemv__WHOLE_1" : "gemv__WHOLE_1__U_" + std::to_string(u);
   return "gemv";
+}
+
+enum class Family { Plain, Rms, Swiglu };
+Family familyOf(const std::string &kernel) {
+  if (kernel.rfind("gemv_rms_fp8", 0) == 0)
+    return Family::Rms;
+  if (kernel.rfind("gemv_swiglu_fp8", 0) == 0)
+    return Family::Swiglu;
+  return Family::Plain;
 }
 
 double e4m3(uint8_t b) {
@@ -132,23 +144,43 @@ int main(int argc, char **argv) {
           b = static_cast<uint8_t>(byte(gen));
         while (((b >> 3) & 15) > 9);
       }
+      // The norm weight and x's sum of squares (the norm's r) for the rms
+      // and SwiGLU families.
+      std::vector<uint16_t> gh(K);
+      for (uint16_t &e : gh)
+        e = toBF16(0.5f + std::abs(dist(gen)));
+      float ssx = 0;
+      for (uint16_t e : xh)
+        ssx += fromBF16(e) * fromBF16(e);
+      const float eps = 1e-6f;
+      const double r = 1.0 / std::sqrt(double(ssx) / K + eps);
       std::vector<float> sc(SR * SC);
       for (size_t i = 0; i < sc.size(); ++i)
         sc[i] = (0.5f + 0.01f * float(i % 37)) / std::sqrt(float(K));
-      Buffer x, y, scales;
+      Buffer x, y, scales, gw, ss;
       CHECK(dev->allocate(DType::BF16, K, x));
+      CHECK(dev->allocate(DType::BF16, K, gw));
+      CHECK(dev->allocate(DType::F32, 1, ss));
+      CHECK(s.copyToDevice(gw, gh.data(), K * 2));
+      CHECK(s.copyToDevice(ss, &ssx, 4));
       CHECK(dev->allocate(DType::BF16, N, y));
       CHECK(dev->allocate(DType::F32, SR * SC, scales));
       CHECK(s.copyToDevice(x, xh.data(), K * 2));
       CHECK(s.copyToDevice(scales, sc.data(), sc.size() * 4));
       CHECK(s.freeze(x));
       CHECK(s.freeze(scales));
+      CHECK(s.freeze(gw));
 
       std::vector<std::string> names = {bf16Gemv(K)};
       names.insert(names.end(), fp8Kernels.begin(), fp8Kernels.end());
       for (size_t ni = 0; ni < names.size(); ++ni) {
         const bool fp8 = ni > 0;
         const std::string &name = names[ni];
+        const Family family = fp8 ? familyOf(name) : Family::Plain;
+        if (family == Family::Swiglu && std::string(shape.name) != "gate_up")
+          continue;
+        // SwiGLU's output: one activation per gate/up row pair.
+        const int64_t I = N / 2, NY = family == Family::Swiglu ? I : N;
         Kernel kernel;
         // A manifest of FP8 variants alone has no bf16 baseline.
         if (!fp8 && !module.kernel(name, kernel))
@@ -169,6 +201,14 @@ int main(int argc, char **argv) {
           CHECK(s.freeze(ws[c]));
         }
         auto args = [&](const Buffer &w) -> std::vector<Arg> {
+          if (family == Family::Rms)
+            return {Arg::in(x, {1, K}), Arg::in(gw, {1, K}), Arg::in(w, {N, K}),
+                    Arg::in(scales, {SR, SC}), Arg::out(y, {1, N}), Arg::in(ss, {1}),
+                    Arg::real(eps)};
+          if (family == Family::Swiglu)
+            return {Arg::in(x, {1, 1, K}), Arg::in(gw, {1, 1, K}), Arg::in(w, {2, I, K}),
+                    Arg::in(scales, {2, I / 128, SC}), Arg::out(y, {1, I}), Arg::in(ss, {1}),
+                    Arg::real(eps)};
           if (fp8)
             return {Arg::in(x, {1, K}), Arg::in(w, {N, K}), Arg::in(scales, {SR, SC}),
                     Arg::out(y, {1, N})};
@@ -185,20 +225,36 @@ int main(int argc, char **argv) {
                        st.message().c_str());
           continue;
         }
-        std::vector<uint16_t> yh(N);
-        CHECK(s.copyToHost(yh.data(), y, N * 2));
+        std::vector<uint16_t> yh(NY);
+        CHECK(s.copyToHost(yh.data(), y, NY * 2));
         CHECK(s.synchronize());
         int64_t unwritten = 0;
         for (uint16_t v : yh)
           unwritten += std::isnan(fromBF16(v));
         double errSq = 0, refSq = 0;
-        for (int t = 0; t < 256; ++t) {
-          int64_t j = gen() % N;
-          double ref = 0;
+        // Row j of the product, in fp64: x (times g, for the norm's
+        // families) against the weights as decoded.
+        auto dotRow = [&](int64_t j) {
+          double acc = 0;
           for (int64_t k = 0; k < K; ++k)
-            ref += double(fromBF16(xh[k])) *
+            acc += double(fromBF16(xh[k])) *
+                   (family == Family::Plain ? 1.0 : double(fromBF16(gh[k]))) *
                    (fp8 ? e4m3(w8[j * K + k]) * sc[(j / 128) * SC + k / 128]
                         : double(fromBF16(w16[j * K + k])));
+          return family == Family::Plain ? acc : acc * r;
+        };
+        for (int t = 0; t < 256; ++t) {
+          int64_t j = gen() % NY;
+          double ref;
+          if (family == Family::Swiglu) {
+            // Rounded as the kernel rounds: gate and up to bf16, SiLU's
+            // output to bf16.
+            double gate = fromBF16(toBF16(float(dotRow(j))));
+            double up = fromBF16(toBF16(float(dotRow(I + j))));
+            ref = double(fromBF16(toBF16(float(gate / (1.0 + std::exp(-gate)))))) * up;
+          } else {
+            ref = dotRow(j);
+          }
           double err = fromBF16(yh[j]) - ref;
           errSq += err * err;
           refSq += ref * ref;
@@ -216,7 +272,8 @@ int main(int argc, char **argv) {
         CHECK(s.endCapture(g));
         std::vector<double> us = timeReplays(g, s, 15, perGraph);
         double med = quantile(us, 0.5);
-        double bytes = double(wBytes) + (fp8 ? SR * SC * 4.0 : 0.0) + K * 2.0 + N * 2.0;
+        double bytes = double(wBytes) + (fp8 ? SR * SC * 4.0 : 0.0) + K * 2.0 + NY * 2.0 +
+                       (family == Family::Plain ? 0.0 : K * 2.0);
         std::printf("{\"kind\": \"gemv\", \"model\": \"%s\", \"shape\": \"%s\", \"weights\": "
                     "\"%s\", \"kernel\": \"%s\", \"N\": %lld, \"K\": %lld, \"us\": %.2f, "
                     "\"us_iqr\": [%.2f, %.2f], \"GBps\": %.0f, \"rel_err\": %.2e, "
