@@ -203,21 +203,19 @@ Status EngineShard::batchLayers(int64_t B, const PromptChunk *chunk) {
                     Arg::real(eps)}));
   TRY(launch(kRopeTablePositions, {Arg::in(invFreq, {HD / 2}), Arg::in(batch.pos, {R}),
                                    Arg::out(a.ropeCos, {R, HD}), Arg::out(a.ropeSin, {R, HD})}));
-  auto cosRows = Arg::in(a.ropeCos, {B, HD}), sinRows = Arg::in(a.ropeSin, {B, HD});
   const int64_t M = pagesPerSequence();
   for (int64_t l = 0; l < c.layers; ++l) {
     const Layer &L = layers[l];
     const Buffer *w = nullptr;
     TRY(promptWeight(L.qkv, nqkv, H, &L.inNorm, w));
     TRY(gemm("qkv", R, a.h, H, *w, nqkv, a.qkv));
-    TRY(launch(kQRopeTable, {Arg::in(a.qkv, {R, nqkv}), Arg::in(L.qNorm, {HD}),
-                             Arg::in(a.ropeCos, {R, HD}), Arg::in(a.ropeSin, {R, HD}),
-                             Arg::out(a.q, {R, nq}), Arg::real(eps)}));
-    TRY(launch(kKvWritePages,
-               {Arg::in(a.qkv, {B, nqkv}), Arg::in(L.kNorm, {HD}), cosRows, sinRows,
-                Arg::in(batch.pos, {B}), Arg::in(batch.writePages, {B}),
-                pageView(kcache, l, true), pageView(vcache, l, true), Arg::integer(c.heads),
-                Arg::real(eps)}));
+    // Every row's query heads; the decode rows' keys and values into their
+    // pages (the chunk's go to the staging rows below).
+    TRY(launch(kQkvWritePages,
+               {Arg::in(a.qkv, {R, nqkv}), Arg::in(L.qNorm, {HD}), Arg::in(L.kNorm, {HD}),
+                Arg::in(a.ropeCos, {R, HD}), Arg::in(a.ropeSin, {R, HD}),
+                Arg::in(batch.pos, {B}), Arg::in(batch.writePages, {B}), Arg::out(a.q, {R, nq}),
+                pageView(kcache, l, true), pageView(vcache, l, true), Arg::real(eps)}));
     TRY(launch(kBatchAttn.at(splits),
                {Arg::in(a.q, {B * c.heads, HD}), pageView(kcache, l, false),
                 pageView(vcache, l, false), Arg::in(batch.pageTable, {B, M}),

@@ -28,7 +28,7 @@ struct EngineKernels {
   /// A batched decode step's own kernels (continuous batching): the angle
   /// table from a position per row, the K/V written into each row's page,
   /// the attention of each row over its pages, the argmax per row.
-  Kernel kRopeTablePositions, kKvWritePages, kArgmaxRowsP, kArgmaxRowsF;
+  Kernel kRopeTablePositions, kQkvWritePages, kArgmaxRowsP, kArgmaxRowsF;
   /// The paged cache's gather into the staging rows and scatter back.
   Kernel kPagesToRows, kRowsToPages;
   /// batch_decode_attention by S (KernelTable's kBatchAttentionSplits).

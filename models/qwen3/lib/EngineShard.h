@@ -160,7 +160,7 @@ struct EngineShard : EngineDevice, EngineKernels {
     /// [maxRows, pagesPerSequence()] i32: each row's pages, in order.
     Buffer pageTable;
     /// [maxRows] i32, a checked table (Stream::makeTable): the page each
-    /// row writes, distinct (kv_norm_rope_write_pages' contract).
+    /// row writes, distinct (qkv_norm_rope_write_pages' contract).
     Buffer writePages;
     /// For maxRows + maxChunk rows; logits [gemmRows(maxRows + 1), vocab].
     Acts acts;

@@ -147,8 +147,8 @@ KernelInstance prefillAttention(int64_t group, int64_t hd) {
 KernelInstance ropeTablePositions(int64_t hd) {
   return inst("rope_table_positions", {{"HD", hd}});
 }
-KernelInstance kvNormRopeWritePages(int64_t hd) {
-  return inst("kv_norm_rope_write_pages", {{"HD", hd}});
+KernelInstance qkvNormRopeWritePages(int64_t hd) {
+  return inst("qkv_norm_rope_write_pages", {{"HD", hd}});
 }
 KernelInstance kvPagesToRows(int64_t hd) { return inst("kv_pages_to_rows", {{"HD", hd}}); }
 KernelInstance kvRowsToPages(int64_t hd) { return inst("kv_rows_to_pages", {{"HD", hd}}); }
@@ -282,7 +282,7 @@ KernelSet kernelSet(KernelDType dt) {
     add(qNormRopeFromTable(hd));
     add(kvNormRopeWriteRows(hd));
     add(ropeTablePositions(hd));
-    add(kvNormRopeWritePages(hd));
+    add(qkvNormRopeWritePages(hd));
     add(kvPagesToRows(hd));
     add(kvRowsToPages(hd));
     for (int64_t g = SupportedShapes::minGroup; g <= SupportedShapes::maxGroup; ++g) {

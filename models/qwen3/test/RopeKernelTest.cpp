@@ -3,7 +3,8 @@
 // rope.tile's prompt kernels launched directly: rope_table (the cos and sin
 // rows of a prompt's positions) against fp64, and the query and key
 // kernels that read those rows (q_norm_rope_from_table,
-// kv_norm_rope_write_rows) against the fp64 QK-norm + RoPE reference. 37
+// kv_norm_rope_write_rows, and the batched step's qkv_norm_rope_write_pages)
+// against the fp64 QK-norm + RoPE reference. 37
 // tokens (a second, partial tile of 16 rows) at position 1000 (a prompt
 // continuing a cache; angles far from zero).
 // Outputs are poisoned, with poisoned rows past their views that must stay
@@ -231,6 +232,78 @@ TEST_P(PromptRopeKernel, KeyValueRowsFromTableMatchFp64) {
                   2 * k.ht.eps * (std::fabs(ref[d]) + 1.0))
             << "key row " << r << ", head " << h << ", dim " << d;
       }
+    }
+}
+
+// The batched step's qkv_norm_rope_write_pages: every row's query heads,
+// and the keys and values of the first kWriters rows at row pos % PG of
+// their pages (wp, distinct and out of order); a negative position (a
+// bucket's padding row) writes nothing, nor do the rows past kWriters (a
+// mixed step's prompt rows). Keys and queries within two units of the type
+// of fp64, values copied; every other cache row and the q rows past the
+// view stay poisoned.
+TEST_P(PromptRopeKernel, BatchedStepHeadsIntoPagesMatchFp64) {
+  RopeFixture k;
+  ASSERT_NO_FATAL_FAILURE(k.open(GetParam()));
+  Buffer cosRows, sinRows;
+  ASSERT_NO_FATAL_FAILURE(k.makeTable(cosRows, sinRows));
+  constexpr int64_t kPG = 64, kWriters = 20, kPages = 23, kPadding = 3;
+  Kernel fused;
+  Status st = k.kut.module.kernel("qkv_norm_rope_write_pages__HD_" + std::to_string(kHD), fused);
+  ASSERT_TRUE(st.isOk()) << st.message();
+  std::vector<int32_t> pos(kWriters), wp(kWriters);
+  for (int64_t b = 0; b < kWriters; ++b) {
+    pos[b] = b == kPadding ? -1 : static_cast<int32_t>(kPos + b);
+    wp[b] = static_cast<int32_t>((b * 7 + 1) % kPages);
+  }
+  Buffer bpos = k.kut.upload(DType::I32, pos.data(), kWriters, 4);
+  Buffer bwp = k.kut.upload(DType::I32, wp.data(), kWriters, 4);
+  ASSERT_TRUE(k.stream().freeze(bwp).isOk());
+  const int64_t nq = kHeads * kHD, nQ = (kTokens + kGuard) * nq;
+  const int64_t nCache = kPages * kPG * kKvHeads * kHD;
+  Buffer q = k.poisoned(nQ), caches[2] = {k.poisoned(nCache), k.poisoned(nCache)};
+  auto pages = [&](const Buffer &b) { return Arg::inout(b, {kPages, kPG, kKvHeads, kHD}); };
+  st = k.stream().launch(
+      fused, {Arg::in(k.bqkv, {kTokens, kQkvCols}), Arg::in(k.bqw, {kHD}), Arg::in(k.bkw, {kHD}),
+              Arg::in(cosRows, {kTokens, kHD}), Arg::in(sinRows, {kTokens, kHD}),
+              Arg::in(bpos, {kWriters}), Arg::in(bwp, {kWriters}), Arg::out(q, {kTokens, nq}),
+              pages(caches[0]), pages(caches[1]), Arg::real(static_cast<float>(kNormEps))});
+  ASSERT_TRUE(st.isOk()) << st.message();
+  std::vector<uint16_t> gotQ = k.download(q, nQ), kc = k.download(caches[0], nCache),
+                        vc = k.download(caches[1], nCache);
+  auto near = [&](uint16_t got, double want) {
+    return std::fabs(k.ht.decode(got) - want) <= 2 * k.ht.eps * (std::fabs(want) + 1.0);
+  };
+  for (int64_t t = 0; t < kTokens; ++t)
+    for (int64_t h = 0; h < kHeads; ++h) {
+      const std::vector<double> ref = qwen3::test::normRopeReference(
+          k.ht, &k.qkv[t * kQkvCols + h * kHD], k.qw.data(), k.invf, kPos + t, kNormEps);
+      for (int64_t d = 0; d < kHD; ++d)
+        ASSERT_TRUE(near(gotQ[t * nq + h * kHD + d], ref[d]))
+            << "query row " << t << ", head " << h << ", dim " << d;
+    }
+  for (int64_t e = kTokens * nq; e < nQ; ++e)
+    ASSERT_EQ(gotQ[e], qwen3::test::kPoison) << "q element " << e - kTokens * nq << " past the view";
+  std::vector<bool> written(nCache, false);
+  for (int64_t b = 0; b < kWriters; ++b) {
+    if (pos[b] < 0)
+      continue;
+    for (int64_t h = 0; h < kKvHeads; ++h) {
+      const std::vector<double> ref = qwen3::test::normRopeReference(
+          k.ht, &k.qkv[b * kQkvCols + (kHeads + h) * kHD], k.kw.data(), k.invf, pos[b], kNormEps);
+      for (int64_t d = 0; d < kHD; ++d) {
+        const int64_t at = ((wp[b] * kPG + pos[b] % kPG) * kKvHeads + h) * kHD + d;
+        written[at] = true;
+        ASSERT_TRUE(near(kc[at], ref[d])) << "key of row " << b << ", head " << h << ", dim " << d;
+        ASSERT_EQ(vc[at], k.qkv[b * kQkvCols + (kHeads + kKvHeads + h) * kHD + d])
+            << "value of row " << b << ", head " << h << ", dim " << d;
+      }
+    }
+  }
+  for (int64_t e = 0; e < nCache; ++e)
+    if (!written[e]) {
+      ASSERT_EQ(kc[e], qwen3::test::kPoison) << "key cache element " << e << " written";
+      ASSERT_EQ(vc[e], qwen3::test::kPoison) << "value cache element " << e << " written";
     }
 }
 

@@ -89,7 +89,7 @@ KernelInstance prefillAttention(int64_t group, int64_t headDim);
 /// of each row over its pages (paged_cache.tile, pages of kPageSize
 /// positions).
 KernelInstance ropeTablePositions(int64_t headDim);
-KernelInstance kvNormRopeWritePages(int64_t headDim);
+KernelInstance qkvNormRopeWritePages(int64_t headDim);
 inline constexpr int64_t kPageSize = 64;
 /// A sequence's pages gathered into the staging rows, and scattered back.
 KernelInstance kvPagesToRows(int64_t headDim);
