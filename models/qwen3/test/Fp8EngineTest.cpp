@@ -136,7 +136,10 @@ TEST_P(Qwen3Fp8Engine, FP8CheckpointMatchesItsDequantizationAtEveryStep) {
 // kernels on the same values, so every logit of every step is the same on
 // the CPU device; on a GPU the norms' sums of squares are added up by
 // atomics in whatever order the programs finish, so the decode steps agree
-// to that rounding (both fed the same tokens).
+// to that rounding (both fed the same tokens): a sum one unit apart flips
+// the rounding of some 16-bit activations, and the logits' relative error
+// reaches a unit of bf16 (3.9e-3; 4.0e-3 seen on an H200), so the bound is
+// 1e-2 beside the cosine.
 TEST_P(Qwen3Fp8Engine, SixteenBitCheckpointQuantizedAtLoadRunsAsItsFP8Checkpoint) {
   const auto [grouped, f16] = GetParam();
   const int64_t groupedFrom = grouped ? 0 : 2048;
@@ -161,7 +164,7 @@ TEST_P(Qwen3Fp8Engine, SixteenBitCheckpointQuantizedAtLoadRunsAsItsFP8Checkpoint
     } else {
       const test::LogitsAgreement agree = test::agreement(la.data(), lb.data(), la.size());
       EXPECT_GE(agree.cosine, 0.99999) << "step " << step;
-      EXPECT_LE(agree.relError, 2e-3) << "step " << step;
+      EXPECT_LE(agree.relError, 1e-2) << "step " << step;
     }
     const int32_t fed = a;
     ASSERT_TRUE(atLoad->decode(fed, a).isOk());
