@@ -24,7 +24,20 @@ struct Claim {
   PartitionType type;
   /// Inside the tile.join region: run by one program per group.
   bool inJoin = false;
+  /// The grid barriers (tile.grid_sync) before it: claims in different
+  /// phases never run at once.
+  unsigned phase = 0;
 };
+
+/// The tile.grid_syncs before `op`'s ancestor in the kernel body.
+unsigned phaseOf(KernelOp kernel, Operation *op) {
+  Block &body = kernel.getBody().front();
+  Operation *top = body.findAncestorOpInBlock(*op);
+  unsigned phase = 0;
+  for (Operation *at = top ? top->getPrevNode() : nullptr; at; at = at->getPrevNode())
+    phase += isa<GridSyncOp>(at);
+  return phase;
+}
 
 /// Formats a witness: program ids, ranges and the launch values involved.
 class Witness {
@@ -99,6 +112,8 @@ private:
                  bool &atModel);
   void checkTickets(JoinOp join);
   void checkJoinRead(LoadOp load, Claim c);
+  void checkSyncTickets(GridSyncOp sync);
+  void checkPhaseRead(LoadOp load, Claim c);
   void checkInIndexSpace(Claim c);
   void checkLoop(scf::ForOp loop);
   void checkSubTile(Operation *op, Value block, ValueRange indices,
@@ -552,6 +567,68 @@ void OwnershipVerifier::checkJoinRead(LoadOp load, Claim c) {
   stats.facts.insert(sys->getFacts().begin(), sys->getFacts().end());
 }
 
+/// The barriers' counter: the ticket view has at least one element.
+void OwnershipVerifier::checkSyncTickets(GridSyncOp sync) {
+  std::unique_ptr<IndexSystem> sys = newSystem();
+  auto tickets = cast<BlockArgument>(sync.getTickets());
+  LinearExpr count = sys->numTiles(tickets, 0, 1);
+  LinearConstraint none = LinearConstraint::le(count, LinearExpr::constantExpr(0));
+  if (sys->isEmpty(none)) {
+    stats.facts.insert(sys->getFacts().begin(), sys->getFacts().end());
+    return;
+  }
+  InFlightDiagnostic diag = sync.emitError();
+  sys->noteMayWrap(diag);
+  diag << "cannot prove a counter for the grid barrier: "
+       << describeKernelArg(kernel, tickets.getArgNumber())
+       << " may be empty; state dim(tickets, 0) >= 1 with tile.assume";
+  anyFailure = true;
+}
+
+/// A load of an inout partition after a grid barrier reads what programs
+/// stored in earlier phases; no other program may claim any of it in the
+/// load's own phase (those run beside it).
+void OwnershipVerifier::checkPhaseRead(LoadOp load, Claim c) {
+  std::unique_ptr<IndexSystem> sys = newSystem();
+  SmallVector<LinearExpr> pa = programIds(*sys, Copy::A);
+  SmallVector<LinearExpr> pb = programIds(*sys, Copy::B);
+  SmallVector<LinearExpr> grid = gridExtents(*sys);
+  sys->addPathConditions(load, Copy::A);
+  sys->addPathConditions(c.op, Copy::B);
+  auto partition = cast<PartitionType>(load.getSource().getType());
+  TileBoxes boxes;
+  for (unsigned d = 0; d < partition.getRank(); ++d)
+    boxes.addDim(sys->get(load.getIndices()[d], Copy::A), partition.getTileShape()[d],
+                 sys->get(c.op.getIndices()[d], Copy::B), c.type.getTileShape()[d]);
+  auto cases = lexLess(pa, pb);
+  llvm::append_range(cases, lexLess(pb, pa));
+  for (SmallVector<LinearConstraint> &q : cases) {
+    llvm::append_range(q, boxes.overlap);
+    if (sys->isEmpty(q))
+      continue;
+    std::optional<SmallVector<int64_t>> values = sys->sample(q);
+    InFlightDiagnostic diag = load.emitError();
+    sys->noteMayWrap(diag);
+    if (!values) {
+      diag << "cannot prove that the reads of "
+           << describeKernelArg(kernel, c.view.getArgNumber())
+           << " after the grid barrier miss what other programs claim in the same phase";
+    } else {
+      Witness w(*sys, *values);
+      unsigned gridRank = sys->gridRank();
+      diag << "program " << w.program(pa, gridRank) << " reads elements "
+           << formatRegion(boxes.region(w)) << " of "
+           << describeKernelArg(kernel, c.view.getArgNumber()) << " that program "
+           << w.program(pb, gridRank) << " claims in the same phase (with "
+           << w.launchValues(grid, gridRank) << ")";
+    }
+    diag.attachNote(c.op.getLoc()) << "the other program's claim";
+    anyFailure = true;
+    return;
+  }
+  stats.facts.insert(sys->getFacts().begin(), sys->getFacts().end());
+}
+
 LogicalResult OwnershipVerifier::run() {
   solver.load<dataflow::DeadCodeAnalysis>();
   solver.load<dataflow::SparseConstantPropagation>();
@@ -569,10 +646,14 @@ LogicalResult OwnershipVerifier::run() {
       auto partition = own.getPartition().getDefiningOp<PartitionOp>();
       claims.push_back({own, cast<BlockArgument>(partition.getView()),
                         own.getPartition().getType(),
-                        own->getParentOfType<JoinOp>() != nullptr});
+                        own->getParentOfType<JoinOp>() != nullptr, phaseOf(kernel, own)});
     }
     if (auto j = dyn_cast<JoinOp>(op))
       join = j;
+    if (auto sync = dyn_cast<GridSyncOp>(op)) {
+      ++stats.gridSyncs;
+      checkSyncTickets(sync);
+    }
     return WalkResult::advance();
   });
   stats.claims = claims.size();
@@ -591,9 +672,29 @@ LogicalResult OwnershipVerifier::run() {
           checkJoinRead(load, c);
     });
   }
+  // After a grid barrier, plain loads of inout partitions (outside the
+  // join, whose reads are checked above).
+  if (stats.gridSyncs)
+    kernel.walk([&](LoadOp load) {
+      auto partition = dyn_cast<PartitionType>(load.getSource().getType());
+      if (!partition || partition.getMode() != OwnershipMode::InOut ||
+          load->getParentOfType<JoinOp>() || load->getParentOfType<UncheckedOp>())
+        return;
+      unsigned phase = phaseOf(kernel, load);
+      if (phase == 0)
+        return; // refused by tile.load's verifier
+      Value view = load.getSource().getDefiningOp<PartitionOp>().getView();
+      bool failedBefore = anyFailure;
+      anyFailure = false;
+      for (const Claim &c : claims)
+        if (c.view == view && c.phase == phase)
+          checkPhaseRead(load, c);
+      stats.phaseReads += !anyFailure;
+      anyFailure = anyFailure || failedBefore;
+    });
   for (unsigned i = 0; i < claims.size(); ++i)
     for (unsigned j = i; j < claims.size(); ++j)
-      if (claims[i].view == claims[j].view)
+      if (claims[i].view == claims[j].view && claims[i].phase == claims[j].phase)
         checkPair(claims[i], claims[j]);
 
   kernel.walk([&](Operation *op) {

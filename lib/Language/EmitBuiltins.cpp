@@ -357,6 +357,29 @@ std::optional<Val> EmitterImpl::builtin(const Expr &e, bool &handled) {
     }
     return Val::of(LoadOp::create(b, l, type, ref->value, indices, pad));
   }
+  // A barrier across the whole grid (tile.grid_sync): a statement of the
+  // kernel body itself, so every program reaches it.
+  if (name == "grid_sync") {
+    if (!args.arity(1, 1) || !args.noNamed())
+      return std::nullopt;
+    if (!currentKernel || inlineDepth > 0 ||
+        !isa<KernelOp>(b.getInsertionBlock()->getParentOp())) {
+      error(e.loc) << "grid_sync(...) is a statement of the kernel body, not of a loop, a "
+                      "branch, a function or an unchecked block: every program must reach it";
+      return std::nullopt;
+    }
+    auto tickets = expr(args[0]);
+    if (!tickets)
+      return std::nullopt;
+    auto view = tickets->kind == Val::Kind::View ? dyn_cast<ViewType>(tickets->value.getType())
+                                                 : ViewType();
+    if (!view || view.getMode() != OwnershipMode::Ticket) {
+      error(args[0].loc) << "grid_sync(...) takes a ticket tensor (&ticket Tensor<i32, [?]>)";
+      return std::nullopt;
+    }
+    GridSyncOp::create(b, l, tickets->value);
+    return none();
+  }
   if (name == "prefetch") {
     if (!args.arity(1, 1) || !args.noNamed())
       return std::nullopt;

@@ -136,11 +136,22 @@ public:
       attr.value.programmaticStreamSerializationAllowed = 1;
       config.attrs = &attr;
       config.numAttrs = 1;
+    } else if (meta.gridSync) {
+      // Grid barriers: all programs resident at once, or no launch.
+      attr.id = CU_LAUNCH_ATTRIBUTE_COOPERATIVE;
+      attr.value.cooperative = 1;
+      config.attrs = &attr;
+      config.numAttrs = 1;
     }
-    return cu.check(cu.cuLaunchKernelEx(&config,
-                                        static_cast<CUfunction>(l.kernel->function),
-                                        params, nullptr),
-                    "cuLaunchKernelEx");
+    Status st = cu.check(cu.cuLaunchKernelEx(&config,
+                                             static_cast<CUfunction>(l.kernel->function),
+                                             params, nullptr),
+                         "cuLaunchKernelEx");
+    if (!st && meta.gridSync)
+      return Status::error("kernel " + meta.name + ": its grid barriers need all " +
+                           std::to_string(g[0] * g[1] * g[2]) +
+                           " programs resident at once (a cooperative launch): " + st.message());
+    return st;
   }
   /// The TMA descriptor of a 2-D view for loads of `map.box` with the
   /// 128-byte swizzle; reads outside the view give zeros.

@@ -127,6 +127,11 @@ Status Manifest::parse(std::string_view text, const std::string &path,
         return r.fail(where + ": 'grid_dependency_wait' must be true or false");
       mk.gridDependencyWait = it->get<bool>();
     }
+    if (auto it = k.find("grid_sync"); it != k.end()) {
+      if (!it->is_boolean())
+        return r.fail(where + ": 'grid_sync' must be true or false");
+      mk.gridSync = it->get<bool>();
+    }
     if (k.contains("dynamic_shared_bytes"))
       if (Status s = r.integer(k, "dynamic_shared_bytes", 0, 256 * 1024,
                                mk.dynamicSharedBytes, where);

@@ -104,7 +104,7 @@ static bool writesView(const ContractParam &p) {
 static bool launchesProgrammatic(const StreamImpl &stream,
                                  const ManifestKernel &meta,
                                  const std::vector<ByteRange> &early) {
-  return meta.gridDependencyWait && stream.device->programmaticLaunch &&
+  return meta.gridDependencyWait && !meta.gridSync && stream.device->programmaticLaunch &&
          stream.chain.admits(early);
 }
 

@@ -112,6 +112,48 @@ TEST_F(DeviceTest, JoinMergesEachGroupOnceItsSharesAreStored) {
     ASSERT_TRUE(isPoison(y[g])) << "a refused launch wrote row " << g;
 }
 
+// Grid barriers: every row of y comes from rows two other programs stored
+// in earlier phases; three launches (the counter back at 0 after each),
+// the last one replayed from a graph.
+TEST_F(DeviceTest, GridBarriersOrderThePhasesOfOneLaunch) {
+  const int rows = 97;
+  Buffer bt;
+  ASSERT_OK(rt.device->allocate(DType::I32, 1, bt));
+  const int32_t zero = 0;
+  ASSERT_OK(rt.stream().copyToDevice(bt, &zero, 4));
+  Buffer ba = rt.upload(poisoned32(rows * 64)), bb = rt.upload(poisoned32(rows * 64));
+  for (uint32_t round = 0; round < 3; ++round) {
+    auto x = randomFloats(rows * 64, -2, 2, 60 + round);
+    Buffer bx = rt.upload(x);
+    Buffer by = rt.upload(poisoned32(rows * 64));
+    std::vector<Arg> args = {Arg::in(bx, {rows, 64}), Arg::inout(ba, {rows, 64}),
+                             Arg::inout(bb, {rows, 64}), Arg::out(by, {rows, 64}),
+                             Arg::ticket(bt, {1})};
+    if (round < 2) {
+      ASSERT_OK(rt.stream().launch(rt.kernel("grid_sync_rotate"), args.data(), args.size()));
+    } else {
+      Graph g;
+      ASSERT_OK(rt.stream().beginCapture());
+      ASSERT_OK(rt.stream().launch(rt.kernel("grid_sync_rotate"), args.data(), args.size()));
+      ASSERT_OK(rt.stream().endCapture(g));
+      ASSERT_OK(g.replay(rt.stream()));
+    }
+    std::vector<float> y = rt.download(by);
+    for (int r = 0; r < rows; ++r)
+      for (int c = 0; c < 64; ++c) {
+        const float got = y[r * 64 + c];
+        ASSERT_FALSE(isPoison(got)) << "y[" << r << ", " << c << "], round " << round;
+        const double want = (2.0 * x[((r + 2) % rows) * 64 + c] + 1.0) * 3.0;
+        ASSERT_LE(std::abs(got - want), 1e-5 * (std::abs(want) + 1))
+            << "y[" << r << ", " << c << "], round " << round;
+      }
+    int32_t t = -1;
+    ASSERT_OK(rt.stream().copyToHost(&t, bt, 4));
+    ASSERT_OK(rt.stream().synchronize());
+    ASSERT_EQ(t, 0) << "the counter after round " << round;
+  }
+}
+
 TEST_F(DeviceTest, FrozenInputsNeedAFrozenBuffer) {
   const int rows = 45;
   auto x = randomFloats(rows * 256, -2, 2, 11);

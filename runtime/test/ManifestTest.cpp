@@ -79,6 +79,15 @@ TEST_F(ManifestCopy, ReadsGridDependencyWait) {
   EXPECT_TRUE(m.kernels[0].gridDependencyWait);
 }
 
+TEST_F(ManifestCopy, ReadsGridSync) {
+  // tilec marks the kernels with grid barriers; the test set's one is.
+  Manifest m;
+  ASSERT_OK(load());
+  ASSERT_OK(Manifest::load(manifest, m));
+  for (const ManifestKernel &k : m.kernels)
+    EXPECT_EQ(k.gridSync, k.name == "grid_sync_rotate") << k.name;
+}
+
 /// The index of kernel `name` in the manifest's JSON.
 static size_t kernelIndex(const nlohmann::json &doc, const char *name) {
   for (size_t i = 0; i < doc["kernels"].size(); ++i)
@@ -181,6 +190,11 @@ TEST_F(ManifestCopy, RejectsBadFields) {
     auto j = doc;
     j["kernels"][0]["grid_dependency_wait"] = "yes";
     expectField(j, "'grid_dependency_wait' must be true or false");
+  }
+  {
+    auto j = doc;
+    j["kernels"][0]["grid_sync"] = 1;
+    expectField(j, "'grid_sync' must be true or false");
   }
   {
     auto j = doc;

@@ -269,6 +269,12 @@ llvm::json::Object describeKernel(KernelOp kernel) {
   if (auto n = kernel->getAttrOfType<IntegerAttr>(kUncheckedRegionsAttrName))
     unchecked = n.getInt();
   k["unchecked_regions"] = unchecked;
+  // Grid barriers (tile.grid_sync): every program must be resident at once,
+  // so the runtime launches the kernel cooperatively.
+  bool gridSync = false;
+  kernel.walk([&](GridSyncOp) { gridSync = true; });
+  if (gridSync)
+    k["grid_sync"] = true;
   return k;
 }
 } // namespace

@@ -48,6 +48,10 @@ struct OwnershipStats {
   /// partitions in its region proven clear of other groups' claims.
   unsigned joinTickets = 0;
   unsigned joinReads = 0;
+  /// tile.grid_sync: the barriers, and loads of inout partitions after one
+  /// proven clear of what other programs claim in the same phase.
+  unsigned gridSyncs = 0;
+  unsigned phaseReads = 0;
   /// Facts beyond linear arithmetic the proofs relied on (exact min/max,
   /// injective divisions, distinct table entries...).
   std::set<std::string> facts;

@@ -156,4 +156,5 @@ void ControlFlowLowering::populatePatterns(RewritePatternSet &patterns) {
   addTileOpPattern(patterns, lowering, *this,
                    &ControlFlowLowering::lowerUnchecked);
   addTileOpPattern(patterns, lowering, *this, &ControlFlowLowering::lowerJoin);
+  addTileOpPattern(patterns, lowering, *this, &ControlFlowLowering::lowerGridSync);
 }

@@ -110,6 +110,7 @@ public:
   /// tile.join: a ticket per block, the region in the group's last
   /// (LowerJoin.cpp).
   LogicalResult lowerJoin(JoinOp op);
+  LogicalResult lowerGridSync(GridSyncOp op);
 
 private:
   /// The iter_args of the tile kernel's loop each lowered scf.for came

@@ -20,7 +20,10 @@
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/IRMapping.h"
 #include "llvm/ADT/TypeSwitch.h"
+
+#include <functional>
 
 namespace tile {
 #define GEN_PASS_DEF_CONVERTTILETOSCF
@@ -312,6 +315,43 @@ struct ConvertTileToSCFPass
 
 } // namespace
 
+/// Grid barriers on the host: each phase runs for every program before the
+/// next, so a value a phase uses from an earlier one is computed again at
+/// the phase's start (tile.grid_sync's verifier allows only program ids,
+/// sizes, partitions, arguments and index arithmetic to cross). Returns
+/// the number of barriers.
+static unsigned rematerializeAcrossGridSyncs(KernelOp kernel, RewriterBase &rewriter) {
+  Block &body = kernel.getBody().front();
+  SmallVector<GridSyncOp> syncs(body.getOps<GridSyncOp>());
+  for (GridSyncOp sync : syncs) {
+    DenseMap<Value, Value> again;
+    Operation *last = sync;
+    std::function<Value(Value)> recompute = [&](Value v) -> Value {
+      Operation *def = v.getDefiningOp();
+      if (!def || def->getBlock() != &body || !def->isBeforeInBlock(sync))
+        return v;
+      if (Value done = again.lookup(v))
+        return done;
+      IRMapping map;
+      for (Value operand : def->getOperands())
+        map.map(operand, recompute(operand));
+      rewriter.setInsertionPointAfter(last);
+      Operation *copy = rewriter.clone(*def, map);
+      last = copy;
+      for (auto [from, to] : llvm::zip(def->getResults(), copy->getResults()))
+        again[from] = to;
+      return again.lookup(v);
+    };
+    for (Operation *op = sync->getNextNode(); op; op = op->getNextNode())
+      op->walk([&](Operation *user) {
+        for (OpOperand &use : user->getOpOperands())
+          if (Value to = recompute(use.get()); to != use.get())
+            rewriter.modifyOpInPlace(user, [&] { use.set(to); });
+      });
+  }
+  return syncs.size();
+}
+
 LogicalResult ConvertTileToSCFPass::lowerKernel(KernelOp kernel) {
   if (!allowUnverified && !kernel->hasAttr(kOwnershipVerifiedAttrName))
     return kernel.emitError("convert-tile-to-scf: kernel @")
@@ -325,6 +365,7 @@ LogicalResult ConvertTileToSCFPass::lowerKernel(KernelOp kernel) {
   Location loc = kernel.getLoc();
   IRRewriter rewriter(ctx);
   Type index = rewriter.getIndexType();
+  const unsigned syncs = rematerializeAcrossGridSyncs(kernel, rewriter);
 
   // func @k(views..., scalars..., pid x3, nprog x3)
   SmallVector<Type> argTypes;
@@ -332,7 +373,8 @@ LogicalResult ConvertTileToSCFPass::lowerKernel(KernelOp kernel) {
     argTypes.push_back(isa<ViewType>(t) ? getMemRefType(cast<ViewType>(t))
                                         : t);
   unsigned numUserArgs = argTypes.size();
-  argTypes.append(6, index);
+  // With grid barriers, a seventh: the phase to run.
+  argTypes.append(syncs ? 7 : 6, index);
   rewriter.setInsertionPoint(kernel);
   auto func = func::FuncOp::create(rewriter, loc, kernel.getSymName(),
                                    rewriter.getFunctionType(argTypes, {}));
@@ -347,6 +389,29 @@ LogicalResult ConvertTileToSCFPass::lowerKernel(KernelOp kernel) {
   SmallVector<Value> extra;
   for (unsigned i = 0; i < 6; ++i)
     extra.push_back(entry.addArgument(index, loc));
+  if (syncs) {
+    // Phase k's ops run under `phase == k`; the barriers themselves are the
+    // grid function's loop over phases.
+    Value phase = entry.addArgument(index, loc);
+    SmallVector<SmallVector<Operation *>> phases(1);
+    for (Operation &op : entry.without_terminator()) {
+      if (isa<GridSyncOp>(op))
+        phases.emplace_back();
+      else
+        phases.back().push_back(&op);
+    }
+    for (auto [k, ops] : llvm::enumerate(phases)) {
+      rewriter.setInsertionPoint(entry.getTerminator());
+      Value is = arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::eq, phase,
+                                       constantIndex(rewriter, loc, static_cast<int64_t>(k)));
+      auto branch = scf::IfOp::create(rewriter, loc, is, /*withElseRegion=*/false);
+      for (Operation *op : ops)
+        op->moveBefore(branch.thenBlock()->getTerminator());
+    }
+    SmallVector<GridSyncOp> barriers(entry.getOps<GridSyncOp>());
+    for (GridSyncOp op : barriers)
+      rewriter.eraseOp(op);
+  }
 
   for (UncheckedOp op : unchecked) {
     Block &inner = op.getBody().front();
@@ -440,6 +505,17 @@ LogicalResult ConvertTileToSCFPass::lowerKernel(KernelOp kernel) {
   SmallVector<Value> callArgs(g->getArguments().take_front(numUserArgs));
   llvm::append_range(callArgs, pids);
   llvm::append_range(callArgs, n);
+  if (syncs) {
+    // Every program runs a phase before any runs the next: a loop over the
+    // phases around the loops over the programs.
+    Operation *outer = pids[2].getParentBlock()->getParentOp();
+    rewriter.setInsertionPoint(outer);
+    auto phases = scf::ForOp::create(
+        rewriter, loc, zero, constantIndex(rewriter, loc, static_cast<int64_t>(syncs) + 1), one);
+    outer->moveBefore(phases.getBody()->getTerminator());
+    callArgs.push_back(phases.getInductionVar());
+    rewriter.setInsertionPoint(pids[0].getParentBlock()->getTerminator());
+  }
   func::CallOp::create(rewriter, loc, func, callArgs);
   rewriter.setInsertionPointToEnd(g);
   func::ReturnOp::create(rewriter, loc);

@@ -63,6 +63,19 @@ static bool isInJoinRegion(Operation *op) {
   return op->getParentOfType<::tile::JoinOp>() != nullptr;
 }
 
+/// Whether a tile.grid_sync precedes `op`'s ancestor in the kernel body.
+static bool isAfterGridSync(Operation *op) {
+  auto kernel = op->getParentOfType<::tile::KernelOp>();
+  if (!kernel)
+    return false;
+  Block &body = kernel.getBody().front();
+  Operation *top = body.findAncestorOpInBlock(*op);
+  for (Operation *at = top ? top->getPrevNode() : nullptr; at; at = at->getPrevNode())
+    if (isa<::tile::GridSyncOp>(at))
+      return true;
+  return false;
+}
+
 using mlir::OpTrait::tile::impl::isInUncheckedRegion;
 using tile::detail::formatList;
 
@@ -337,6 +350,75 @@ LogicalResult JoinOp::verify() {
 }
 
 //===----------------------------------------------------------------------===//
+// GridSyncOp
+//===----------------------------------------------------------------------===//
+
+bool tile::isRecomputableAcrossGridSync(Value value, Value *culprit) {
+  SmallVector<Value> worklist{value};
+  llvm::SmallPtrSet<Value, 16> seen;
+  while (!worklist.empty()) {
+    Value v = worklist.pop_back_val();
+    if (!seen.insert(v).second)
+      continue;
+    if (auto arg = dyn_cast<BlockArgument>(v)) {
+      // The kernel's own arguments (views and scalars) are the same in
+      // every phase; a loop's induction variable cannot reach past its loop.
+      if (isa<KernelOp>(arg.getOwner()->getParentOp()))
+        continue;
+      if (culprit)
+        *culprit = v;
+      return false;
+    }
+    Operation *op = v.getDefiningOp();
+    bool recomputable =
+        isa<ProgramIdOp, DimOp, NumTilesOp, PartitionOp>(op) ||
+        (op->getDialect() && op->getDialect()->getNamespace() == "arith" &&
+         op->getNumRegions() == 0 && isMemoryEffectFree(op));
+    if (!recomputable) {
+      if (culprit)
+        *culprit = v;
+      return false;
+    }
+    llvm::append_range(worklist, op->getOperands());
+  }
+  return true;
+}
+
+LogicalResult GridSyncOp::verify() {
+  auto arg = dyn_cast<BlockArgument>(getTickets());
+  auto view = cast<ViewType>(getTickets().getType());
+  if (!arg || !isa<KernelOp>(arg.getOwner()->getParentOp()))
+    return emitOpError("takes its counter from a view argument of the kernel");
+  if (view.getMode() != OwnershipMode::Ticket || view.getRank() != 1 ||
+      !view.getElementType().isSignlessInteger(32))
+    return emitOpError("needs a 'ticket' view of rank 1 and i32 for its counter");
+  // Every value defined before this barrier and used after it.
+  Block *body = getOperation()->getBlock();
+  for (Operation &before : *body) {
+    if (&before == getOperation())
+      break;
+    for (Value result : before.getResults())
+      for (OpOperand &use : result.getUses()) {
+        Operation *user = body->findAncestorOpInBlock(*use.getOwner());
+        if (!user || !getOperation()->isBeforeInBlock(user))
+          continue;
+        Value culprit;
+        if (!isRecomputableAcrossGridSync(result, &culprit)) {
+          InFlightDiagnostic diag =
+              emitOpError("a value computed before the barrier is used after it, and it is "
+                          "not recomputable from program ids, sizes, scalar arguments and "
+                          "constants; pass it through memory");
+          diag.attachNote(use.getOwner()->getLoc()) << "used here";
+          if (Operation *def = culprit.getDefiningOp())
+            diag.attachNote(def->getLoc()) << "computed here";
+          return diag;
+        }
+      }
+  }
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
 // Host-computable values: GridOp, AssumeOp
 //===----------------------------------------------------------------------===//
 
@@ -567,10 +649,12 @@ LogicalResult LoadOp::verify() {
       return emitOpError("cannot load from an 'out' partition: 'out' views "
                          "are write-only, and their blocks belong to other "
                          "programs");
-    if (partition.getMode() == OwnershipMode::InOut && !isInJoinRegion(*this))
+    if (partition.getMode() == OwnershipMode::InOut && !isInJoinRegion(*this) &&
+        !isAfterGridSync(*this))
       return emitOpError("cannot load from an 'inout' partition directly: "
                          "read an inout view only through the block this "
-                         "program owns (tile.own), or inside a tile.join");
+                         "program owns (tile.own), inside a tile.join, or "
+                         "after a tile.grid_sync");
     if (partition.getMode() == OwnershipMode::Add)
       return emitOpError("cannot load from an 'add' partition: other programs "
                          "are still adding into it; a later launch reads the "

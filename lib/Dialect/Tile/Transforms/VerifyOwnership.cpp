@@ -58,6 +58,11 @@ struct VerifyOwnershipPass
                                       std::to_string(stats.joinReads) +
                                       " group reads proven"
                                 : std::string())
+          << (stats.gridSyncs ? ", " + std::to_string(stats.gridSyncs) +
+                                    " grid barriers with " +
+                                    std::to_string(stats.phaseReads) +
+                                    " reads after them proven"
+                              : std::string())
           << (stats.facts.empty()
                   ? std::string()
                   : "; using " + llvm::join(stats.facts, ", "));

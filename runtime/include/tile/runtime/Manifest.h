@@ -39,6 +39,10 @@ struct ManifestKernel {
   /// The kernel begins with griddepcontrol.wait: it may be launched as a
   /// programmatic dependent of the previous kernel in its stream.
   bool gridDependencyWait = false;
+  /// The kernel has grid barriers (tile.grid_sync): every program must be
+  /// resident at once, so CUDA launches it cooperatively (the driver refuses
+  /// a grid that does not fit) and never as a programmatic dependent.
+  bool gridSync = false;
   int uncheckedRegions = 0;
   /// Dynamic shared memory per program (CUDA), bytes.
   int dynamicSharedBytes = 0;

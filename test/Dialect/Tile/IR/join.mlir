@@ -93,7 +93,7 @@ tile.kernel @inout_read_outside(%parts: !tile.view<inout, ?x4xf32>) {
   %g = tile.program_id x
   %c0 = arith.constant 0 : index
   %p = tile.partition %parts : !tile.partition<inout, ?x4xf32, tile = [1, 4]>
-  // expected-error @+1 {{'tile.load' op cannot load from an 'inout' partition directly: read an inout view only through the block this program owns (tile.own), or inside a tile.join}}
+  // expected-error @+1 {{'tile.load' op cannot load from an 'inout' partition directly: read an inout view only through the block this program owns (tile.own), inside a tile.join, or after a tile.grid_sync}}
   %v = tile.load %p[%g, %c0] : !tile.partition<inout, ?x4xf32, tile = [1, 4]> -> tensor<1x4xf32>
   tile.return
 }

@@ -30,6 +30,12 @@ namespace tile {
 /// and integer `arith` ops over those. On failure, `culprit` (if given) is
 /// set to the first value that is not.
 bool isHostComputable(Value value, Value *culprit = nullptr);
+/// True when `value` may be used after a `tile.grid_sync` that follows its
+/// definition: computed from program ids, `tile.dim`, `tile.num_tiles`,
+/// partitions, the kernel's arguments and memory-effect-free `arith` ops,
+/// so each phase can compute it again. On failure, `culprit` (if given) is
+/// set to the first value that is not.
+bool isRecomputableAcrossGridSync(Value value, Value *culprit = nullptr);
 } // namespace tile
 
 #endif // TILE_DIALECT_TILE_IR_TILEOPS_H

@@ -238,6 +238,53 @@ def Tile_JoinOp : Tile_Op<"join", [HasParent<"KernelOp">,
   let hasVerifier = 1;
 }
 
+def Tile_GridSyncOp : Tile_Op<"grid_sync", [HasParent<"KernelOp">]> {
+  let summary = "waits until every program of the launch has reached it";
+  let description = [{
+    A barrier across the whole grid: no program continues past it until
+    every program of the launch has arrived, so what any program stored
+    before it is visible to every program after it. It splits the kernel
+    body into phases (the ops before the first `tile.grid_sync`, between
+    two, after the last), which is what a persistent kernel needs: one
+    launch whose programs run the stages of a computation in turn, each
+    stage reading what the stage before wrote.
+
+    The ownership proof extends per phase (`tile-verify-ownership`):
+    claims are proven disjoint between programs within a phase (claims in
+    different phases are ordered by the barrier); after a barrier,
+    `tile.load` may read an `inout` partition directly (what any program
+    stored in an earlier phase), and such a load is proven to touch nothing
+    another program claims in its own phase. Deadlock freedom: the op sits
+    directly in the kernel body, so every program reaches every barrier,
+    in the same order; and every program must be resident at once, which
+    the runtime checks at launch against the occupancy the compiled
+    kernel gets (a grid that does not fit is refused, never run).
+
+    Values computed before a barrier may be used after it only when they
+    are recomputable from the program's ids, the views' sizes, scalar
+    arguments and constants (index arithmetic): the CPU lowering runs each
+    phase for every program before the next phase and recomputes them
+    there; loaded data crosses a barrier through memory.
+
+    `tickets` is a `ticket` view (rank 1, `i32`) whose first counter the
+    barriers use: zero at the first launch, left at zero by every launch.
+    The GPU lowering: a block barrier, then thread 0 fences
+    (`fence.acq_rel.gpu`), adds one to the counter and spins until it
+    reaches the barrier's index times the grid's program count, fences
+    again, and a block barrier releases the program; at the end each
+    program adds one more, and the last to do so resets the counter. The
+    CPU lowering runs the phases one after another, each over every
+    program.
+
+    ```mlir
+    tile.grid_sync %tickets : !tile.view<ticket, ?xi32>
+    ```
+  }];
+  let arguments = (ins Tile_ViewType:$tickets);
+  let assemblyFormat = "$tickets attr-dict `:` qualified(type($tickets))";
+  let hasVerifier = 1;
+}
+
 def Tile_GridOp : Tile_Op<"grid", [HasParent<"KernelOp">]> {
   let summary = "declares the launch grid of the kernel";
   let description = [{

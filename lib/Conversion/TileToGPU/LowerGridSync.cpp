@@ -1,0 +1,90 @@
+//===- LowerGridSync.cpp - tile.grid_sync on the GPU: a counter barrier ---===//
+//
+// A barrier across the launch: every block's thread 0, after a block
+// barrier (the block's stores happen before it), releases them
+// (fence.acq_rel.gpu, then an atomic add on the counter), spins until the
+// counter reaches the barrier's index times the grid's block count, and
+// acquires (fence.acq_rel.gpu again); a block barrier passes that on to
+// the block's threads. The counter only grows within a launch, so a block
+// still spinning at one barrier is not confused by another already past
+// it. After the last barrier each thread 0 adds one more, and the one that
+// makes the count (barriers + 1) x blocks, which every block reaches only
+// after passing every barrier, resets it to 0 for the next launch. All
+// blocks must be resident at once: the runtime launches such a kernel
+// cooperatively, so the driver refuses a grid that does not fit rather
+// than letting it spin.
+//
+//===----------------------------------------------------------------------===//
+
+#include "OpLowerings.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+
+using namespace mlir;
+using namespace tile;
+using namespace tile::gpu_lowering;
+
+LogicalResult ControlFlowLowering::lowerGridSync(GridSyncOp op) {
+  Location loc = op.getLoc();
+  Block *body = op->getBlock();
+  int64_t index = 1, count = 0;
+  for (Operation &o : *body)
+    if (isa<GridSyncOp>(o)) {
+      ++count;
+      if (o.isBeforeInBlock(op))
+        ++index;
+    }
+  Value tickets = map.lookup(op.getTickets());
+  Value blocks = emit.index(1);
+  for (gpu::Dimension d : {gpu::Dimension::x, gpu::Dimension::y, gpu::Dimension::z})
+    blocks = arith::MulIOp::create(b, loc, blocks, gpu::GridDimOp::create(b, loc, d));
+  Type i32 = b.getI32Type();
+  auto times = [&](int64_t k) {
+    return arith::IndexCastOp::create(b, loc, i32,
+                                      arith::MulIOp::create(b, loc, blocks, emit.index(k)));
+  };
+  Value zero = emit.index(0);
+  Value one = arith::ConstantIntOp::create(b, loc, i32, 1);
+  gpu::BarrierOp::create(b, loc);
+  Value first =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, emit.threadId(), zero);
+  auto arriver = scf::IfOp::create(b, loc, first, /*withElseRegion=*/false);
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(arriver.thenBlock());
+    // syncscope "device": NVPTX's .gpu scope.
+    LLVM::FenceOp::create(b, loc, LLVM::AtomicOrdering::acq_rel, "device");
+    memref::AtomicRMWOp::create(b, loc, arith::AtomicRMWKind::addi, one, tickets,
+                                ValueRange{zero});
+    Value target = times(index);
+    auto spin = scf::WhileOp::create(b, loc, TypeRange{}, ValueRange{});
+    {
+      OpBuilder::InsertionGuard inner(b);
+      b.createBlock(&spin.getBefore());
+      // An atomic read (adding 0), so every iteration sees the counter.
+      Value now = memref::AtomicRMWOp::create(
+          b, loc, arith::AtomicRMWKind::addi, arith::ConstantIntOp::create(b, loc, i32, 0),
+          tickets, ValueRange{zero});
+      Value waiting = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, now, target);
+      scf::ConditionOp::create(b, loc, waiting, ValueRange{});
+      b.createBlock(&spin.getAfter());
+      scf::YieldOp::create(b, loc);
+    }
+    LLVM::FenceOp::create(b, loc, LLVM::AtomicOrdering::acq_rel, "device");
+    if (index == count) {
+      Value old = memref::AtomicRMWOp::create(b, loc, arith::AtomicRMWKind::addi, one, tickets,
+                                              ValueRange{zero});
+      Value lastOut = arith::SubIOp::create(b, loc, times(count + 1), one);
+      Value last = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, old, lastOut);
+      auto reset = scf::IfOp::create(b, loc, last, /*withElseRegion=*/false);
+      b.setInsertionPointToStart(reset.thenBlock());
+      memref::AtomicRMWOp::create(b, loc, arith::AtomicRMWKind::assign,
+                                  arith::ConstantIntOp::create(b, loc, i32, 0), tickets,
+                                  ValueRange{zero});
+    }
+  }
+  gpu::BarrierOp::create(b, loc);
+  return success();
+}
