@@ -154,6 +154,35 @@ TEST_F(DeviceTest, GridBarriersOrderThePhasesOfOneLaunch) {
   }
 }
 
+// A grid larger than the device holds at once would spin forever at its
+// first barrier: CUDA refuses the cooperative launch, naming the kernel and
+// its program count, and nothing runs. The CPU runs the phases in turn, so
+// any grid fits there.
+TEST_F(DeviceTest, GridBarriersNeedEveryProgramResident) {
+  const int rows = 5000; // more than an H100's or H200's 132 SMs hold
+  Buffer bt;
+  ASSERT_OK(rt.device->allocate(DType::I32, 1, bt));
+  const int32_t zero = 0;
+  ASSERT_OK(rt.stream().copyToDevice(bt, &zero, 4));
+  Buffer bx = rt.upload(randomFloats(rows * 64, -2, 2, 70));
+  Buffer ba = rt.upload(poisoned32(rows * 64)), bb = rt.upload(poisoned32(rows * 64));
+  Buffer by = rt.upload(poisoned32(rows * 64));
+  std::vector<Arg> args = {Arg::in(bx, {rows, 64}), Arg::inout(ba, {rows, 64}),
+                           Arg::inout(bb, {rows, 64}), Arg::out(by, {rows, 64}),
+                           Arg::ticket(bt, {1})};
+  Status st = rt.stream().launch(rt.kernel("grid_sync_rotate"), args.data(), args.size());
+  std::vector<float> y = rt.download(by);
+  if (std::string(TILE_TEST_DEVICE) == "cpu") {
+    ASSERT_OK(st);
+    for (int i = 0; i < rows * 64; ++i)
+      ASSERT_FALSE(isPoison(y[i])) << "element " << i;
+    return;
+  }
+  expectError(st, {"grid_sync_rotate", "all 5000 programs resident at once"});
+  for (int i = 0; i < rows * 64; ++i)
+    ASSERT_TRUE(isPoison(y[i])) << "a refused launch wrote element " << i;
+}
+
 TEST_F(DeviceTest, FrozenInputsNeedAFrozenBuffer) {
   const int rows = 45;
   auto x = randomFloats(rows * 256, -2, 2, 11);
