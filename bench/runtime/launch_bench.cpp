@@ -13,6 +13,12 @@
 //    plus one per launch replayed.
 // 4. (cuda) Device-to-device copy bandwidth in the same run (1 GiB), the
 //    figure written beside every result.
+// 5. (cuda) A phase boundary against a launch boundary, at grids of one to
+//    eight programs (of 4 warps) per SM: barrier_phases_9 (9 grid barriers,
+//    tile.grid_sync) against barrier_phases_1, per barrier; and 10
+//    launches of phase_store against 1 in a graph, per launch. Correctness
+//    first: every row holds the last phase's value, the counter is back at
+//    0.
 //
 //===----------------------------------------------------------------------===//
 
@@ -138,6 +144,55 @@ int main(int argc, char **argv) {
               "%.3f-%.3f, %d replays); results correct (x = %.0f)\n",
               graphLaunches, median(perKernelUs), quantile(perKernelUs, 0.25),
               quantile(perKernelUs, 0.75), replays, want);
+  // 5. Grid barriers against launch boundaries.
+  Kernel store, phases1, phases9;
+  CHECK(module.kernel("phase_store", store));
+  CHECK(module.kernel("barrier_phases_1", phases1));
+  CHECK(module.kernel("barrier_phases_9", phases9));
+  const int sms = dev->multiprocessors();
+  Buffer counter;
+  CHECK(dev->allocate(DType::I32, 1, counter));
+  CHECK(s.fill(counter, 0));
+  for (int perSM : {1, 2, 4, 8}) {
+    const int64_t rows = int64_t(sms) * perSM;
+    Buffer a;
+    CHECK(dev->allocate(DType::F32, rows * 32, a));
+    auto time = [&](const Kernel &k, bool ticket, int launchesPerGraph, float last) {
+      std::vector<Arg> av = {Arg::inout(a, {rows, 32})};
+      if (ticket)
+        av.push_back(Arg::ticket(counter, {1}));
+      CHECK(s.fill(a, 0));
+      Graph gr;
+      CHECK(s.beginCapture());
+      for (int i = 0; i < launchesPerGraph; ++i)
+        CHECK(s.launch(k, av.data(), av.size()));
+      CHECK(s.endCapture(gr));
+      std::vector<double> us = timeReplays(gr, s, 50, 1);
+      std::vector<float> got(rows * 32);
+      int32_t count = -1;
+      CHECK(s.copyToHost(got.data(), a, rows * 32 * 4));
+      CHECK(s.copyToHost(&count, counter, 4));
+      CHECK(s.synchronize());
+      for (float v : got)
+        if (v != last) {
+          std::fprintf(stderr, "launch_bench: %s left %g, expected %g\n", k.name().c_str(), v,
+                       last);
+          std::exit(1);
+        }
+      if (count != 0) {
+        std::fprintf(stderr, "launch_bench: the barrier counter ended at %d\n", count);
+        std::exit(1);
+      }
+      return median(us);
+    };
+    const double b1 = time(phases1, true, 1, 2.0f), b9 = time(phases9, true, 1, 10.0f);
+    const double l1 = time(store, false, 1, 1.0f), l10 = time(store, false, 10, 1.0f);
+    std::printf("{\"kind\": \"phase_boundary\", \"programs\": %lld, \"programs_per_sm\": %d, "
+                "\"barrier_us\": %.3f, \"launch_us\": %.3f, \"one_barrier_kernel_us\": %.3f, "
+                "\"nine_barrier_kernel_us\": %.3f, \"one_launch_us\": %.3f, "
+                "\"ten_launches_us\": %.3f, \"copy_gbps\": %.0f}\n",
+                (long long)rows, perSM, (b9 - b1) / 8, (l10 - l1) / 9, b1, b9, l1, l10, copyGBs);
+  }
   PoolStats p = dev->poolStats();
   std::printf("pool: %lld allocations, %lld bytes in use, %lld reserved\n",
               (long long)p.allocations, (long long)p.bytesInUse,

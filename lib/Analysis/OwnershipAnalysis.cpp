@@ -24,10 +24,14 @@ struct Claim {
   PartitionType type;
   /// Inside the tile.join region: run by one program per group.
   bool inJoin = false;
-  /// The grid barriers (tile.grid_sync) before it: claims in different
-  /// phases never run at once.
-  unsigned phase = 0;
+  /// The phases (between grid barriers, tile.grid_sync) the claim is
+  /// made or written or read through in, one bit each (the last bit stands
+  /// for every phase past 62): claims with no phase in common never run at
+  /// once.
+  uint64_t phases = 1;
 };
+
+uint64_t phaseBit(unsigned phase) { return uint64_t(1) << std::min(phase, 63u); }
 
 /// The tile.grid_syncs before `op`'s ancestor in the kernel body.
 unsigned phaseOf(KernelOp kernel, Operation *op) {
@@ -644,9 +648,12 @@ LogicalResult OwnershipVerifier::run() {
     }
     if (auto own = dyn_cast<OwnOp>(op)) {
       auto partition = own.getPartition().getDefiningOp<PartitionOp>();
+      uint64_t phases = phaseBit(phaseOf(kernel, own));
+      for (Operation *user : own->getUsers())
+        phases |= phaseBit(phaseOf(kernel, user));
       claims.push_back({own, cast<BlockArgument>(partition.getView()),
                         own.getPartition().getType(),
-                        own->getParentOfType<JoinOp>() != nullptr, phaseOf(kernel, own)});
+                        own->getParentOfType<JoinOp>() != nullptr, phases});
     }
     if (auto j = dyn_cast<JoinOp>(op))
       join = j;
@@ -687,14 +694,14 @@ LogicalResult OwnershipVerifier::run() {
       bool failedBefore = anyFailure;
       anyFailure = false;
       for (const Claim &c : claims)
-        if (c.view == view && c.phase == phase)
+        if (c.view == view && (c.phases & phaseBit(phase)))
           checkPhaseRead(load, c);
       stats.phaseReads += !anyFailure;
       anyFailure = anyFailure || failedBefore;
     });
   for (unsigned i = 0; i < claims.size(); ++i)
     for (unsigned j = i; j < claims.size(); ++j)
-      if (claims[i].view == claims[j].view && claims[i].phase == claims[j].phase)
+      if (claims[i].view == claims[j].view && (claims[i].phases & claims[j].phases))
         checkPair(claims[i], claims[j]);
 
   kernel.walk([&](Operation *op) {

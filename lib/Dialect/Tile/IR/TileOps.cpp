@@ -371,7 +371,7 @@ bool tile::isRecomputableAcrossGridSync(Value value, Value *culprit) {
     }
     Operation *op = v.getDefiningOp();
     bool recomputable =
-        isa<ProgramIdOp, DimOp, NumTilesOp, PartitionOp>(op) ||
+        isa<ProgramIdOp, DimOp, NumTilesOp, PartitionOp, OwnOp>(op) ||
         (op->getDialect() && op->getDialect()->getNamespace() == "arith" &&
          op->getNumRegions() == 0 && isMemoryEffectFree(op));
     if (!recomputable) {

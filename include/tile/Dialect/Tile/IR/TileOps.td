@@ -262,9 +262,12 @@ def Tile_GridSyncOp : Tile_Op<"grid_sync", [HasParent<"KernelOp">]> {
 
     Values computed before a barrier may be used after it only when they
     are recomputable from the program's ids, the views' sizes, scalar
-    arguments and constants (index arithmetic): the CPU lowering runs each
-    phase for every program before the next phase and recomputes them
-    there; loaded data crosses a barrier through memory.
+    arguments and constants (index arithmetic, partitions, claims): the CPU
+    lowering runs each phase for every program before the next phase and
+    recomputes them there; loaded data crosses a barrier through memory. A
+    claim (`tile.own`) counts in every phase it is made or used in, so a
+    block written after a barrier through a claim made before it is proven
+    against that phase's claims and reads.
 
     `tickets` is a `ticket` view (rank 1, `i32`) whose first counter the
     barriers use: zero at the first launch, left at zero by every launch.
