@@ -2,8 +2,9 @@
 //
 // A barrier across the launch: every block's thread 0, after a block
 // barrier (the block's stores happen before it), releases them
-// (fence.acq_rel.gpu, then an atomic add on the counter), spins until the
-// counter reaches the barrier's index times the grid's block count, and
+// (fence.acq_rel.gpu, then an atomic add on the counter), spins (relaxed
+// atomic loads) until the counter reaches the barrier's index times the
+// grid's block count, and
 // acquires (fence.acq_rel.gpu again); a block barrier passes that on to
 // the block's threads. The counter only grows within a launch, so a block
 // still spinning at one barrier is not confused by another already past
@@ -59,14 +60,24 @@ LogicalResult ControlFlowLowering::lowerGridSync(GridSyncOp op) {
     memref::AtomicRMWOp::create(b, loc, arith::AtomicRMWKind::addi, one, tickets,
                                 ValueRange{zero});
     Value target = times(index);
+    // The spin reads with a relaxed atomic load (ld.relaxed.gpu), not an
+    // atomic add: every block polls one line, which L2 serves as reads (as
+    // chained kernels wait, ChainKernels.cpp).
+    auto meta = memref::ExtractStridedMetadataOp::create(b, loc, tickets);
+    Value base = memref::ExtractAlignedPointerAsIndexOp::create(b, loc, meta.getBaseBuffer());
+    Value addr = arith::AddIOp::create(
+        b, loc, base, arith::MulIOp::create(b, loc, meta.getOffset(), emit.index(4)));
+    Value addrI64 = arith::IndexCastUIOp::create(b, loc, b.getI64Type(), addr);
+    Value ptr =
+        LLVM::IntToPtrOp::create(b, loc, LLVM::LLVMPointerType::get(b.getContext()), addrI64);
     auto spin = scf::WhileOp::create(b, loc, TypeRange{}, ValueRange{});
     {
       OpBuilder::InsertionGuard inner(b);
       b.createBlock(&spin.getBefore());
-      // An atomic read (adding 0), so every iteration sees the counter.
-      Value now = memref::AtomicRMWOp::create(
-          b, loc, arith::AtomicRMWKind::addi, arith::ConstantIntOp::create(b, loc, i32, 0),
-          tickets, ValueRange{zero});
+      Value now = LLVM::LoadOp::create(b, loc, i32, ptr, /*alignment=*/4,
+                                       /*isVolatile=*/false, /*isNonTemporal=*/false,
+                                       /*isInvariant=*/false, /*isInvariantGroup=*/false,
+                                       LLVM::AtomicOrdering::monotonic, "device");
       Value waiting = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, now, target);
       scf::ConditionOp::create(b, loc, waiting, ValueRange{});
       b.createBlock(&spin.getAfter());

@@ -272,7 +272,8 @@ def Tile_GridSyncOp : Tile_Op<"grid_sync", [HasParent<"KernelOp">]> {
     `tickets` is a `ticket` view (rank 1, `i32`) whose first counter the
     barriers use: zero at the first launch, left at zero by every launch.
     The GPU lowering: a block barrier, then thread 0 fences
-    (`fence.acq_rel.gpu`), adds one to the counter and spins until it
+    (`fence.acq_rel.gpu`), adds one to the counter and spins (relaxed
+    atomic loads) until it
     reaches the barrier's index times the grid's program count, fences
     again, and a block barrier releases the program; at the end each
     program adds one more, and the last to do so resets the counter. The
