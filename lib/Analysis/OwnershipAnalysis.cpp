@@ -115,9 +115,8 @@ private:
                  Operation *op, BlockArgument view, ArrayRef<int64_t> tiles,
                  bool &atModel);
   void checkTickets(JoinOp join);
-  void checkJoinRead(LoadOp load, Claim c);
   void checkSyncTickets(GridSyncOp sync);
-  void checkPhaseRead(LoadOp load, Claim c);
+  bool checkReadClearOf(LoadOp load, Claim c, bool inJoin);
   void checkInIndexSpace(Claim c);
   void checkLoop(scf::ForOp loop);
   void checkSubTile(Operation *op, Value block, ValueRange indices,
@@ -524,10 +523,13 @@ void OwnershipVerifier::checkTickets(JoinOp j) {
   anyFailure = true;
 }
 
-/// A load of an inout partition in the join's region reads what the group
-/// stored; no program of another group may claim any of it (those may
-/// still be running).
-void OwnershipVerifier::checkJoinRead(LoadOp load, Claim c) {
+/// A plain load of an inout partition reads what other programs stored
+/// before it: in the join's region (`inJoin`), the group's stores, and no
+/// program of another group may claim any of it (those may still be
+/// running); after a grid barrier, earlier phases' stores, and no other
+/// program may claim any of it in the load's phase (those run beside it).
+/// Whether that is proven against claim `c`; otherwise reported.
+bool OwnershipVerifier::checkReadClearOf(LoadOp load, Claim c, bool inJoin) {
   std::unique_ptr<IndexSystem> sys = newSystem();
   SmallVector<LinearExpr> pa = programIds(*sys, Copy::A);
   SmallVector<LinearExpr> pb = programIds(*sys, Copy::B);
@@ -539,36 +541,45 @@ void OwnershipVerifier::checkJoinRead(LoadOp load, Claim c) {
   for (unsigned d = 0; d < partition.getRank(); ++d)
     boxes.addDim(sys->get(load.getIndices()[d], Copy::A), partition.getTileShape()[d],
                  sys->get(c.op.getIndices()[d], Copy::B), c.type.getTileShape()[d]);
-  unsigned g = static_cast<unsigned>(join.getDim());
-  for (bool below : {true, false}) {
-    SmallVector<LinearConstraint> q(boxes.overlap);
-    q.push_back(below ? LinearConstraint::le(pa[g] + 1, pb[g])
-                      : LinearConstraint::le(pb[g] + 1, pa[g]));
+  // The programs that may run beside the reader: of another group, or any
+  // other.
+  SmallVector<LinearExpr> ka(pa), kb(pb);
+  if (inJoin) {
+    unsigned g = static_cast<unsigned>(join.getDim());
+    ka = {pa[g]};
+    kb = {pb[g]};
+  }
+  auto cases = lexLess(ka, kb);
+  llvm::append_range(cases, lexLess(kb, ka));
+  for (SmallVector<LinearConstraint> &q : cases) {
+    llvm::append_range(q, boxes.overlap);
     if (sys->isEmpty(q))
       continue;
     std::optional<SmallVector<int64_t>> values = sys->sample(q);
     InFlightDiagnostic diag = load.emitError();
     sys->noteMayWrap(diag);
+    std::string arg = describeKernelArg(kernel, c.view.getArgNumber());
     if (!values) {
-      diag << "cannot prove that the join's reads of "
-           << describeKernelArg(kernel, c.view.getArgNumber())
-           << " miss what programs of other groups claim";
+      diag << (inJoin ? "cannot prove that the join's reads of " + arg +
+                            " miss what programs of other groups claim"
+                      : "cannot prove that the reads of " + arg +
+                            " after the grid barrier miss what other programs claim in "
+                            "the same phase");
     } else {
       Witness w(*sys, *values);
       unsigned gridRank = sys->gridRank();
-      diag << "the join of program " << w.program(pa, gridRank)
-           << " reads elements " << formatRegion(boxes.region(w)) << " of "
-           << describeKernelArg(kernel, c.view.getArgNumber())
+      diag << (inJoin ? "the join of program " : "program ") << w.program(pa, gridRank)
+           << " reads elements " << formatRegion(boxes.region(w)) << " of " << arg
            << " that program " << w.program(pb, gridRank)
-           << ", of another group, owns (with "
+           << (inJoin ? ", of another group, owns (with " : " claims in the same phase (with ")
            << w.launchValues(grid, gridRank) << ")";
     }
     diag.attachNote(c.op.getLoc()) << "the other program's claim";
     anyFailure = true;
-    return;
+    return false;
   }
-  ++stats.joinReads;
   stats.facts.insert(sys->getFacts().begin(), sys->getFacts().end());
+  return true;
 }
 
 /// The barriers' counter: the ticket view has at least one element.
@@ -587,50 +598,6 @@ void OwnershipVerifier::checkSyncTickets(GridSyncOp sync) {
        << describeKernelArg(kernel, tickets.getArgNumber())
        << " may be empty; state dim(tickets, 0) >= 1 with tile.assume";
   anyFailure = true;
-}
-
-/// A load of an inout partition after a grid barrier reads what programs
-/// stored in earlier phases; no other program may claim any of it in the
-/// load's own phase (those run beside it).
-void OwnershipVerifier::checkPhaseRead(LoadOp load, Claim c) {
-  std::unique_ptr<IndexSystem> sys = newSystem();
-  SmallVector<LinearExpr> pa = programIds(*sys, Copy::A);
-  SmallVector<LinearExpr> pb = programIds(*sys, Copy::B);
-  SmallVector<LinearExpr> grid = gridExtents(*sys);
-  sys->addPathConditions(load, Copy::A);
-  sys->addPathConditions(c.op, Copy::B);
-  auto partition = cast<PartitionType>(load.getSource().getType());
-  TileBoxes boxes;
-  for (unsigned d = 0; d < partition.getRank(); ++d)
-    boxes.addDim(sys->get(load.getIndices()[d], Copy::A), partition.getTileShape()[d],
-                 sys->get(c.op.getIndices()[d], Copy::B), c.type.getTileShape()[d]);
-  auto cases = lexLess(pa, pb);
-  llvm::append_range(cases, lexLess(pb, pa));
-  for (SmallVector<LinearConstraint> &q : cases) {
-    llvm::append_range(q, boxes.overlap);
-    if (sys->isEmpty(q))
-      continue;
-    std::optional<SmallVector<int64_t>> values = sys->sample(q);
-    InFlightDiagnostic diag = load.emitError();
-    sys->noteMayWrap(diag);
-    if (!values) {
-      diag << "cannot prove that the reads of "
-           << describeKernelArg(kernel, c.view.getArgNumber())
-           << " after the grid barrier miss what other programs claim in the same phase";
-    } else {
-      Witness w(*sys, *values);
-      unsigned gridRank = sys->gridRank();
-      diag << "program " << w.program(pa, gridRank) << " reads elements "
-           << formatRegion(boxes.region(w)) << " of "
-           << describeKernelArg(kernel, c.view.getArgNumber()) << " that program "
-           << w.program(pb, gridRank) << " claims in the same phase (with "
-           << w.launchValues(grid, gridRank) << ")";
-    }
-    diag.attachNote(c.op.getLoc()) << "the other program's claim";
-    anyFailure = true;
-    return;
-  }
-  stats.facts.insert(sys->getFacts().begin(), sys->getFacts().end());
 }
 
 LogicalResult OwnershipVerifier::run() {
@@ -676,7 +643,7 @@ LogicalResult OwnershipVerifier::run() {
       Value view = load.getSource().getDefiningOp<PartitionOp>().getView();
       for (const Claim &c : claims)
         if (c.view == view)
-          checkJoinRead(load, c);
+          stats.joinReads += checkReadClearOf(load, c, /*inJoin=*/true);
     });
   }
   // After a grid barrier, plain loads of inout partitions (outside the
@@ -691,13 +658,11 @@ LogicalResult OwnershipVerifier::run() {
       if (phase == 0)
         return; // refused by tile.load's verifier
       Value view = load.getSource().getDefiningOp<PartitionOp>().getView();
-      bool failedBefore = anyFailure;
-      anyFailure = false;
+      bool clear = true;
       for (const Claim &c : claims)
         if (c.view == view && (c.phases & phaseBit(phase)))
-          checkPhaseRead(load, c);
-      stats.phaseReads += !anyFailure;
-      anyFailure = anyFailure || failedBefore;
+          clear = checkReadClearOf(load, c, /*inJoin=*/false) && clear;
+      stats.phaseReads += clear;
     });
   for (unsigned i = 0; i < claims.size(); ++i)
     for (unsigned j = i; j < claims.size(); ++j)

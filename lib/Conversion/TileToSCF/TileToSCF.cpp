@@ -318,8 +318,8 @@ struct ConvertTileToSCFPass
 /// Grid barriers on the host: each phase runs for every program before the
 /// next, so a value a phase uses from an earlier one is computed again at
 /// the phase's start (tile.grid_sync's verifier allows only program ids,
-/// sizes, partitions, arguments and index arithmetic to cross). Returns
-/// the number of barriers.
+/// sizes, partitions, claims, arguments and index arithmetic to cross).
+/// Returns the number of barriers.
 static unsigned rematerializeAcrossGridSyncs(KernelOp kernel, RewriterBase &rewriter) {
   Block &body = kernel.getBody().front();
   SmallVector<GridSyncOp> syncs(body.getOps<GridSyncOp>());

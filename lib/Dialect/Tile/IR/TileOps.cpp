@@ -353,35 +353,58 @@ LogicalResult JoinOp::verify() {
 // GridSyncOp
 //===----------------------------------------------------------------------===//
 
-bool tile::isRecomputableAcrossGridSync(Value value, Value *culprit) {
+namespace {
+/// What computedFrom does with a defining op: refuse it, accept it as is,
+/// or accept it and walk its operands.
+enum class Source { Refused, Leaf, Walk };
+} // namespace
+
+/// Whether `value` is computed only from kernel arguments `argOk` accepts
+/// (no other block arguments: loop induction variables) through ops
+/// `opOk` accepts; on failure `culprit` (if given) is the first value that
+/// is not.
+static bool computedFrom(Value value, function_ref<bool(BlockArgument)> argOk,
+                         function_ref<Source(Operation *)> opOk, Value *culprit) {
   SmallVector<Value> worklist{value};
   llvm::SmallPtrSet<Value, 16> seen;
   while (!worklist.empty()) {
     Value v = worklist.pop_back_val();
     if (!seen.insert(v).second)
       continue;
-    if (auto arg = dyn_cast<BlockArgument>(v)) {
-      // The kernel's own arguments (views and scalars) are the same in
-      // every phase; a loop's induction variable cannot reach past its loop.
-      if (isa<KernelOp>(arg.getOwner()->getParentOp()))
-        continue;
+    Source source = Source::Refused;
+    if (auto arg = dyn_cast<BlockArgument>(v))
+      source = isa<KernelOp>(arg.getOwner()->getParentOp()) && argOk(arg) ? Source::Leaf
+                                                                          : Source::Refused;
+    else
+      source = opOk(v.getDefiningOp());
+    if (source == Source::Refused) {
       if (culprit)
         *culprit = v;
       return false;
     }
-    Operation *op = v.getDefiningOp();
-    bool recomputable =
-        isa<ProgramIdOp, DimOp, NumTilesOp, PartitionOp, OwnOp>(op) ||
-        (op->getDialect() && op->getDialect()->getNamespace() == "arith" &&
-         op->getNumRegions() == 0 && isMemoryEffectFree(op));
-    if (!recomputable) {
-      if (culprit)
-        *culprit = v;
-      return false;
-    }
-    llvm::append_range(worklist, op->getOperands());
+    if (source == Source::Walk)
+      llvm::append_range(worklist, v.getDefiningOp()->getOperands());
   }
   return true;
+}
+
+/// An arith op without regions or memory effects.
+static bool isPureArith(Operation *op) {
+  return op->getDialect() && op->getDialect()->getNamespace() == "arith" &&
+         op->getNumRegions() == 0 && isMemoryEffectFree(op);
+}
+
+bool tile::isRecomputableAcrossGridSync(Value value, Value *culprit) {
+  // The kernel's own arguments (views and scalars) are the same in every
+  // phase; a loop's induction variable cannot reach past its loop.
+  return computedFrom(
+      value, [](BlockArgument) { return true; },
+      [](Operation *op) {
+        return isa<ProgramIdOp, DimOp, NumTilesOp, PartitionOp, OwnOp>(op) || isPureArith(op)
+                   ? Source::Walk
+                   : Source::Refused;
+      },
+      culprit);
 }
 
 LogicalResult GridSyncOp::verify() {
@@ -423,38 +446,18 @@ LogicalResult GridSyncOp::verify() {
 //===----------------------------------------------------------------------===//
 
 bool tile::isHostComputable(Value value, Value *culprit) {
-  SmallVector<Value> worklist{value};
-  llvm::SmallPtrSet<Value, 16> seen;
-  while (!worklist.empty()) {
-    Value v = worklist.pop_back_val();
-    if (!seen.insert(v).second)
-      continue;
-    auto fail = [&] {
-      if (culprit)
-        *culprit = v;
-      return false;
-    };
-    if (auto arg = dyn_cast<BlockArgument>(v)) {
-      // Scalar arguments of the kernel itself; not loop induction variables.
-      if (!isa<KernelOp>(arg.getOwner()->getParentOp()) ||
-          !isScalarType(arg.getType()))
-        return fail();
-      continue;
-    }
-    Operation *op = v.getDefiningOp();
-    if (isa<DimOp, NumTilesOp>(op))
-      continue;
-    bool integerArith =
-        op->getDialect() && op->getDialect()->getNamespace() == "arith" &&
-        op->getNumRegions() == 0 && isMemoryEffectFree(op) &&
-        llvm::all_of(op->getResultTypes(), [](Type t) {
-          return t.isSignlessInteger() || isa<IndexType>(t);
-        });
-    if (!integerArith)
-      return fail();
-    llvm::append_range(worklist, op->getOperands());
-  }
-  return true;
+  // Scalar arguments of the kernel itself; not loop induction variables.
+  return computedFrom(
+      value, [](BlockArgument arg) { return isScalarType(arg.getType()); },
+      [](Operation *op) {
+        if (isa<DimOp, NumTilesOp>(op))
+          return Source::Leaf;
+        bool integerArith = isPureArith(op) && llvm::all_of(op->getResultTypes(), [](Type t) {
+                              return t.isSignlessInteger() || isa<IndexType>(t);
+                            });
+        return integerArith ? Source::Walk : Source::Refused;
+      },
+      culprit);
 }
 
 /// Checks that `value` (an operand of `op`) can be computed on the host.
