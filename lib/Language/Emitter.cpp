@@ -469,6 +469,30 @@ static void takeResults(EmitterImpl &E, ArrayRef<std::string> carried,
     E.lookup(n)->val = Val::of(result);
 }
 
+/// The integer `v` folds to when every value it is computed from is a
+/// constant (the builder leaves `U <= 2` of a constant U unfolded).
+static std::optional<int64_t> foldToConstant(Value v, int depth = 0) {
+  if (std::optional<int64_t> c = getConstantIntValue(v))
+    return c;
+  Operation *def = v.getDefiningOp();
+  if (!def || def->getNumResults() != 1 || depth > 16)
+    return std::nullopt;
+  SmallVector<Attribute> operands;
+  for (Value o : def->getOperands()) {
+    std::optional<int64_t> c = foldToConstant(o, depth + 1);
+    if (!c)
+      return std::nullopt;
+    operands.push_back(IntegerAttr::get(o.getType(), *c));
+  }
+  SmallVector<OpFoldResult> results;
+  if (failed(def->fold(operands, results)) || results.size() != 1)
+    return std::nullopt;
+  if (auto attr = dyn_cast_if_present<Attribute>(results[0]))
+    if (auto i = dyn_cast<IntegerAttr>(attr))
+      return i.getValue().getSExtValue();
+  return std::nullopt;
+}
+
 /// `for v in lo..hi unroll`: the body emitted once per iteration with v a
 /// constant, the carried variables rebound in sequence, so the backend
 /// sees straight-line code instead of leaving the unrolling to ptxas's
@@ -508,7 +532,19 @@ LogicalResult EmitterImpl::emitFor(const Stmt &s) {
   if (!step)
     return failure();
   SmallVector<std::string> carried = carriedNames(*this, s.body, nullptr);
-  if (s.unroll)
+  bool unroll = s.unroll;
+  if (unroll && s.unrollIf) {
+    // `unroll if cond`: a per-instance choice, so cond is compile-time.
+    Value cond = value(*s.unrollIf, b.getI1Type());
+    if (!cond)
+      return failure();
+    std::optional<int64_t> c = foldToConstant(cond);
+    if (cond.getType() != b.getI1Type() || !c)
+      return error(s.unrollIf->loc)
+             << "the condition of 'unroll if' must be a compile-time bool";
+    unroll = *c != 0;
+  }
+  if (unroll)
     return emitUnrolledFor(s, lo, hi, step, carried);
   auto loop = scf::ForOp::create(b, loc(s.loc), lo, hi, step,
                                  currentValues(*this, carried));

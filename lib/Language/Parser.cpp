@@ -346,6 +346,10 @@ private:
       if (isKeyword("unroll")) {
         advance();
         s->unroll = true;
+        if (isKeyword("if")) {
+          advance();
+          s->unrollIf = parseExpr();
+        }
       }
       s->body = parseBlock(depth + 1);
       return s;

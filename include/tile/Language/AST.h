@@ -75,7 +75,7 @@ struct Stmt {
   enum class Kind {
     Let,    ///< let [mut] names [: type] = value;
     Assign, ///< name = value;
-    For,    ///< for var in lo..hi [step s] [unroll] body
+    For,    ///< for var in lo..hi [step s] [unroll [if cond]] body
     If,     ///< if cond then [else otherwise]
     Expr,   ///< value;
     Return,    ///< return [value];
@@ -91,6 +91,7 @@ struct Stmt {
   Body body, otherwise;
   bool hasElse = false;
   bool unroll = false; ///< For: emitted once per iteration (constant bounds)
+  ExprPtr unrollIf;    ///< For: `unroll if cond`, unrolled where cond holds
   std::string reason; ///< Unchecked
 
   Stmt(Kind kind, llvm::SMLoc loc) : kind(kind), loc(loc) {}

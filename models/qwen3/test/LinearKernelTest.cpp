@@ -62,6 +62,43 @@ struct Case {
   int64_t group; // U: K steps of 512 per unrolled group; 0: the general instance
 };
 
+qwen3::kernels::Gemv tableFamily(Family f) {
+  using G = qwen3::kernels::Gemv;
+  switch (f) {
+  case Family::Gemv:
+    return G::Plain;
+  case Family::GemvFour:
+    return G::FourRows;
+  case Family::Rms:
+    return G::Rms;
+  case Family::Residual:
+    return G::Residual;
+  case Family::Swiglu:
+    return G::Swiglu;
+  case Family::ResidualKv:
+    return G::ResidualKv;
+  }
+  return G::Plain;
+}
+
+qwen3::kernels::GemvInstances tableInstances(const Case &c) {
+  const auto dt = std::string(c.dtype) == "f16" ? qwen3::KernelDType::F16
+                                                : qwen3::KernelDType::BF16;
+  return qwen3::kernels::gemv(tableFamily(c.family), 128, dt);
+}
+
+// The instance the engine would launch: the kernel table's, by U (0: the
+// general one).
+std::string instanceName(const Case &c) {
+  const qwen3::kernels::GemvInstances g = tableInstances(c);
+  if (c.group == 0)
+    return g.general.name();
+  for (const auto &[u, inst] : g.whole)
+    if (u == c.group)
+      return inst.name();
+  return "(no U = " + std::to_string(c.group) + " instance)";
+}
+
 std::string caseName(const ::testing::TestParamInfo<Case> &info) {
   const Case &c = info.param;
   return std::string(familyName(c.family)) +
@@ -96,11 +133,7 @@ TEST_P(DecodeGemvKernel, MatchesFp64ReferenceAndRefusesPartialGroups) {
   const int64_t N = swiglu ? 2 * rows : rows;   // rows of w
   const float normEps = 1e-6f;
 
-  std::string name = familyName(c.family);
-  if (kv)
-    name += "__HD_128";
-  if (c.group != 0)
-    name += std::string("__WHOLE_1") + (c.group == 1 ? "" : "__U_" + std::to_string(c.group));
+  const std::string name = instanceName(c);
   qwen3::test::KernelUnderTest kut;
   ASSERT_NO_FATAL_FAILURE(kut.open(c.dtype, name));
 
@@ -254,19 +287,16 @@ TEST_P(DecodeGemvKernel, MatchesFp64ReferenceAndRefusesPartialGroups) {
   }
 }
 
+// Every instance the kernel table lists for each family and dtype.
 std::vector<Case> cases() {
   std::vector<Case> out;
-  for (const char *dt : {"bf16", "f16"}) {
-    for (Family f : {Family::Gemv, Family::Rms, Family::Swiglu})
-      for (int64_t u : {0, 1, 2, 4, 5, 8, 10})
+  for (const char *dt : {"bf16", "f16"})
+    for (Family f : {Family::Gemv, Family::Rms, Family::Swiglu, Family::GemvFour,
+                     Family::Residual, Family::ResidualKv}) {
+      out.push_back({dt, f, 0});
+      for (const auto &[u, inst] : tableInstances({dt, f, 0}).whole)
         out.push_back({dt, f, u});
-    for (int64_t u : {0, 2, 4})
-      out.push_back({dt, Family::GemvFour, u});
-    for (int64_t u : {0, 1, 2, 4, 6, 8, 10, 19})
-      out.push_back({dt, Family::Residual, u});
-    for (int64_t u : {0, 1, 2, 4, 8, 10})
-      out.push_back({dt, Family::ResidualKv, u});
-  }
+    }
   return out;
 }
 
