@@ -167,24 +167,15 @@ Status EngineShard::decodeLayers(Acts &a, const Buffer &ids) {
       TRY(gemvAdd(a.attn, nq, L.o, 2 * l + 1));
     } else {
       // The attention merges its shares itself (the last share of each
-      // head; at short contexts one program a head, no shares), and the
-      // output projection writes the token's K/V.
+      // head), and the output projection writes the token's K/V.
       TRY(clearPartial());
-      if (A.shortContext) {
-        TRY(launch(A.attn, {Arg::in(a.qkv, {1, nqkv}), Arg::in(L.qNorm, {HD}),
-                            Arg::in(L.kNorm, {HD}), Arg::in(invFreq, {HD / 2}), kin, vin,
-                            Arg::in(pos, {1}), Arg::out(a.attn, {1, nq}), Arg::real(scale),
-                            Arg::real(eps)},
-                   attnBytes + 2.0 * nq));
-      } else {
-        TRY(launch(A.attn, {Arg::in(a.qkv, {1, nqkv}), Arg::in(L.qNorm, {HD}),
-                            Arg::in(L.kNorm, {HD}), Arg::in(invFreq, {HD / 2}), kin, vin,
-                            Arg::in(pos, {1}), Arg::inout(a.po, {c.heads, HD, splits}),
-                            Arg::inout(a.plse, {c.heads, splits}), Arg::out(a.attn, {1, nq}),
-                            Arg::ticket(tickets, {c.heads}), Arg::real(scale),
-                            Arg::real(eps)},
-                   attnBytes + 2 * partBytes + 2.0 * nq));
-      }
+      TRY(launch(A.attn, {Arg::in(a.qkv, {1, nqkv}), Arg::in(L.qNorm, {HD}),
+                          Arg::in(L.kNorm, {HD}), Arg::in(invFreq, {HD / 2}), kin, vin,
+                          Arg::in(pos, {1}), Arg::inout(a.po, {c.heads, HD, splits}),
+                          Arg::inout(a.plse, {c.heads, splits}), Arg::out(a.attn, {1, nq}),
+                          Arg::ticket(tickets, {c.heads}), Arg::real(scale),
+                          Arg::real(eps)},
+                 attnBytes + 2 * partBytes + 2.0 * nq));
       const double oBytes = weightBytes(L.o, H, nq) + 2.0 * (nq + 2 * H) + 2.0 * 4 * kvw;
       auto kvWrite = {Arg::in(a.qkv, {1, nqkv}), Arg::in(L.kNorm, {HD}),
                       Arg::in(invFreq, {HD / 2}), Arg::in(pos, {1}), kc, vc, Arg::real(eps)};

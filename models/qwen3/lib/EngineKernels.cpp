@@ -20,7 +20,7 @@ Status EngineKernels::find(const Module &module, const std::string &manifest,
 
 bool EngineKernels::hasSplits(int64_t splits) const {
   return std::any_of(tiers.begin(), tiers.end(),
-                     [&](const AttentionTier &t) { return !t.shortContext && t.splits == splits; });
+                     [&](const AttentionTier &t) { return t.splits == splits; });
 }
 
 Status EngineKernels::load(const Module &module, const std::string &manifest,
@@ -84,13 +84,6 @@ Status EngineKernels::load(const Module &module, const std::string &manifest,
         return st;
     tiers.push_back(std::move(t));
   }
-  AttentionTier shortTier;
-  shortTier.shortContext = true;
-  shortTier.splits = 1;
-  if (Status st = find(module, manifest, K::decodeAttentionShort(group, hd).name(), shortTier.attn);
-      !st)
-    return st;
-  tiers.push_back(std::move(shortTier));
   // Each decode GEMV family: the general instance and those without bounds
   // checks by U (`pick` falls back to smaller groups, then to the general
   // instance).

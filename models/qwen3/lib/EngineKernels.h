@@ -111,8 +111,6 @@ struct EngineKernels {
     /// grouped_decode_attention (a program per KV head and share), else
     /// decode_attention (per query head and share).
     bool grouped = false;
-    /// decode_attention_short (a program a query head, no split).
-    bool shortContext = false;
     /// The grouped tier's merge (attention_merge_kv_write); decode_attention
     /// merges its own shares (tile.join).
     Kernel attn, merge;

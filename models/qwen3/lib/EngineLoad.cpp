@@ -183,8 +183,7 @@ Status EngineShard::open(Device &dev, const ModelConfig &full, DType dtype,
   if (opts.attentionSplits > 0 && !hasSplits(opts.attentionSplits)) {
     std::set<int64_t> splits;
     for (const AttentionTier &t : tiers)
-      if (!t.shortContext)
-        splits.insert(t.splits);
+      splits.insert(t.splits);
     std::string have;
     for (int64_t s : splits)
       have += (have.empty() ? "" : ", ") + std::to_string(s);

@@ -280,10 +280,6 @@ struct EngineShard : EngineDevice, EngineKernels {
   /// 511 positions) lost at 0.6B
   /// (bench/results/2026-11-22-decode-launch-costs-h200.md).
   size_t pickTier(int64_t position) const {
-    if (position < opts.attentionShortBelow)
-      for (size_t i = 0; i < tiers.size(); ++i)
-        if (tiers[i].shortContext)
-          return i;
     bool grouped = position >= opts.attentionGroupedFrom &&
                    std::any_of(tiers.begin(), tiers.end(),
                                [](const AttentionTier &t) { return t.grouped; });
@@ -291,7 +287,7 @@ struct EngineShard : EngineDevice, EngineKernels {
     size_t pick = tiers.size();
     for (size_t i = 0; i < tiers.size(); ++i) { // ascending S in each family
       const AttentionTier &t = tiers[i];
-      if (t.grouped != grouped || t.shortContext)
+      if (t.grouped != grouped)
         continue;
       const int64_t programs = (grouped ? cfg.kvHeads : cfg.heads) * t.splits;
       const bool fits = programs <= (grouped ? groupedAttentionPrograms : attentionPrograms);

@@ -169,10 +169,6 @@ KernelInstance batchDecodeAttention(int64_t group, int64_t hd, int64_t splits) {
   return inst("batch_decode_attention", {{"G", group}, {"HD", hd}, {"S", splits}});
 }
 
-KernelInstance decodeAttentionShort(int64_t group, int64_t hd) {
-  return inst("decode_attention_short", {{"G", group}, {"HD", hd}});
-}
-
 std::vector<AttentionTier> decodeAttentionTiers(int64_t group, int64_t hd) {
   std::vector<AttentionTier> tiers;
   for (bool grouped : {false, true}) {
@@ -302,7 +298,6 @@ KernelSet kernelSet(KernelDType dt) {
       add(prefillAttention(g, hd));
       for (int64_t s : kBatchAttentionSplits)
         add(batchDecodeAttention(g, hd, s));
-      add(decodeAttentionShort(g, hd));
       for (const AttentionTier &t : decodeAttentionTiers(g, hd)) {
         add(t.attn);
         if (t.grouped)

@@ -3,9 +3,7 @@
 // The decode step's attention, launched directly as the engine launches it:
 // decode_attention (program per query head and share of the cache, the
 // query's QK-norm and RoPE inside, the token's own key and value taken from
-// the QKV row), decode_attention_short (S = 0 below: program per query head
-// over the whole cache in chunks of 256 rows, nothing to merge) or
-// grouped_decode_attention (program per KV head and share,
+// the QKV row) or grouped_decode_attention (program per KV head and share,
 // scores and P V on tensor cores, the last share the token's own key and
 // value). decode_attention merges its shares itself (the last share of
 // each head, tile.join; it is launched twice, so the second launch finds
@@ -27,7 +25,6 @@
 
 #include <gtest/gtest.h>
 
-#include <algorithm>
 #include <cmath>
 #include <random>
 
@@ -37,16 +34,13 @@ namespace {
 
 struct Case {
   const char *dtype;
-  int64_t group, kvHeads, position, splits; ///< splits 0: decode_attention_short
+  int64_t group, kvHeads, position, splits;
   bool grouped; ///< grouped_decode_attention, else decode_attention
 };
 
 // What ctest lists as the parameter.
 void PrintTo(const Case &c, std::ostream *os) {
-  *os << (c.grouped        ? "grouped_decode_attention, "
-          : c.splits == 0 ? "decode_attention_short, "
-                          : "decode_attention, ")
-      << c.dtype
+  *os << (c.grouped ? "grouped_decode_attention, " : "decode_attention, ") << c.dtype
       << ", group " << c.group << ", " << c.kvHeads << " KV heads, position " << c.position
       << ", S = " << c.splits;
 }
@@ -67,10 +61,8 @@ TEST_P(DecodeAttentionKernel, MatchesFp64ReferenceAndWritesTheToken) {
 
   // The tier of the kernel table with this family and S.
   qwen3::kernels::AttentionTier tier;
-  if (S == 0)
-    tier.attn = qwen3::kernels::decodeAttentionShort(c.group, HD);
   for (const qwen3::kernels::AttentionTier &t : qwen3::kernels::decodeAttentionTiers(c.group, HD))
-    if (S != 0 && t.grouped == c.grouped && t.splits == S)
+    if (t.grouped == c.grouped && t.splits == S)
       tier = t;
   ASSERT_EQ(tier.splits, S) << "the kernel table has no such tier";
   qwen3::test::KernelUnderTest attn;
@@ -114,10 +106,8 @@ TEST_P(DecodeAttentionKernel, MatchesFp64ReferenceAndWritesTheToken) {
   Buffer bpos = attn.upload(DType::I32, &pos, 1, 4);
   Buffer bo = attn.upload(type, o.data(), nq, 2);
   Buffer bpo, bplse, btickets;
-  ASSERT_TRUE(attn.device->allocate(DType::F32, heads * std::max<int64_t>(S, 1) * HD, stream, bpo)
-                  .isOk());
-  ASSERT_TRUE(
-      attn.device->allocate(DType::F32, heads * std::max<int64_t>(S, 1), stream, bplse).isOk());
+  ASSERT_TRUE(attn.device->allocate(DType::F32, heads * S * HD, stream, bpo).isOk());
+  ASSERT_TRUE(attn.device->allocate(DType::F32, heads * S, stream, bplse).isOk());
   ASSERT_TRUE(attn.device->allocate(DType::I32, heads, stream, btickets).isOk());
   ASSERT_TRUE(stream.fill(btickets, 0).isOk());
   if (c.grouped) {
@@ -134,13 +124,6 @@ TEST_P(DecodeAttentionKernel, MatchesFp64ReferenceAndWritesTheToken) {
                         Arg::in(bf, {HD / 2}), Arg::in(bpos, {1}),
                         Arg::inout(bk, {maxSeq, c.kvHeads, HD}),
                         Arg::inout(bv, {maxSeq, c.kvHeads, HD}), Arg::real(normEps)});
-    ASSERT_TRUE(st.isOk()) << st.message();
-  } else if (S == 0) {
-    st = stream.launch(
-        attn.kernel, {Arg::in(bqkv, {1, nqkv}), Arg::in(bqw, {HD}), Arg::in(bkw, {HD}),
-                      Arg::in(bf, {HD / 2}), Arg::in(bk, {maxSeq, c.kvHeads, HD}),
-                      Arg::in(bv, {maxSeq, c.kvHeads, HD}), Arg::in(bpos, {1}),
-                      Arg::out(bo, {1, nq}), Arg::real(scale), Arg::real(normEps)});
     ASSERT_TRUE(st.isOk()) << st.message();
   } else {
     for (int launch = 0; launch < 2; ++launch) {
@@ -234,9 +217,7 @@ TEST_P(DecodeAttentionKernel, MatchesFp64ReferenceAndWritesTheToken) {
 // grouped one also at 1000 rows with 31 shares (the last block partial,
 // some shares empty) and an odd number of KV heads, and at 2000 rows with
 // 48 shares (63 blocks: two per share, the last share one, fifteen empty);
-// then the other groups the kernel table has, in both families;
-// decode_attention_short at 45 rows, at 256 (one whole chunk), 600 (three
-// chunks, the last partial) and 1601, groups 1 to 16.
+// then the other groups the kernel table has, in both families.
 INSTANTIATE_TEST_SUITE_P(
     Contexts, DecodeAttentionKernel,
     ::testing::Values(Case{"bf16", 4, 2, 700, 16, false}, Case{"f16", 4, 2, 700, 16, false},
@@ -251,13 +232,10 @@ INSTANTIATE_TEST_SUITE_P(
                       Case{"bf16", 5, 2, 700, 16, false}, Case{"f16", 1, 3, 1601, 32, false},
                       Case{"bf16", 3, 2, 200, 8, false}, Case{"f16", 16, 1, 700, 16, false},
                       Case{"bf16", 5, 2, 1601, 48, true}, Case{"f16", 1, 3, 700, 16, true},
-                      Case{"bf16", 16, 1, 1000, 32, true}, Case{"f16", 3, 2, 45, 16, true},
-                      Case{"bf16", 2, 2, 45, 0, false}, Case{"f16", 4, 2, 256, 0, false},
-                      Case{"bf16", 5, 2, 600, 0, false}, Case{"f16", 1, 3, 1601, 0, false},
-                      Case{"bf16", 16, 1, 200, 0, false}),
+                      Case{"bf16", 16, 1, 1000, 32, true}, Case{"f16", 3, 2, 45, 16, true}),
     [](const ::testing::TestParamInfo<Case> &info) {
       const Case &c = info.param;
-      return std::string(c.grouped ? "grouped_" : c.splits == 0 ? "short_" : "") + c.dtype + "_G" +
+      return std::string(c.grouped ? "grouped_" : "") + c.dtype + "_G" +
              std::to_string(c.group) + "_pos" + std::to_string(c.position) + "_S" +
              std::to_string(c.splits);
     });

@@ -46,8 +46,7 @@ std::vector<float> goldenLogits(const std::string &name, int64_t steps,
 std::unique_ptr<Engine>
 openEngine(const std::string &name, int64_t attentionSplits = 0,
            int64_t keysPerShare = 32,
-           int64_t groupedFrom = EngineOptions().attentionGroupedFrom,
-           int64_t shortBelow = 0) {
+           int64_t groupedFrom = EngineOptions().attentionGroupedFrom) {
   EngineOptions opts;
   opts.device = test::testDevice();
   opts.kernelsDir = test::kernelsDir();
@@ -55,7 +54,6 @@ openEngine(const std::string &name, int64_t attentionSplits = 0,
   opts.attentionSplits = attentionSplits;
   opts.attentionKeysPerShare = keysPerShare;
   opts.attentionGroupedFrom = groupedFrom;
-  opts.attentionShortBelow = shortBelow;
   std::unique_ptr<Engine> engine;
   Status st = Engine::create(fixture(name), opts, engine);
   EXPECT_TRUE(st.isOk()) << st.message();
@@ -163,7 +161,7 @@ TEST_P(Qwen3EngineDtype, PrefillLaunchesTheRopeTableAndTheSwigluGemm) {
 // one key per share and grouped from position 27, so the step switches
 // tiers (and graphs) at positions 27 and 32 of the generation (22 prompt
 // tokens, 33 steps; the tiny model's 2 heads x 32 shares are within the
-// default program budget); then decode_attention_short.
+// default program budget).
 void expectEverySplitCountMatches(const std::string &name) {
   for (int64_t groupedFrom : {int64_t(0), int64_t(1) << 40})
     for (int64_t splits : {8, 16, 32, 48}) {
@@ -175,11 +173,6 @@ void expectEverySplitCountMatches(const std::string &name) {
   ASSERT_LT(g["prompt_ids"].size(), 27u);
   ASSERT_GT(g["prompt_ids"].size() + g["steps"].get<size_t>(), 33u);
   expectGreedyDecodeMatches(name, openEngine(name, 0, 1, 27).get());
-  // decode_attention_short at every step, then below position 30 only (the
-  // step switches to decode_attention's tiers there).
-  SCOPED_TRACE("decode_attention_short");
-  expectGreedyDecodeMatches(name, openEngine(name, 0, 32, int64_t(1) << 40, int64_t(1) << 40).get());
-  expectGreedyDecodeMatches(name, openEngine(name, 0, 1, int64_t(1) << 40, 30).get());
 }
 
 TEST_P(Qwen3EngineDtype, EveryAttentionSplitCountMatchesTransformers) {

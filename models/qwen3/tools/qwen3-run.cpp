@@ -115,9 +115,6 @@ Measurement and tuning:
                                  for the grouped kernel)
   --attention-grouped-from N     position from which decode runs the grouped
                                  attention kernel (default 2048; 0: always)
-  --attention-short-below N      positions below which decode runs
-                                 decode_attention_short (a program a head,
-                                 no split; default 0: none)
 )";
 
 struct Options {
@@ -134,7 +131,6 @@ struct Options {
   EngineOptions::AllReduce allReduce = EngineOptions::AllReduce::Auto;
   int64_t attentionSplits = 0, attentionKeysPerShare = 32, attentionPrograms = 0;
   int64_t attentionGroupedFrom = qwen3::EngineOptions().attentionGroupedFrom;
-  int64_t attentionShortBelow = qwen3::EngineOptions().attentionShortBelow;
   double temperature = -1, topP = -1;
   uint64_t seed = 0;
 };
@@ -233,8 +229,6 @@ Options parseArgs(int argc, char **argv) {
       o.attentionKeysPerShare = parseInt(a, value(), 1, 1 << 24);
     } else if (a == "--attention-grouped-from") {
       o.attentionGroupedFrom = parseInt(a, value(), 0, int64_t(1) << 40);
-    } else if (a == "--attention-short-below") {
-      o.attentionShortBelow = parseInt(a, value(), 0, int64_t(1) << 40);
     } else if (a == "--attention-programs") {
       o.attentionPrograms = parseInt(a, value(), 0, 1 << 24);
     } else {
@@ -349,7 +343,6 @@ int main(int argc, char **argv) {
   eo.attentionKeysPerShare = o.attentionKeysPerShare;
   eo.attentionPrograms = o.attentionPrograms;
   eo.attentionGroupedFrom = o.attentionGroupedFrom;
-  eo.attentionShortBelow = o.attentionShortBelow;
   eo.leaveOut = o.leaveOut;
   eo.maxSeqLen = o.maxSeq; // 0: the model's
   // Loading a large checkpoint takes a while: on a terminal (and not with

@@ -112,10 +112,6 @@ struct EngineOptions {
   /// Qwen3-0.6B, and grouping only from 4096 lost at tg 8192:
   /// bench/results/2026-11-22-decode-join-h200.md.)
   int64_t attentionGroupedFrom = 2048;
-  /// Decode steps before this position run decode_attention_short (a
-  /// program a query head over the whole context, no split to merge)
-  /// instead of decode_attention. 0: none.
-  int64_t attentionShortBelow = 0;
   /// Measurement only: launches of kernels whose names start with one of
   /// these are left out of every step, so the step time without them shows
   /// what they cost inside the replayed graph (launch gaps and overlap

@@ -105,9 +105,6 @@ struct AttentionTier {
   bool grouped = false;
   KernelInstance attn, merge;
 };
-/// decode_attention_short: one program a query head, no split (the
-/// decode step below EngineOptions::attentionShortBelow positions).
-KernelInstance decodeAttentionShort(int64_t group, int64_t headDim);
 /// Every tier the kernel set has for (group, head dim), decode_attention's
 /// then grouped_decode_attention's, each by ascending S.
 std::vector<AttentionTier> decodeAttentionTiers(int64_t group, int64_t headDim);
