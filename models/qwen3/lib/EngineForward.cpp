@@ -107,7 +107,7 @@ Status EngineShard::decodeLayers(Acts &a, const Buffer &ids) {
   auto gemvAdd = [&](const Buffer &x, int64_t k, const Projection &w, int64_t i) {
     const double bytes = weightBytes(w, H, k) + 2.0 * (k + 2 * H);
     if (w.fp8)
-      return launch(gemvResidualFp8.pick(k),
+      return launch(gemvResidualFp8.pick(k, H),
                     {Arg::in(x, {1, k}), Arg::in(w.w, {H, k}), Arg::in(w.scale, {H / 128, k / 128}),
                      partialRow(), partialSums(i)},
                     bytes);
@@ -132,7 +132,7 @@ Status EngineShard::decodeLayers(Acts &a, const Buffer &ids) {
     const Layer &L = layers[l];
     const double qkvBytes = weightBytes(L.qkv, nqkv, H) + 2.0 * (H + nqkv);
     if (L.qkv.fp8) {
-      TRY(launch(gemvRmsFp8.pick(H),
+      TRY(launch(gemvRmsFp8.pick(H, nqkv),
                  {Arg::in(a.res, {1, H}), Arg::in(L.inNorm, {1, H}), Arg::in(L.qkv.w, {nqkv, H}),
                   Arg::in(L.qkv.scale, {nqkv / 128, H / 128}), Arg::out(a.qkv, {1, nqkv}),
                   sumsOf(2 * l), Arg::real(eps)},
@@ -185,13 +185,13 @@ Status EngineShard::decodeLayers(Acts &a, const Buffer &ids) {
       args.push_back(partialRow());
       args.push_back(partialSums(2 * l + 1));
       args.insert(args.end(), kvWrite.begin(), kvWrite.end());
-      TRY(launch(L.o.fp8 ? gemvResidualKvFp8.pick(nq) : gemvResidualKv.pick(nq, H),
+      TRY(launch(L.o.fp8 ? gemvResidualKvFp8.pick(nq, H) : gemvResidualKv.pick(nq, H),
                  args.data(), args.size(), oBytes));
     }
     TRY(completeRow(2 * l + 1));
     const double gateUpBytes = weightBytes(L.gateUp, 2 * I, H) + 2.0 * (H + I);
     if (L.gateUp.fp8) {
-      TRY(launch(gemvSwigluFp8.pick(H),
+      TRY(launch(gemvSwigluFp8.pick(H, I),
                  {Arg::in(a.res, {1, 1, H}), Arg::in(L.postNorm, {1, 1, H}),
                   Arg::in(L.gateUp.w, {2, I, H}), Arg::in(L.gateUp.scale, {2, I / 128, H / 128}),
                   Arg::out(a.act, {1, I}), sumsOf(2 * l + 1), Arg::real(eps)},

@@ -106,12 +106,14 @@ Status EngineKernels::load(const Module &module, const std::string &manifest,
     return Status::ok();
   for (Fp8GemvFamily *family :
        {&gemvRmsFp8, &gemvSwigluFp8, &gemvResidualFp8, &gemvResidualKvFp8}) {
-    family->byUnroll.clear();
+    family->byUnrollAndForm.clear();
+    const std::vector<K::Fp8GemvForm> forms = K::fp8GemvForms(family->family);
     for (int64_t u : K::fp8GemvUnrolls(family->family))
-      if (Status st = find(module, manifest, K::gemvFp8(family->family, u, hd).name(),
-                           family->byUnroll[u]);
-          !st)
-        return st;
+      for (size_t f = 0; f < forms.size(); ++f)
+        if (Status st = find(module, manifest, K::gemvFp8(family->family, u, hd, forms[f]).name(),
+                             family->byUnrollAndForm[{u, f}]);
+            !st)
+          return st;
   }
   return find(module, manifest, K::dequantizeFp8().name(), kDequantFp8);
 }

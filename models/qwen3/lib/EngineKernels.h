@@ -13,6 +13,7 @@
 #include "qwen3/KernelTable.h"
 #include "tile/runtime/Runtime.h"
 
+#include <algorithm>
 #include <map>
 #include <string>
 #include <vector>
@@ -84,13 +85,17 @@ struct EngineKernels {
       return gemvFour.pick(k, n);
     return gemv.pick(k, n);
   }
-  /// An FP8 decode GEMV family (linear_fp8.tile) by U, picked for K as
-  /// the kernel table says (kernels::fp8GemvUnroll).
+  /// An FP8 decode GEMV family (linear_fp8.tile) by U and form, picked
+  /// for K and the output rows N as the kernel table says
+  /// (kernels::fp8GemvUnroll, kernels::fp8GemvForm).
   struct Fp8GemvFamily {
     kernels::Fp8Gemv family;
-    std::map<int64_t, Kernel> byUnroll;
-    const Kernel &pick(int64_t k) const {
-      return byUnroll.at(kernels::fp8GemvUnroll(family, k));
+    std::map<std::pair<int64_t, size_t>, Kernel> byUnrollAndForm;
+    const Kernel &pick(int64_t k, int64_t n) const {
+      const std::vector<kernels::Fp8GemvForm> forms = kernels::fp8GemvForms(family);
+      const size_t f = static_cast<size_t>(
+          std::find(forms.begin(), forms.end(), kernels::fp8GemvForm(family, n)) - forms.begin());
+      return byUnrollAndForm.at({kernels::fp8GemvUnroll(family, k), f});
     }
   };
   /// Loaded where the model holds FP8 projections: the QKV GEMV with the

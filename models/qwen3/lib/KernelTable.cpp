@@ -222,7 +222,34 @@ GemvInstances gemv(Gemv family, int64_t hd, KernelDType dt) {
   return g;
 }
 
-KernelInstance gemvFp8(Fp8Gemv family, int64_t unroll, int64_t hd) {
+std::vector<Fp8GemvForm> fp8GemvForms(Fp8Gemv family) {
+  switch (family) {
+  case Fp8Gemv::Swiglu:
+    return {{}, {16, 4, 1}, {8, 1, 1}};
+  case Fp8Gemv::Rms:
+    return {{}, {8, 1, 0}};
+  default:
+    return {{}};
+  }
+}
+
+// The fastest form of each family by output rows, from a sweep of R,
+// warps and caps at the Qwen3-8B / 14B / 32B shapes on an H200
+// (bench/results/2026-11-29-fp8-gemv-rows-per-thread.md, and
+// bench/results/2026-11-29-fp8-forms-by-shape.md for the wider ones): the
+// default keeps every program of 8B's gate/up (12288 rows, 16 a program)
+// resident at once at 6 an SM; past that 16 rows a program on 4 warps
+// (14B), and from 32B's 25600 rows 8 on one warp; 32B's QKV (10240 rows)
+// also 8 rows on one warp.
+Fp8GemvForm fp8GemvForm(Fp8Gemv family, int64_t n) {
+  if (family == Fp8Gemv::Swiglu)
+    return n <= 12288 ? Fp8GemvForm{} : n <= 20480 ? Fp8GemvForm{16, 4, 1} : Fp8GemvForm{8, 1, 1};
+  if (family == Fp8Gemv::Rms && n >= 10240)
+    return {8, 1, 0};
+  return {};
+}
+
+KernelInstance gemvFp8(Fp8Gemv family, int64_t unroll, int64_t hd, Fp8GemvForm form) {
   const char *name = family == Fp8Gemv::Plain      ? "gemv_fp8"
                      : family == Fp8Gemv::Rms      ? "gemv_rms_fp8"
                      : family == Fp8Gemv::Swiglu   ? "gemv_swiglu_fp8"
@@ -233,6 +260,12 @@ KernelInstance gemvFp8(Fp8Gemv family, int64_t unroll, int64_t hd) {
     p.push_back({"U", unroll});
   if (family == Fp8Gemv::ResidualKv && hd != 128)
     p.push_back({"HD", hd});
+  if (form.rows)
+    p.push_back({"R", form.rows});
+  if (form.warps)
+    p.push_back({"W", form.warps});
+  if (form.programsPerSm)
+    p.push_back({"MP", form.programsPerSm});
   return inst(name, p);
 }
 
@@ -317,7 +350,8 @@ KernelSet kernelSet(KernelDType dt) {
                     Fp8Gemv::ResidualKv})
     for (int64_t u : fp8GemvUnrolls(f))
       for (int64_t hd : SupportedShapes::headDims)
-        add(gemvFp8(f, u, hd));
+        for (const Fp8GemvForm &form : fp8GemvForms(f))
+          add(gemvFp8(f, u, hd, form));
   add(dequantizeFp8());
   for (int64_t t : kFewTokens) {
     add(gemmFew(t));

@@ -46,15 +46,42 @@ struct Case {
   const char *dtype;
   Family family;
   int64_t unroll;
+  size_t form = 0; ///< index into the kernel table's forms of the family
 };
+
+qwen3::kernels::Fp8Gemv tableFamily(Family f) {
+  using G = qwen3::kernels::Fp8Gemv;
+  switch (f) {
+  case Family::Plain:
+    return G::Plain;
+  case Family::Rms:
+    return G::Rms;
+  case Family::Residual:
+    return G::Residual;
+  case Family::Swiglu:
+    return G::Swiglu;
+  }
+  return G::Plain;
+}
+
+// The kernel table's instance of the case.
+std::string instanceName(const Case &c) {
+  const std::vector<qwen3::kernels::Fp8GemvForm> forms =
+      qwen3::kernels::fp8GemvForms(tableFamily(c.family));
+  if (c.form >= forms.size())
+    return "(no such form)";
+  return qwen3::kernels::gemvFp8(tableFamily(c.family), c.unroll, 128, forms[c.form]).name();
+}
 
 std::string caseName(const ::testing::TestParamInfo<Case> &info) {
   return std::string(familyName(info.param.family)) + "_U" +
-         std::to_string(info.param.unroll) + "_" + info.param.dtype;
+         std::to_string(info.param.unroll) +
+         (info.param.form ? "_form" + std::to_string(info.param.form) : std::string()) + "_" +
+         info.param.dtype;
 }
 
 void PrintTo(const Case &c, std::ostream *os) {
-  *os << familyName(c.family) << " U=" << c.unroll << " " << c.dtype;
+  *os << instanceName(c) << " " << c.dtype;
 }
 
 /// An e4m3fn byte's value by the format's definition.
@@ -78,9 +105,7 @@ TEST_P(Fp8GemvKernel, MatchesFp64ReferenceAndRefusesPartialGroups) {
   const int64_t parts = swiglu ? 2 : 1;                             // gate and up
   const float normEps = 1e-6f;
 
-  std::string name = familyName(c.family);
-  if (c.unroll != 1)
-    name += "__U_" + std::to_string(c.unroll);
+  const std::string name = instanceName(c);
   qwen3::test::KernelUnderTest kut;
   ASSERT_NO_FATAL_FAILURE(kut.open(c.dtype, name));
 
@@ -209,7 +234,11 @@ INSTANTIATE_TEST_SUITE_P(
                       Case{"f16", Family::Rms, 4}, Case{"bf16", Family::Residual, 1},
                       Case{"bf16", Family::Residual, 4}, Case{"bf16", Family::Residual, 8},
                       Case{"bf16", Family::Swiglu, 1}, Case{"bf16", Family::Swiglu, 4},
-                      Case{"f16", Family::Swiglu, 4}),
+                      Case{"f16", Family::Swiglu, 4},
+                      // The wider shapes' forms (kernels::fp8GemvForm).
+                      Case{"bf16", Family::Rms, 8, 1}, Case{"f16", Family::Rms, 4, 1},
+                      Case{"bf16", Family::Swiglu, 4, 1}, Case{"f16", Family::Swiglu, 1, 1},
+                      Case{"bf16", Family::Swiglu, 4, 2}, Case{"f16", Family::Swiglu, 1, 2}),
     caseName);
 
 } // namespace

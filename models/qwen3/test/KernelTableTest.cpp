@@ -111,14 +111,13 @@ TEST_P(KernelTableDtype, EveryRealConfigFindsEveryKernelItLaunches) {
     st = k.load(set.module, set.manifest, c, GetParam(), /*fp8=*/true);
     EXPECT_TRUE(st.isOk()) << st.message();
     EXPECT_EQ(k.tiers.size(), 6u);
-    // The FP8 GEMVs at every K of the config.
-    for (int64_t kk : {c.hidden, c.heads * c.headDim, c.intermediate}) {
-      EXPECT_NE(k.gemvRmsFp8.byUnroll.count(kernels::fp8GemvUnroll(kernels::Fp8Gemv::Rms, kk)),
-                0u);
-      EXPECT_NE(k.gemvResidualKvFp8.byUnroll.count(
-                    kernels::fp8GemvUnroll(kernels::Fp8Gemv::ResidualKv, kk)),
-                0u);
-    }
+    // The FP8 GEMVs the decode step launches, at the config's K and N (the
+    // kernel table's U and form for each).
+    const int64_t nq = c.heads * c.headDim, nqkv = nq + 2 * c.kvHeads * c.headDim;
+    EXPECT_NO_THROW(k.gemvRmsFp8.pick(c.hidden, nqkv));
+    EXPECT_NO_THROW(k.gemvSwigluFp8.pick(c.hidden, c.intermediate));
+    EXPECT_NO_THROW(k.gemvResidualKvFp8.pick(nq, c.hidden));
+    EXPECT_NO_THROW(k.gemvResidualFp8.pick(c.intermediate, c.hidden));
     EXPECT_EQ(k.kPreAttn.name(), kernels::prefillAttention(c.heads / c.kvHeads, c.headDim).name());
   }
 }

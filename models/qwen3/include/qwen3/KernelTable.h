@@ -128,7 +128,20 @@ GemvInstances gemv(Gemv family, int64_t headDim, KernelDType dt);
 enum class Fp8Gemv { Plain, Rms, Swiglu, Residual, ResidualKv };
 /// The U each family has instances of (1, 4, 8; the gate/up GEMV 1, 4).
 std::vector<int64_t> fp8GemvUnrolls(Fp8Gemv family);
-KernelInstance gemvFp8(Fp8Gemv family, int64_t unroll, int64_t headDim = 128);
+/// An FP8 GEMV instance's rows a program (R), warps (W) and programs-per-SM
+/// cap (MP); 0: the kernel's default.
+struct Fp8GemvForm {
+  int64_t rows = 0, warps = 0, programsPerSm = 0;
+  bool operator==(const Fp8GemvForm &o) const {
+    return rows == o.rows && warps == o.warps && programsPerSm == o.programsPerSm;
+  }
+};
+/// Every form the kernel set has of a family (the default first).
+std::vector<Fp8GemvForm> fp8GemvForms(Fp8Gemv family);
+/// The form a family's GEMV of n output rows runs at (per shape, measured).
+Fp8GemvForm fp8GemvForm(Fp8Gemv family, int64_t n);
+KernelInstance gemvFp8(Fp8Gemv family, int64_t unroll, int64_t headDim = 128,
+                       Fp8GemvForm form = {});
 /// The U gemvFp8 runs at for K (a multiple of 128).
 int64_t fp8GemvUnroll(Fp8Gemv family, int64_t k);
 /// The prompt path's dequantization of one FP8 projection into 16 bits.
