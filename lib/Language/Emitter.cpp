@@ -482,15 +482,20 @@ static std::optional<int64_t> foldToConstant(Value v, int depth = 0) {
     std::optional<int64_t> c = foldToConstant(o, depth + 1);
     if (!c)
       return std::nullopt;
-    operands.push_back(IntegerAttr::get(o.getType(), *c));
+    operands.push_back(IntegerAttr::get(
+        o.getType(), APInt(o.getType().isIndex() ? 64 : o.getType().getIntOrFloatBitWidth(), *c,
+                           /*isSigned=*/true, /*implicitTrunc=*/true)));
   }
   SmallVector<OpFoldResult> results;
   if (failed(def->fold(operands, results)) || results.size() != 1)
     return std::nullopt;
-  if (auto attr = dyn_cast_if_present<Attribute>(results[0]))
+  if (auto attr = dyn_cast_if_present<Attribute>(results[0])) {
     if (auto i = dyn_cast<IntegerAttr>(attr))
       return i.getValue().getSExtValue();
-  return std::nullopt;
+    return std::nullopt;
+  }
+  // Folded to one of its operands (`c && true` is c).
+  return foldToConstant(cast<Value>(results[0]), depth + 1);
 }
 
 /// `for v in lo..hi unroll`: the body emitted once per iteration with v a

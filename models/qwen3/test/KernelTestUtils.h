@@ -76,18 +76,13 @@ struct KernelUnderTest {
   tile_runtime::Module module;
   tile_runtime::Kernel kernel;
 
-  /// The instance `name`, or `name__MP_<n>` (the same instance with its
-  /// registers capped for n programs per SM) where the set has that one.
+  /// The instance `name` (the kernel table's name of it).
   void open(const std::string &dtype, const std::string &name) {
     tile_runtime::Status st = tile_runtime::Device::open(testDevice().c_str(), device);
     ASSERT_TRUE(st.isOk()) << st.message();
     st = device->loadModule(kernelsDir() + "/qwen3_" + dtype + ".json", module);
     ASSERT_TRUE(st.isOk()) << st.message();
-    std::string inst = name;
-    for (const std::string &n : module.kernelNames())
-      if (n.rfind(name + "__MP_", 0) == 0)
-        inst = n;
-    st = module.kernel(inst, kernel);
+    st = module.kernel(name, kernel);
     ASSERT_TRUE(st.isOk()) << st.message();
   }
 
