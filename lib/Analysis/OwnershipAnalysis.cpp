@@ -33,16 +33,6 @@ struct Claim {
 
 uint64_t phaseBit(unsigned phase) { return uint64_t(1) << std::min(phase, 63u); }
 
-/// The tile.grid_syncs before `op`'s ancestor in the kernel body.
-unsigned phaseOf(KernelOp kernel, Operation *op) {
-  Block &body = kernel.getBody().front();
-  Operation *top = body.findAncestorOpInBlock(*op);
-  unsigned phase = 0;
-  for (Operation *at = top ? top->getPrevNode() : nullptr; at; at = at->getPrevNode())
-    phase += isa<GridSyncOp>(at);
-  return phase;
-}
-
 /// Formats a witness: program ids, ranges and the launch values involved.
 class Witness {
 public:
@@ -615,9 +605,9 @@ LogicalResult OwnershipVerifier::run() {
     }
     if (auto own = dyn_cast<OwnOp>(op)) {
       auto partition = own.getPartition().getDefiningOp<PartitionOp>();
-      uint64_t phases = phaseBit(phaseOf(kernel, own));
+      uint64_t phases = phaseBit(gridSyncsBefore(own));
       for (Operation *user : own->getUsers())
-        phases |= phaseBit(phaseOf(kernel, user));
+        phases |= phaseBit(gridSyncsBefore(user));
       claims.push_back({own, cast<BlockArgument>(partition.getView()),
                         own.getPartition().getType(),
                         own->getParentOfType<JoinOp>() != nullptr, phases});
@@ -654,7 +644,7 @@ LogicalResult OwnershipVerifier::run() {
       if (!partition || partition.getMode() != OwnershipMode::InOut ||
           load->getParentOfType<JoinOp>() || load->getParentOfType<UncheckedOp>())
         return;
-      unsigned phase = phaseOf(kernel, load);
+      unsigned phase = gridSyncsBefore(load);
       if (phase == 0)
         return; // refused by tile.load's verifier
       Value view = load.getSource().getDefiningOp<PartitionOp>().getView();

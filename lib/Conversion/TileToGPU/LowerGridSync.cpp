@@ -29,14 +29,9 @@ using namespace tile::gpu_lowering;
 
 LogicalResult ControlFlowLowering::lowerGridSync(GridSyncOp op) {
   Location loc = op.getLoc();
-  Block *body = op->getBlock();
-  int64_t index = 1, count = 0;
-  for (Operation &o : *body)
-    if (isa<GridSyncOp>(o)) {
-      ++count;
-      if (o.isBeforeInBlock(op))
-        ++index;
-    }
+  // This barrier is the index-th of the kernel's count.
+  const int64_t index = gridSyncsBefore(op) + 1;
+  const int64_t count = llvm::range_size(op->getBlock()->getOps<GridSyncOp>());
   Value tickets = map.lookup(op.getTickets());
   Value blocks = emit.index(1);
   for (gpu::Dimension d : {gpu::Dimension::x, gpu::Dimension::y, gpu::Dimension::z})

@@ -36,13 +36,14 @@ using namespace tile_runtime;
 
 namespace {
 
-enum class Family { Gemv, GemvFour, Rms, Residual, Swiglu, ResidualKv };
+// The kernel table's decode GEMV families.
+using Family = qwen3::kernels::Gemv;
 
 const char *familyName(Family f) {
   switch (f) {
-  case Family::Gemv:
+  case Family::Plain:
     return "gemv";
-  case Family::GemvFour:
+  case Family::FourRows:
     return "gemv__R_4";
   case Family::Rms:
     return "gemv_rms";
@@ -62,29 +63,10 @@ struct Case {
   int64_t group; // U: K steps of 512 per unrolled group; 0: the general instance
 };
 
-qwen3::kernels::Gemv tableFamily(Family f) {
-  using G = qwen3::kernels::Gemv;
-  switch (f) {
-  case Family::Gemv:
-    return G::Plain;
-  case Family::GemvFour:
-    return G::FourRows;
-  case Family::Rms:
-    return G::Rms;
-  case Family::Residual:
-    return G::Residual;
-  case Family::Swiglu:
-    return G::Swiglu;
-  case Family::ResidualKv:
-    return G::ResidualKv;
-  }
-  return G::Plain;
-}
-
 qwen3::kernels::GemvInstances tableInstances(const Case &c) {
   const auto dt = std::string(c.dtype) == "f16" ? qwen3::KernelDType::F16
                                                 : qwen3::KernelDType::BF16;
-  return qwen3::kernels::gemv(tableFamily(c.family), 128, dt);
+  return qwen3::kernels::gemv(c.family, 128, dt);
 }
 
 // The instance the engine would launch: the kernel table's, by U (0: the
@@ -183,8 +165,8 @@ TEST_P(DecodeGemvKernel, MatchesFp64ReferenceAndRefusesPartialGroups) {
   Buffer bpos = kut.upload(DType::I32, &pos, 1, 4);
   auto launch = [&](int64_t k) {
     switch (c.family) {
-    case Family::Gemv:
-    case Family::GemvFour:
+    case Family::Plain:
+    case Family::FourRows:
       return stream.launch(kut.kernel, {Arg::in(bx, {1, k}), Arg::in(bw, {N, k}),
                                        Arg::out(by, {1, rows})});
     case Family::Rms:
@@ -291,7 +273,7 @@ TEST_P(DecodeGemvKernel, MatchesFp64ReferenceAndRefusesPartialGroups) {
 std::vector<Case> cases() {
   std::vector<Case> out;
   for (const char *dt : {"bf16", "f16"})
-    for (Family f : {Family::Gemv, Family::Rms, Family::Swiglu, Family::GemvFour,
+    for (Family f : {Family::Plain, Family::Rms, Family::Swiglu, Family::FourRows,
                      Family::Residual, Family::ResidualKv}) {
       out.push_back({dt, f, 0});
       for (const auto &[u, inst] : tableInstances({dt, f, 0}).whole)

@@ -63,17 +63,16 @@ static bool isInJoinRegion(Operation *op) {
   return op->getParentOfType<::tile::JoinOp>() != nullptr;
 }
 
-/// Whether a tile.grid_sync precedes `op`'s ancestor in the kernel body.
-static bool isAfterGridSync(Operation *op) {
+unsigned tile::gridSyncsBefore(Operation *op) {
   auto kernel = op->getParentOfType<::tile::KernelOp>();
   if (!kernel)
-    return false;
+    return 0;
   Block &body = kernel.getBody().front();
   Operation *top = body.findAncestorOpInBlock(*op);
+  unsigned syncs = 0;
   for (Operation *at = top ? top->getPrevNode() : nullptr; at; at = at->getPrevNode())
-    if (isa<::tile::GridSyncOp>(at))
-      return true;
-  return false;
+    syncs += isa<::tile::GridSyncOp>(at);
+  return syncs;
 }
 
 using mlir::OpTrait::tile::impl::isInUncheckedRegion;
@@ -653,7 +652,7 @@ LogicalResult LoadOp::verify() {
                          "are write-only, and their blocks belong to other "
                          "programs");
     if (partition.getMode() == OwnershipMode::InOut && !isInJoinRegion(*this) &&
-        !isAfterGridSync(*this))
+        gridSyncsBefore(*this) == 0)
       return emitOpError("cannot load from an 'inout' partition directly: "
                          "read an inout view only through the block this "
                          "program owns (tile.own), inside a tile.join, or "

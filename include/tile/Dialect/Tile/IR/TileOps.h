@@ -36,6 +36,9 @@ bool isHostComputable(Value value, Value *culprit = nullptr);
 /// so each phase can compute it again. On failure, `culprit` (if given) is
 /// set to the first value that is not.
 bool isRecomputableAcrossGridSync(Value value, Value *culprit = nullptr);
+/// The `tile.grid_sync`s before `op`'s ancestor in its kernel's body: the
+/// phase `op` runs in (0 outside a kernel).
+unsigned gridSyncsBefore(Operation *op);
 } // namespace tile
 
 #endif // TILE_DIALECT_TILE_IR_TILEOPS_H
