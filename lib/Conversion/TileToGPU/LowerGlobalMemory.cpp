@@ -56,7 +56,7 @@ struct GlobalAccess {
   GlobalAccess(GlobalMemoryLowering &L, Location loc, Value base,
                ArrayRef<Value> offsets, const Layout &layout,
                ArrayRef<int64_t> dimMap = {}, bool inBounds = false)
-      : L(L), loc(loc), offsets(offsets), layout(layout), inBounds(inBounds) {
+      : L(L), loc(loc), base(base), offsets(offsets), layout(layout), inBounds(inBounds) {
     auto memrefType = cast<MemRefType>(base.getType());
     for (int64_t d = 0; d < memrefType.getRank(); ++d)
       bounds.push_back(memref::DimOp::create(L.b, loc, base, d));
@@ -142,8 +142,84 @@ struct GlobalAccess {
     return {at, ok, whole};
   }
 
+  /// For an in-bounds vector access: the view as one dimension and, per
+  /// slot, the element index of its first lane in it. The tile's origin
+  /// (the view's offset and `offsets` times the strides) is added once and
+  /// each slot after the first adds a fixed step where the layout moves
+  /// every thread by the same index delta (a slot is whole rows of the
+  /// tile). Per slot, indexing the view at the sum of the tile's and the
+  /// thread's indices multiplied each by a dynamic stride: six 64-bit
+  /// instructions a load, which LLVM cannot fold across the `or` it turns
+  /// the disjoint sum into. Empty where the access is not such.
+  std::pair<Value, SmallVector<Value>> flatSlots() {
+    if (!inBounds || !vectorize)
+      return {};
+    OpBuilder &b = L.b;
+    ArrayRef<int64_t> shape = layout.type.getShape();
+    const int64_t rank = shape.size();
+    auto delin = [&](int64_t e) {
+      SmallVector<int64_t> idx(rank);
+      for (int64_t d = rank - 1; d >= 0; --d) {
+        idx[d] = d == 0 ? e : e % shape[d];
+        e /= shape[d];
+      }
+      return idx;
+    };
+    // Slot k's indices are slot 0's plus delta[k] for every thread.
+    const int64_t T = layout.threads * layout.vec;
+    SmallVector<SmallVector<int64_t>> delta;
+    for (int64_t k = 0; k < layout.slots; ++k) {
+      SmallVector<int64_t> dk = delin(k * T);
+      for (int64_t t = 0; t < layout.threads; ++t) {
+        if (k * T + t * layout.vec >= layout.positions * layout.vec)
+          break;
+        SmallVector<int64_t> a = delin(t * layout.vec), c = delin(k * T + t * layout.vec);
+        for (int64_t d = 0; d < rank; ++d)
+          if (a[d] + dk[d] != c[d])
+            return {};
+      }
+      delta.push_back(dk);
+    }
+    auto type = cast<MemRefType>(base.getType());
+    auto meta = memref::ExtractStridedMetadataOp::create(b, loc, base);
+    auto strides = meta.getStrides();
+    Value origin = meta.getOffset();
+    for (auto [m, o] : llvm::enumerate(offsets))
+      origin = arith::AddIOp::create(
+          b, loc, origin, arith::MulIOp::create(b, loc, o, strides[m]));
+    Value e0 = arith::MulIOp::create(b, loc, L.tid, L.emit.index(layout.vec));
+    SmallVector<Value> idx = L.emit.delinearize(e0, shape);
+    Value at = origin;
+    for (auto [d, m] : llvm::enumerate(dimMap))
+      if (m >= 0)
+        at = arith::AddIOp::create(
+            b, loc, at, arith::MulIOp::create(b, loc, idx[d], strides[m]));
+    SmallVector<Value> slots{at};
+    for (int64_t k = 1; k < layout.slots; ++k) {
+      Value step;
+      for (auto [d, m] : llvm::enumerate(dimMap)) {
+        const int64_t dd = delta[k][d] - delta[k - 1][d];
+        if (m < 0 || dd == 0)
+          continue;
+        Value term = arith::MulIOp::create(b, loc, strides[m], L.emit.index(dd));
+        step = step ? arith::AddIOp::create(b, loc, step, term).getResult() : term;
+      }
+      at = step ? arith::AddIOp::create(b, loc, at, step).getResult() : at;
+      slots.push_back(at);
+    }
+    // The size is not read: the access is proven inside the view.
+    const int64_t extent = int64_t(1) << 40;
+    auto flatType = MemRefType::get({extent}, type.getElementType(),
+                                    MemRefLayoutAttrInterface(), type.getMemorySpace());
+    Value flat = memref::ReinterpretCastOp::create(
+        b, loc, flatType, meta.getBaseBuffer(), /*offset=*/int64_t(0),
+        /*sizes=*/ArrayRef<int64_t>{extent}, /*strides=*/ArrayRef<int64_t>{1});
+    return {flat, slots};
+  }
+
   GlobalMemoryLowering &L;
   Location loc;
+  Value base;
   ArrayRef<Value> offsets;
   const Layout &layout;
   bool inBounds;
@@ -173,8 +249,18 @@ static Value maskedLoad(GlobalMemoryLowering &L, Location loc, Value base,
   bool vectorize = access.vectorize;
   int64_t eltBytes = access.eltBytes;
   SmallVector<Value> &bounds = access.bounds;
+  auto flatSlots = access.flatSlots();
+  Value flat = flatSlots.first;
+  SmallVector<Value> &flatAt = flatSlots.second;
+  int64_t slotIndex = 0;
   // The fast path: one vector load, or vec element loads (no padding).
   auto loadWhole = [&](ArrayRef<Value> at) -> Value {
+    if (flat) {
+      auto load = vector::LoadOp::create(b, loc, layout.slotType(), flat,
+                                         ValueRange{flatAt[slotIndex]});
+      load.setAlignmentAttr(b.getI64IntegerAttr(layout.vec * eltBytes));
+      return load;
+    }
     if (vectorize) {
       auto load = vector::LoadOp::create(b, loc, layout.slotType(), base, at);
       load.setAlignmentAttr(b.getI64IntegerAttr(layout.vec * eltBytes));
@@ -191,6 +277,7 @@ static Value maskedLoad(GlobalMemoryLowering &L, Location loc, Value base,
   };
   Value regs = L.emit.zeroOf(layout.registerType());
   for (int64_t k = 0; k < layout.slots; ++k) {
+    slotIndex = k;
     auto [at, ok, whole] = access.slot(k);
     if (!whole) { // in bounds, and the slot always exists
       regs = L.emit.insertSlot(loc, regs, loadWhole(at), k);

@@ -5,17 +5,23 @@
 // tile.in_bounds the K loop is straight-line code, 16-byte vector loads of
 // W (two slots per thread) and of x (reloaded in the broadcast's layout),
 // no bounds checks, no alignment checks (the contract's aligned_rows rule
-// covers the dynamic row stride), no edge path. Without the marks every
+// covers the dynamic row stride), no edge path. The loads index the view
+// flattened: the tile's origin times the strides once, and W's second slot
+// one step (its rows' stride) past the first. Without the marks every
 // slot sits behind a bounds check with an element-by-element edge path.
 // CHECK-LABEL: gpu.func @gemv
 // CHECK: scf.for
 // CHECK-NOT: scf.if
 // CHECK-NOT: memref.load
-// CHECK: vector.load %{{.*}} {alignment = 16 : i64} : memref<?x?xf16
+// CHECK: %[[S:.*]] = arith.muli %strides{{.*}}, %c2 : index
+// CHECK-NEXT: %[[B:.*]] = arith.addi %[[A:.*]], %[[S]] : index
+// CHECK-NEXT: %[[W:.*]] = memref.reinterpret_cast %arg1 to offset: [0], sizes: [1099511627776], strides: [1]
+// CHECK-NEXT: vector.load %[[W]][%[[A]]] {alignment = 16 : i64} : memref<1099511627776xf16>
 // CHECK-NOT: scf.if
-// CHECK: vector.load %{{.*}} {alignment = 16 : i64} : memref<?x?xf16
+// CHECK: vector.load %[[W]][%[[B]]] {alignment = 16 : i64} : memref<1099511627776xf16>
 // CHECK-NOT: scf.if
-// CHECK: vector.load %{{.*}} {alignment = 16 : i64} : memref<1x?xf16
+// CHECK: %[[X:.*]] = memref.reinterpret_cast %arg0
+// CHECK: vector.load %[[X]][%{{.*}}] {alignment = 16 : i64} : memref<1099511627776xf16>
 // CHECK-NOT: scf.if
 // CHECK: scf.yield
 // GUARDED-LABEL: gpu.func @gemv
