@@ -156,7 +156,7 @@ KernelInstance gemmNarrow();
 /// runs each projection as one tile of tokens, the fewest of these that
 /// holds its rows, with W's rows as the dot's A operand; the prompt GEMMs'
 /// 128-row tiles of tokens leave most SMs idle at a few hundred rows.
-inline constexpr int64_t kFewTokens[] = {64, 128, 256};
+inline constexpr int64_t kFewTokens[] = {64, 128, 192, 256};
 inline constexpr int64_t kMostFewTokens = kFewTokens[std::size(kFewTokens) - 1];
 /// The token tile a step of `rows` runs gemm_few at; 0 past the largest.
 inline constexpr int64_t fewTokens(int64_t rows) {
