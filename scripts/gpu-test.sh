@@ -35,10 +35,13 @@ else
 fi
 
 if command -v compute-sanitizer >/dev/null; then
+  # Without the test whose cooperative launch CUDA refuses on purpose:
+  # memcheck reports that refused launch as an error.
   for tool in memcheck racecheck; do
     log "compute-sanitizer --tool $tool"
     compute-sanitizer --tool "$tool" --error-exitcode 3 \
-      "$bin/TileRuntimeGpuTests" > "${OUT:-/tmp}/sanitizer-$tool.txt" 2>&1 \
+      "$bin/TileRuntimeGpuTests" --gtest_filter=-DeviceTest.GridBarriersNeedEveryProgramResident \
+      > "${OUT:-/tmp}/sanitizer-$tool.txt" 2>&1 \
       || { tail -40 "${OUT:-/tmp}/sanitizer-$tool.txt"; echo "gpu-test: $tool FAILED"; exit 3; }
     grep -E "ERROR SUMMARY|RACECHECK SUMMARY|PASSED" "${OUT:-/tmp}/sanitizer-$tool.txt" | tail -2
   done
