@@ -38,7 +38,7 @@ ap.add_argument("--kernels", required=True)
 ap.add_argument("--pp", type=int, default=512)
 ap.add_argument("--tg", type=int, default=256)
 ap.add_argument("--concurrency", default="1,4")
-ap.add_argument("--requests-per-client", type=int, default=3)
+ap.add_argument("--requests-per-client", type=int, default=8)
 ap.add_argument("--prefix-requests", type=int, default=32)
 ap.add_argument("--prefix-len", type=int, default=2000)
 ap.add_argument("--tensor-parallel", type=int, default=1,
