@@ -56,6 +56,52 @@ def pct(v, p):
     return v[min(len(v) - 1, max(0, round(p * (len(v) - 1))))]
 
 
+def scrape(port):
+    """The server's histograms: {(name, kind): {bound: cumulative count}},
+    with each series' sum, from GET /metrics."""
+    c = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
+    c.request("GET", "/metrics")
+    text = c.getresponse().read().decode()
+    c.close()
+    out = {}
+    for line in text.splitlines():
+        if line.startswith("#") or "_bucket{" not in line and "_sum" not in line:
+            continue
+        key, value = line.rsplit(" ", 1)
+        labels = dict(kv.split("=", 1) for kv in key[key.find("{") + 1:-1].split(",")) \
+            if "{" in key else {}
+        labels = {k: v.strip('"') for k, v in labels.items()}
+        name = key.split("{")[0]
+        if name.endswith("_bucket"):
+            le = labels.pop("le")
+            series = out.setdefault((name[:-len("_bucket")], labels.get("kind", "")), {})
+            series[float("inf") if le == "+Inf" else float(le)] = float(value)
+        elif name.endswith("_sum"):
+            out.setdefault((name[:-len("_sum")], labels.get("kind", "")), {})["sum"] = float(value)
+    return out
+
+
+def histogram_delta(before, after, name, kind=""):
+    """A histogram series' samples between two scrapes: count, mean and the
+    50th and 99th percentiles (ms) interpolated within their buckets."""
+    a, b = after.get((name, kind), {}), before.get((name, kind), {})
+    bounds = sorted(k for k in a if k != "sum")
+    cum = [a[k] - b.get(k, 0) for k in bounds]
+    n = cum[-1] if cum else 0
+    if n <= 0:
+        return {"count": 0}
+    def q(p):
+        target, lo, prev = p * n, 0.0, 0.0
+        for bound, c in zip(bounds, cum):
+            if c >= target:
+                hi = bound if bound != float("inf") else lo
+                return 1e3 * (lo + (hi - lo) * (target - prev) / max(c - prev, 1e-9))
+            lo, prev = bound, c
+        return 1e3 * lo
+    return {"count": n, "mean_ms": 1e3 * (a.get("sum", 0) - b.get("sum", 0)) / n,
+            "p50_ms": q(0.5), "p99_ms": q(0.99)}
+
+
 def stream_request(port, ids, out, tg=None):
     """One streamed completion; its arrival times per token chunk."""
     c = http.client.HTTPConnection("127.0.0.1", port, timeout=600)
@@ -156,9 +202,16 @@ for name, d, cfg, nparam, streamed, kvpp in common.checkpoints(args):
     if not warm[0]["times"]:
         raise SystemExit("the warm-up request returned no text: " + json.dumps(warm[0]["usage"]))
     for conc in levels:
+        before = scrape(port)
         t0 = time.perf_counter()
         results = run_clients(load_client, [(port, k) for k in range(conc)])
         wall = time.perf_counter() - t0
+        after = scrape(port)
+        # The server's own view of the same gaps, and its engine calls: what
+        # of a gap is the step and what the work around it.
+        server = {"itl": histogram_delta(before, after, "qwen3_inter_token_latency_seconds")}
+        for kind in ("batch", "mixed", "single", "prefill"):
+            server["step_" + kind] = histogram_delta(before, after, "qwen3_step_seconds", kind)
         tokens = sum(r["usage"]["completion_tokens"] for r in results)
         ttft = [(r["times"][0] - r["t0"]) * 1e3 for r in results]
         itl = [(b - a) * 1e3 for r in results for a, b in zip(r["times"], r["times"][1:])]
@@ -170,7 +223,7 @@ for name, d, cfg, nparam, streamed, kvpp in common.checkpoints(args):
                     per_request_decode_tok_s=common.stats(decode),
                     ttft_ms={"p50": pct(ttft, 0.5), "p99": pct(ttft, 0.99)},
                     itl_ms={"p50": pct(itl, 0.5), "p99": pct(itl, 0.99)},
-                    copy_bytes_per_s=bw)
+                    server=server, copy_bytes_per_s=bw)
     # Prefix caching: one shared system prompt, then (as the baseline) a
     # different one per request; each request's own question after it.
     for shared in (True, False) if args.prefix_requests > 0 else ():

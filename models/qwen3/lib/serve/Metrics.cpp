@@ -53,6 +53,11 @@ void Metrics::batchSize(int64_t n) {
   decodeRows_ += static_cast<uint64_t>(n);
 }
 
+void Metrics::step(Step kind, double s) {
+  std::lock_guard<std::mutex> l(mutex_);
+  steps_[static_cast<int>(kind)].observe(s);
+}
+
 void Metrics::prefillRun() {
   std::lock_guard<std::mutex> l(mutex_);
   ++prefillRuns_;
@@ -104,23 +109,37 @@ std::string Metrics::prometheus() const {
          "Prefills run: whole prompts, or their chunks (--prefill-chunk).", prefillRuns_);
   metric("qwen3_slot_moves_total", "counter",
          "Lone sequences moved into slot 0 to take the single-sequence step.", slotMoves_);
-  auto hist = [&](const char *name, const char *help, const Histogram &h) {
-    o << "# HELP " << name << " " << help << "\n# TYPE " << name << " histogram\n";
+  // A histogram's samples; `label` (`kind="..."`) distinguishes the series
+  // of one metric, whose help and type come before its first.
+  auto series = [&](const char *name, const std::string &label, const Histogram &h) {
+    const std::string sep = label.empty() ? "" : ",";
+    const std::string tail = label.empty() ? "" : "{" + label + "}";
     uint64_t cum = 0;
     for (size_t i = 0; i <= h.bounds.size(); ++i) {
       cum += h.counts.empty() ? 0 : h.counts[i];
-      o << name << "_bucket{le=\"";
+      o << name << "_bucket{" << label << sep << "le=\"";
       if (i < h.bounds.size())
         o << h.bounds[i];
       else
         o << "+Inf";
       o << "\"} " << cum << "\n";
     }
-    o << name << "_sum " << h.sum << "\n" << name << "_count " << h.count << "\n";
+    o << name << "_sum" << tail << " " << h.sum << "\n"
+      << name << "_count" << tail << " " << h.count << "\n";
+  };
+  auto hist = [&](const char *name, const char *help, const Histogram &h) {
+    o << "# HELP " << name << " " << help << "\n# TYPE " << name << " histogram\n";
+    series(name, "", h);
   };
   hist("qwen3_time_to_first_token_seconds",
        "From a request's arrival to its first token.", ttft_);
   hist("qwen3_inter_token_latency_seconds", "Between two tokens of one request.", itl_);
+  o << "# HELP qwen3_step_seconds An engine call of the scheduler: the batched step, with a "
+       "prompt's chunk (mixed), the single-sequence step, a prefill on its own.\n"
+       "# TYPE qwen3_step_seconds histogram\n";
+  const char *kinds[] = {"batch", "mixed", "single", "prefill"};
+  for (int k = 0; k < 4; ++k)
+    series("qwen3_step_seconds", std::string("kind=\"") + kinds[k] + "\"", steps_[k]);
   return o.str();
 }
 

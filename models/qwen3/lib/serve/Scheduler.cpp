@@ -153,10 +153,17 @@ void Scheduler::loop() {
         sampling_ = s;
         samplingSet_ = st.isOk();
       }
-      if (st)
+      if (st) {
+        const auto t0 = Clock::now();
         st = engine_.decode(running[0].token, next[0]);
+        metrics_.step(Metrics::Step::Single,
+                      std::chrono::duration<double>(Clock::now() - t0).count());
+      }
     } else {
+      const auto t0 = Clock::now();
       st = engine_.decodeSlots(batch, next, withChunk);
+      metrics_.step(withChunk ? Metrics::Step::Mixed : Metrics::Step::Batch,
+                    std::chrono::duration<double>(Clock::now() - t0).count());
     }
     metrics_.batchSize(static_cast<int64_t>(batch.size()));
     const auto now = Clock::now();
@@ -306,10 +313,11 @@ bool Scheduler::prefillTo(Sequence &seq, int64_t end) {
     part.assign(r.promptIds.begin(), r.promptIds.begin() + end);
   int32_t pick = 0;
   int64_t reused = 0;
-  if (tile_runtime::Status st = engine_.prefillSlot(seq.slot, whole ? r.promptIds : part,
-                                                    whole ? seq.sampling : Sampling(), pick,
-                                                    reused);
-      !st) {
+  const auto t0 = Clock::now();
+  tile_runtime::Status st = engine_.prefillSlot(seq.slot, whole ? r.promptIds : part,
+                                                whole ? seq.sampling : Sampling(), pick, reused);
+  metrics_.step(Metrics::Step::Prefill, std::chrono::duration<double>(Clock::now() - t0).count());
+  if (!st) {
     finishWith(seq, st.message());
     return false;
   }

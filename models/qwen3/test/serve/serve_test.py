@@ -377,6 +377,14 @@ steps = metric("qwen3_decode_steps_total") - steps0
 rows = metric("qwen3_decode_rows_total") - rows0
 check(steps > 0 and rows / steps > 1.5,
       f"the concurrent requests ran batched ({rows:.0f} rows in {steps:.0f} steps)")
+timed = sum(metric(f'qwen3_step_seconds_count{{kind="{k}"}}') or 0
+            for k in ("batch", "mixed", "single"))
+all_steps = metric("qwen3_decode_steps_total")
+check(timed == all_steps and
+      metric('qwen3_step_seconds_bucket{kind="batch",le="+Inf"}') ==
+      metric('qwen3_step_seconds_count{kind="batch"}') and
+      (metric('qwen3_step_seconds_sum{kind="batch"}') or 0) > 0,
+      f"metrics: every decode step timed ({timed:.0f} of {all_steps:.0f})")
 check((metric("qwen3_generation_tokens_total") or 0) > 0 and
       (metric("qwen3_time_to_first_token_seconds_count") or 0) > 0,
       "metrics: tokens and time-to-first-token histogram")
