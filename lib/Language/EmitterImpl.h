@@ -135,6 +135,12 @@ public:
   std::optional<Val> method(const Expr &e);
   std::optional<Val> call(const Expr &e);
   std::optional<Val> builtin(const Expr &e, bool &handled);
+  // The builtins by kind (EmitBuiltins.cpp dispatches): each sets `handled`
+  // false for a name not its own.
+  std::optional<Val> launchBuiltin(const Expr &e, bool &handled);
+  std::optional<Val> memoryBuiltin(const Expr &e, bool &handled);
+  std::optional<Val> tileBuiltin(const Expr &e, bool &handled);
+  std::optional<Val> elementwiseBuiltin(const Expr &e, bool &handled);
   std::optional<Val> inlineCall(const Function &fn, const Expr &e);
 
   /// The value as a scalar or tile of element type `elt` (literals take it);
