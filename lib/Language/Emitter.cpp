@@ -3,7 +3,8 @@
 // Kernels, compile-time parameters, scopes, and statements. Mutable
 // variables assigned inside `for` and `if` become loop-carried values
 // (scf.for iter_args) and results (scf.if), so the emitted IR is SSA.
-// Expressions are in EmitExpr.cpp, builtins in EmitBuiltins.cpp.
+// Expressions are in EmitExpr.cpp, builtins in EmitBuiltins.cpp (which
+// dispatches to the Emit*Builtins.cpp files by kind).
 //
 //===----------------------------------------------------------------------===//
 
