@@ -249,15 +249,13 @@ static Value maskedLoad(GlobalMemoryLowering &L, Location loc, Value base,
   bool vectorize = access.vectorize;
   int64_t eltBytes = access.eltBytes;
   SmallVector<Value> &bounds = access.bounds;
-  auto flatSlots = access.flatSlots();
-  Value flat = flatSlots.first;
-  SmallVector<Value> &flatAt = flatSlots.second;
-  int64_t slotIndex = 0;
-  // The fast path: one vector load, or vec element loads (no padding).
-  auto loadWhole = [&](ArrayRef<Value> at) -> Value {
+  auto [flat, flatAt] = access.flatSlots();
+  // The fast path of slot k: one vector load, or vec element loads (no
+  // padding).
+  auto loadWhole = [&, flat = flat, &flatAt = flatAt](int64_t k, ArrayRef<Value> at) -> Value {
     if (flat) {
       auto load = vector::LoadOp::create(b, loc, layout.slotType(), flat,
-                                         ValueRange{flatAt[slotIndex]});
+                                         ValueRange{flatAt[k]});
       load.setAlignmentAttr(b.getI64IntegerAttr(layout.vec * eltBytes));
       return load;
     }
@@ -277,10 +275,9 @@ static Value maskedLoad(GlobalMemoryLowering &L, Location loc, Value base,
   };
   Value regs = L.emit.zeroOf(layout.registerType());
   for (int64_t k = 0; k < layout.slots; ++k) {
-    slotIndex = k;
     auto [at, ok, whole] = access.slot(k);
     if (!whole) { // in bounds, and the slot always exists
-      regs = L.emit.insertSlot(loc, regs, loadWhole(at), k);
+      regs = L.emit.insertSlot(loc, regs, loadWhole(k, at), k);
       continue;
     }
     auto branch = scf::IfOp::create(b, loc, TypeRange{layout.slotType()},
@@ -288,7 +285,7 @@ static Value maskedLoad(GlobalMemoryLowering &L, Location loc, Value base,
     {
       OpBuilder::InsertionGuard guard(b);
       b.setInsertionPointToStart(branch.thenBlock());
-      scf::YieldOp::create(b, loc, loadWhole(at));
+      scf::YieldOp::create(b, loc, loadWhole(k, at));
       b.setInsertionPointToStart(branch.elseBlock());
       Value slot = L.emit.zeroOf(layout.slotType());
       // In bounds, the else is a slot past the tile's end: no element. Else

@@ -29,16 +29,9 @@ using namespace tile::gpu_lowering;
 
 LogicalResult ControlFlowLowering::lowerGridSync(GridSyncOp op) {
   Location loc = op.getLoc();
-  // This barrier is the index-th of the kernel's count. Counted in the
-  // block that holds it (a statement of the body): while the kernel is
-  // lowered its body is the GPU function's, no longer under a tile.kernel,
-  // where gridSyncsBefore finds no barrier before any op.
-  int64_t index = 1, count = 0;
-  for (GridSyncOp sync : op->getBlock()->getOps<GridSyncOp>()) {
-    ++count;
-    if (sync->isBeforeInBlock(op))
-      ++index;
-  }
+  // This barrier is the index-th of the kernel's count.
+  const int64_t index = gridSyncsBefore(op) + 1;
+  const int64_t count = llvm::range_size(op->getBlock()->getOps<GridSyncOp>());
   Value tickets = map.lookup(op.getTickets());
   Value blocks = emit.index(1);
   for (gpu::Dimension d : {gpu::Dimension::x, gpu::Dimension::y, gpu::Dimension::z})

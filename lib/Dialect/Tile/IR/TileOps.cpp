@@ -64,10 +64,12 @@ static bool isInJoinRegion(Operation *op) {
 }
 
 unsigned tile::gridSyncsBefore(Operation *op) {
-  auto kernel = op->getParentOfType<::tile::KernelOp>();
-  if (!kernel)
+  // The body the barriers are statements of: the tile.kernel's, or, once
+  // the GPU lowering moved it, the function's that holds it.
+  auto fn = op->getParentOfType<FunctionOpInterface>();
+  if (!fn || fn.getFunctionBody().empty())
     return 0;
-  Block &body = kernel.getBody().front();
+  Block &body = fn.getFunctionBody().front();
   Operation *top = body.findAncestorOpInBlock(*op);
   unsigned syncs = 0;
   for (Operation *at = top ? top->getPrevNode() : nullptr; at; at = at->getPrevNode())

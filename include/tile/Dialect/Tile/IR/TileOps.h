@@ -36,8 +36,9 @@ bool isHostComputable(Value value, Value *culprit = nullptr);
 /// so each phase can compute it again. On failure, `culprit` (if given) is
 /// set to the first value that is not.
 bool isRecomputableAcrossGridSync(Value value, Value *culprit = nullptr);
-/// The `tile.grid_sync`s before `op`'s ancestor in its kernel's body: the
-/// phase `op` runs in (0 outside a kernel).
+/// The `tile.grid_sync`s before `op`'s ancestor in its kernel's body (the
+/// tile.kernel's, or the function's the GPU lowering moved it into): the
+/// phase `op` runs in (0 outside a function).
 unsigned gridSyncsBefore(Operation *op);
 } // namespace tile
 
